@@ -1,0 +1,30 @@
+# Sourced by dev/run and dev/test: install what is missing with apt-get.
+# shellcheck shell=bash
+
+latnice_need_packages() {
+        local missing=() p
+        for p in "$@"; do
+                dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+                        missing+=("$p")
+        done
+        [ ${#missing[@]} -eq 0 ] && return 0
+        echo "dev: installing ${missing[*]}" >&2
+        local sudo=()
+        [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+        if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                --no-install-recommends "${missing[@]}" >/dev/null; then
+                "${sudo[@]}" apt-get update -q >/dev/null || true
+                "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                        --no-install-recommends "${missing[@]}" >/dev/null
+        fi
+}
+
+# Build dependencies.
+LATNICE_BUILD_PACKAGES=(
+        gcc pkg-config meson ninja-build scdoc
+        libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libcgroup-dev
+)
+# What the tests use on top.
+LATNICE_TEST_PACKAGES=(
+        clang libclang-rt-14-dev dbus systemd util-linux procps python3
+)

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /proc readers: task snapshots, start times, thread lists.
+ *
+ * The task may vanish at any step: -ESRCH (or -ENOENT mapped to -ESRCH) is
+ * the normal answer then, not an error. Every reader takes the proc root as
+ * a parameter so tests can point it at a fake /proc with hostile contents.
+ * No fixed-size buffers for anything the task controls.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/task.h"
+
+/* Owned snapshot; ->view is what the matcher gets (pointers into this). */
+typedef struct ProcTask {
+        TaskSnapshot view;
+        uint64_t starttime;  /* /proc/PID/stat field 22, for pid-reuse checks */
+        pid_t ppid;
+        bool kernel_thread;  /* PF_KTHREAD, or no mm: never touched */
+        bool zombie;
+        char state;          /* stat field 3 */
+        /* owned storage behind view's pointers */
+        char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
+                *thread;
+        TaskNames *ancestors;
+        char **ancestor_strings; /* NULL-terminated */
+} ProcTask;
+
+#define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors */
+#define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
+
+/* PROC_ROOT: "/proc" normally. TID == 0 means the main thread. */
+int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret);
+ProcTask *proc_task_free(ProcTask *t);
+static inline void proc_task_freep(ProcTask **t)
+{
+        if (*t)
+                proc_task_free(*t);
+}
+
+/* Start time (field 22 of stat) of a pid or of pid's thread tid; -ESRCH if gone. */
+int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret);
+/* Thread ids of PID (from /proc/PID/task), sorted. */
+int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n);
+/* The comm of a thread ("" is possible). */
+int proc_thread_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret);
+/* Tgid of a tid (from /proc/TID/status "Tgid:"). */
+int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret);
+/* Unit name from a cgroup path: deepest component ending in .service, .scope,
+ * .socket, .mount or .swap; NULL-returns -ENXIO if none. */
+int cgroup_path_to_unit(const char *cgroup, char **ret);
+/* Every pid in PROC_ROOT, sorted. */
+int proc_pids(const char *proc_root, pid_t **ret, size_t *ret_n);

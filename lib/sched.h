@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sched_setattr()/sched_getattr() wrappers with the latency-nice layout.
+ *
+ * struct sched_attr grew over time: 48 bytes (VER0), 56 (VER1, uclamp),
+ * 60 (VER2, latency nice; only kernels with the latnice patch set).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SCHED_ATTR_SIZE_VER0 48
+#define SCHED_ATTR_SIZE_VER1 56
+#define SCHED_ATTR_SIZE_VER2 60
+
+#ifndef SCHED_BATCH
+#define SCHED_BATCH 3
+#endif
+#ifndef SCHED_IDLE
+#define SCHED_IDLE 5
+#endif
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+#ifndef SCHED_EXT
+#define SCHED_EXT 7
+#endif
+
+#define LN_SCHED_FLAG_RESET_ON_FORK 0x01
+#define LN_SCHED_FLAG_RECLAIM 0x02
+#define LN_SCHED_FLAG_DL_OVERRUN 0x04
+#define LN_SCHED_FLAG_KEEP_POLICY 0x08
+#define LN_SCHED_FLAG_KEEP_PARAMS 0x10
+#define LN_SCHED_FLAG_UTIL_CLAMP_MIN 0x20
+#define LN_SCHED_FLAG_UTIL_CLAMP_MAX 0x40
+#define LN_SCHED_FLAG_LATENCY_NICE 0x80
+#define LN_SCHED_FLAG_KEEP_ALL (LN_SCHED_FLAG_KEEP_POLICY | LN_SCHED_FLAG_KEEP_PARAMS)
+
+/* Layout of the latency-nice series; 60 bytes with no padding. */
+struct ln_sched_attr {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime;
+        uint64_t sched_deadline;
+        uint64_t sched_period;
+        uint32_t sched_util_min;
+        uint32_t sched_util_max;
+        int32_t sched_latency_nice;
+} __attribute__((packed));
+
+/* Raw syscalls; return 0 or -errno. */
+int ln_sched_setattr(pid_t tid, struct ln_sched_attr *attr, unsigned flags);
+/* SIZE: how many bytes to ask for (VER0..VER2). The kernel writes back the
+ * size it filled in attr->size. */
+int ln_sched_getattr(pid_t tid, struct ln_sched_attr *attr, unsigned size, unsigned flags);
+
+/* The attributes latniced reads, changes and restores. */
+typedef struct SchedState {
+        int policy;          /* SCHED_* */
+        int nice;            /* -20..19 */
+        uint32_t priority;   /* RT priority */
+        uint64_t slice_ns;   /* sched_runtime as read back (0 or the effective slice) */
+        bool custom_slice;   /* slice was set explicitly (see probe: base slice comparison) */
+        uint32_t util_min, util_max;
+        bool has_latency_nice; /* the kernel returned a 60-byte attr */
+        int latency_nice;
+        uint64_t flags;        /* sched_flags as read back */
+        uint64_t timer_slack_ns; /* from /proc/PID/task/TID/timerslack_ns; 0 if unreadable */
+} SchedState;
+
+/* Read the state of TID. -ESRCH if gone. */
+int sched_state_read(pid_t tid, SchedState *ret);

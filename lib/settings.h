@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Settings: a set of scheduler attributes, each present or absent.
+ *
+ * Shared by the policy language (rule and unit settings), the daemon's
+ * appliers, latnicectl set/run and the D-Bus API. Parsing knows units and
+ * ranges; it does not know where the text came from, so it reports a column
+ * offset into the value and a message, and the caller adds file:line.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <errno.h>
+
+typedef enum SettingId {
+        SETTING_LATENCY_NICE, /* -20..19 */
+        SETTING_SLICE,        /* ns, 100us..100ms */
+        SETTING_NICE,         /* -20..19 */
+        SETTING_POLICY,       /* SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
+        SETTING_UTIL_MIN,     /* 0..1024 */
+        SETTING_UTIL_MAX,     /* 0..1024 */
+        SETTING_TIMER_SLACK,  /* ns, 1ns..100ms */
+        SETTING_CPU_WEIGHT,   /* 1..10000, [Unit] only */
+        SETTING_CPU_IDLE,     /* bool, [Unit] only */
+        _SETTING_MAX,
+        _SETTING_INVALID = -EINVAL,
+} SettingId;
+
+#define SETTING_BIT(id) (1u << (id))
+
+/* Settings a [Rule]/[Profile] or SetTask may carry. */
+#define SETTINGS_TASK_MASK                                                                     \
+        (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE) |                      \
+         SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) |                             \
+         SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
+         SETTING_BIT(SETTING_TIMER_SLACK))
+/* Settings a [Unit] section may carry. */
+#define SETTINGS_UNIT_MASK                                                                     \
+        (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_CPU_WEIGHT) |                 \
+         SETTING_BIT(SETTING_CPU_IDLE) | SETTING_BIT(SETTING_UTIL_MIN) |                       \
+         SETTING_BIT(SETTING_UTIL_MAX) | SETTING_BIT(SETTING_SLICE))
+
+typedef struct Settings {
+        uint32_t mask; /* SETTING_BIT(id) set for every present setting */
+        int32_t latency_nice;
+        uint64_t slice_ns;
+        int32_t nice;
+        int32_t policy;
+        uint32_t util_min;
+        uint32_t util_max;
+        uint64_t timer_slack_ns;
+        uint32_t cpu_weight;
+        bool cpu_idle;
+} Settings;
+
+static inline bool settings_has(const Settings *s, SettingId id)
+{
+        return s->mask & SETTING_BIT(id);
+}
+
+/* "LatencyNice", "Slice", ... */
+const char *setting_to_string(SettingId id);
+/* Case-sensitive, as in the policy files. -EINVAL if unknown. */
+SettingId setting_from_string(const char *key);
+
+/*
+ * Parse VALUE for setting ID into S and set its bit. Leading and trailing
+ * blanks are ignored. On error returns -EINVAL, S is unchanged, and
+ * *ret_error (if not NULL) gets a message like
+ *     expected an integer in -20..19, found "abc"
+ * and *ret_column (if not NULL) the 0-based offset in VALUE where the
+ * problem starts.
+ */
+int settings_parse(Settings *s, SettingId id, const char *value, char **ret_error,
+                   unsigned *ret_column);
+
+/* Parse "Key=Value" (as on the command line). Same error contract. */
+int settings_parse_assignment(Settings *s, const char *assignment, char **ret_error);
+
+/* Every setting present in SRC overrides the one in DST. */
+void settings_merge(Settings *dst, const Settings *src);
+
+/* The value of one setting in policy syntax ("-5", "0.1ms", "batch", "50%"). */
+int setting_format(const Settings *s, SettingId id, char **ret);
+/* "LatencyNice=-5 Slice=0.1ms" in SettingId order; "" if empty. */
+char *settings_to_string(const Settings *s);
+
+const char *sched_policy_to_string(int policy); /* "other", "batch", "idle", "fifo", ... */
+int sched_policy_from_string(const char *s);    /* other|batch|idle only; -EINVAL otherwise */

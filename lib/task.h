@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Task snapshot: what the policy matcher sees of one process or thread.
+ *
+ * Pure data, borrowed pointers: whoever builds a snapshot (lib/proc.c from
+ * /proc, a test from literals, the fuzzer from bytes) owns the strings.
+ * NULL means "unknown" (no permission, kernel thread, task gone); a
+ * predicate on an unknown field does not match.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct TaskNames {
+        const char *comm;  /* kernel comm (at most 15 bytes), never NULL in a snapshot */
+        const char *argv0; /* basename of argv[0], NULL when unknown */
+        const char *exe;   /* basename of /proc/PID/exe, NULL when unknown */
+} TaskNames;
+
+typedef struct TaskSnapshot {
+        pid_t pid; /* thread group id */
+        pid_t tid; /* thread id; == pid for the main thread */
+
+        TaskNames names;      /* the process ("name" and "comm" keys) */
+        const char *exe_path; /* full path of /proc/PID/exe ("exe" key) */
+        const char *cmdline;  /* argv joined by single spaces ("cmdline" key) */
+
+        uid_t uid; /* real uid */
+        gid_t gid; /* real gid */
+        const char *user;  /* name of uid, NULL if it has none */
+        const char *group; /* name of gid, NULL if it has none */
+
+        const char *cgroup; /* cgroup v2 path, "/user.slice/..." */
+        const char *unit;   /* systemd unit (system or user), NULL if none */
+
+        /* Thread name (comm of tid). NULL: the process as a whole is being
+         * matched and any "thread:" predicate is false. */
+        const char *thread;
+
+        /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */
+        const TaskNames *ancestors;
+        size_t n_ancestors;
+} TaskSnapshot;
