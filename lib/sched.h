@@ -73,5 +73,28 @@ typedef struct SchedState {
         uint64_t timer_slack_ns; /* from /proc/PID/task/TID/timerslack_ns; 0 if unreadable */
 } SchedState;
 
-/* Read the state of TID. -ESRCH if gone. */
+/* Read the state of TID (0: the calling thread). -ESRCH if gone.
+ *
+ * custom_slice: this kernel (checked on 6.18) reports sched_runtime as the
+ * effective slice for SCHED_OTHER/BATCH/IDLE whether or not it was set
+ * explicitly, and prints no "custom_slice" in /proc/PID/sched. A slice is
+ * therefore taken as custom when it differs from the base slice (see
+ * sched_base_slice()); an explicit slice equal to the base slice reads as
+ * default, which behaves the same. */
 int sched_state_read(pid_t tid, SchedState *ret);
+
+/* The base slice used to tell a custom slice from the default one. Set by
+ * kernel_probe(); before that, computed on first use like the probe does. */
+uint64_t sched_base_slice(void);
+void sched_set_base_slice(uint64_t ns);
+
+/* True for SCHED_OTHER, SCHED_BATCH and SCHED_IDLE (the fair class). */
+bool sched_policy_is_fair(int policy);
+
+/* /proc/TID/timerslack_ns (per thread: the /proc/TID directory of a
+ * non-leader thread is that thread; /proc/PID/task/TID/timerslack_ns does not
+ * exist on 6.18). PROC_ROOT NULL means "/proc", TID 0 the calling thread.
+ * Reading or writing another task's needs CAP_SYS_NICE. Writing 0 resets the
+ * slack to the task's default. */
+int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret);
+int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns);

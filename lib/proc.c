@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /proc readers: task snapshots, start times, thread lists.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/util.h"
+
+#define PF_KTHREAD 0x00200000u
+#define ANCESTORS_MAX 64
+#define STATUS_MAX (256u * 1024u)
+
+/* ENOENT under /proc means the task (or its thread) went away. */
+static int gone(int r)
+{
+        return r == -ENOENT ? -ESRCH : r;
+}
+
+static int task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file)
+{
+        int r;
+
+        if (tid > 0)
+                r = asprintf(ret, "%s/%d/task/%d/%s", proc_root, (int) pid, (int) tid, file);
+        else
+                r = asprintf(ret, "%s/%d/%s", proc_root, (int) pid, file);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const char *file,
+                          size_t max, char **ret, size_t *ret_size)
+{
+        _cleanup_free_ char *p = NULL;
+        int r;
+
+        r = task_path(&p, proc_root, pid, tid, file);
+        if (r < 0)
+                return r;
+        return gone(read_full_file(p, max, ret, ret_size));
+}
+
+typedef struct StatInfo {
+        char *comm;
+        char state;
+        pid_t ppid;
+        unsigned long flags;
+        uint64_t starttime;
+} StatInfo;
+
+/*
+ * Parse a stat line. The comm is between the first '(' and the LAST ')': it
+ * may itself contain ')', '(', spaces and newlines. Fields after it are
+ * numbered from 3 (state).
+ */
+static int parse_stat(const char *buf, StatInfo *ret)
+{
+        const char *open, *close, *p;
+        StatInfo s = {};
+        unsigned field = 3;
+
+        open = strchr(buf, '(');
+        close = strrchr(buf, ')');
+        if (!open || !close || close < open || close[1] != ' ')
+                return -EIO;
+
+        p = close + 2;
+        while (*p && field <= 22) {
+                const char *end = p + strcspn(p, " \n");
+                _cleanup_free_ char *tok = strndup(p, (size_t) (end - p));
+
+                if (!tok)
+                        return -ENOMEM;
+                switch (field) {
+                case 3:
+                        if (strlen(tok) != 1)
+                                return -EIO;
+                        s.state = tok[0];
+                        break;
+                case 4: {
+                        int v;
+                        if (safe_atoi(tok, &v) < 0 || v < 0)
+                                return -EIO;
+                        s.ppid = v;
+                        break;
+                }
+                case 9: {
+                        uint64_t v;
+                        if (safe_atou64(tok, &v) < 0)
+                                return -EIO;
+                        s.flags = (unsigned long) v;
+                        break;
+                }
+                case 22:
+                        if (safe_atou64(tok, &s.starttime) < 0)
+                                return -EIO;
+                        break;
+                }
+                field++;
+                p = end;
+                while (*p == ' ')
+                        p++;
+                if (*p == '\n')
+                        break;
+        }
+        if (field <= 22)
+                return -EIO;
+
+        s.comm = strndup(open + 1, (size_t) (close - open - 1));
+        if (!s.comm)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static int read_stat(const char *proc_root, pid_t pid, pid_t tid, StatInfo *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        int r;
+
+        r = read_task_file(proc_root, pid, tid, "stat", READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        return parse_stat(buf, ret);
+}
+
+/* Value of "KEY:\t..." in a status file, first whitespace-separated field. */
+static int status_field(const char *buf, const char *key, char **ret)
+{
+        size_t klen = strlen(key);
+
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                if (strncmp(l, key, klen) != 0 || l[klen] != ':')
+                        continue;
+                l += klen + 1;
+                l += strspn(l, " \t");
+                size_t n = strcspn(l, " \t\n");
+                if (n == 0)
+                        return -EIO;
+                char *v = strndup(l, n);
+                if (!v)
+                        return -ENOMEM;
+                *ret = v;
+                return 0;
+        }
+        return -ENODATA;
+}
+
+static int status_u32(const char *buf, const char *key, uint32_t *ret)
+{
+        _cleanup_free_ char *v = NULL;
+        int r;
+
+        r = status_field(buf, key, &v);
+        if (r < 0)
+                return r;
+        return safe_atou32(v, ret) < 0 ? -EIO : 0;
+}
+
+/* cmdline: argv joined by spaces (NULL when empty) and the basename of argv[0]. */
+static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0)
+{
+        _cleanup_free_ char *buf = NULL, *argv0 = NULL;
+        size_t n;
+        int r;
+
+        r = read_task_file(proc_root, pid, 0, "cmdline", READ_FULL_FILE_MAX, &buf, &n);
+        if (r < 0)
+                return r;
+        while (n > 0 && buf[n - 1] == 0)
+                n--;
+        if (n == 0) {
+                *ret_cmdline = NULL;
+                *ret_argv0 = NULL;
+                return 0;
+        }
+        buf[n] = 0;
+
+        /* buf now holds argv[0] up to its NUL (or the whole rewritten title). */
+        const char *b = path_basename(buf);
+        if (b) {
+                argv0 = strdup(b);
+                if (!argv0)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (buf[i] == 0)
+                        buf[i] = ' ';
+
+        *ret_cmdline = TAKE_PTR(buf);
+        *ret_argv0 = TAKE_PTR(argv0);
+        return 0;
+}
+
+/* Target of PID/exe, " (deleted)" stripped; NULL when there is none (kernel
+ * threads, zombies) or we may not read it. */
+static int read_exe(const char *proc_root, pid_t pid, char **ret)
+{
+        _cleanup_free_ char *p = NULL, *target = NULL;
+        static const char deleted[] = " (deleted)";
+        size_t n;
+        int r;
+
+        r = task_path(&p, proc_root, pid, 0, "exe");
+        if (r < 0)
+                return r;
+        r = readlink_malloc(p, &target);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                *ret = NULL;
+                return 0;
+        }
+        n = strlen(target);
+        if (n > sizeof(deleted) - 1 && streq(target + n - (sizeof(deleted) - 1), deleted))
+                target[n - (sizeof(deleted) - 1)] = 0;
+        *ret = TAKE_PTR(target);
+        return 0;
+}
+
+static int user_name(uid_t uid, char **ret)
+{
+        size_t size = 1024;
+
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                struct passwd pw, *res = NULL;
+                int r;
+
+                if (!buf)
+                        return -ENOMEM;
+                r = getpwuid_r(uid, &pw, buf, size, &res);
+                if (r == ERANGE && size < 1024u * 1024u) {
+                        size *= 2;
+                        continue;
+                }
+                if (r != 0 || !res) {
+                        *ret = NULL;
+                        return 0;
+                }
+                *ret = strdup(pw.pw_name);
+                return *ret ? 0 : -ENOMEM;
+        }
+}
+
+static int group_name(gid_t gid, char **ret)
+{
+        size_t size = 1024;
+
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                struct group gr, *res = NULL;
+                int r;
+
+                if (!buf)
+                        return -ENOMEM;
+                r = getgrgid_r(gid, &gr, buf, size, &res);
+                if (r == ERANGE && size < 1024u * 1024u) {
+                        size *= 2;
+                        continue;
+                }
+                if (r != 0 || !res) {
+                        *ret = NULL;
+                        return 0;
+                }
+                *ret = strdup(gr.gr_name);
+                return *ret ? 0 : -ENOMEM;
+        }
+}
+
+/* The cgroup v2 path: the "0::" line of PID/cgroup; NULL if there is none. */
+static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        int r;
+
+        r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        for (char *l = buf; l && *l;) {
+                char *nl = strchr(l, '\n');
+                if (nl)
+                        *nl = 0;
+                if (strncmp(l, "0::", 3) == 0) {
+                        *ret = strdup(l + 3);
+                        return *ret ? 0 : -ENOMEM;
+                }
+                l = nl ? nl + 1 : NULL;
+        }
+        *ret = NULL;
+        return 0;
+}
+
+int cgroup_path_to_unit(const char *cgroup, char **ret)
+{
+        static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
+        const char *best = NULL;
+        size_t best_len = 0;
+
+        if (!cgroup)
+                return -ENXIO;
+        for (const char *p = cgroup; *p;) {
+                size_t n;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                        size_t sl = strlen(suffixes[i]);
+                        if (n > sl && strncmp(p + n - sl, suffixes[i], sl) == 0) {
+                                best = p;
+                                best_len = n;
+                                break;
+                        }
+                }
+                p += n;
+        }
+        if (!best)
+                return -ENXIO;
+        *ret = strndup(best, best_len);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* Append S (taken) to the NULL-terminated vector *V of *N entries. */
+static int strv_push(char ***v, size_t *n, char *s)
+{
+        char **nv;
+
+        if (!s)
+                return 0;
+        nv = realloc(*v, sizeof(char *) * (*n + 2));
+        if (!nv) {
+                free(s);
+                return -ENOMEM;
+        }
+        nv[(*n)++] = s;
+        nv[*n] = NULL;
+        *v = nv;
+        return 0;
+}
+
+static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
+{
+        TaskNames *names = NULL;
+        size_t n = 0, n_strings = 0;
+        char **strings = NULL;
+        pid_t cur = ppid;
+        int r = 0;
+
+        while (cur > 0 && n < ANCESTORS_MAX) {
+                StatInfo st = {};
+                char *cmdline = NULL, *argv0 = NULL, *exe = NULL;
+                TaskNames *nn;
+
+                r = read_stat(proc_root, cur, 0, &st);
+                if (r < 0)
+                        break; /* vanished ancestor: stop here */
+                r = read_cmdline(proc_root, cur, &cmdline, &argv0);
+                free(cmdline);
+                if (r < 0) {
+                        free(st.comm);
+                        break;
+                }
+                r = read_exe(proc_root, cur, &exe);
+                if (r < 0) {
+                        free(st.comm);
+                        free(argv0);
+                        break;
+                }
+
+                nn = realloc(names, sizeof(TaskNames) * (n + 1));
+                if (!nn) {
+                        free(st.comm);
+                        free(argv0);
+                        free(exe);
+                        r = -ENOMEM;
+                        break;
+                }
+                names = nn;
+                names[n] = (TaskNames) { .comm = st.comm, .argv0 = argv0, .exe = NULL };
+                if (exe) {
+                        const char *b = path_basename(exe);
+                        char *eb = b ? strdup(b) : NULL;
+                        free(exe);
+                        if (b && !eb)
+                                r = -ENOMEM;
+                        names[n].exe = eb;
+                }
+                n++;
+                /* Track the strings for freeing. */
+                if (strv_push(&strings, &n_strings, (char *) names[n - 1].comm) < 0 ||
+                    strv_push(&strings, &n_strings, (char *) names[n - 1].argv0) < 0 ||
+                    strv_push(&strings, &n_strings, (char *) names[n - 1].exe) < 0)
+                        r = -ENOMEM;
+                if (r < 0)
+                        break;
+                cur = st.ppid;
+        }
+
+        t->ancestors = names;
+        t->ancestor_strings = strings;
+        t->view.ancestors = names;
+        t->view.n_ancestors = n;
+        return r == -ENOMEM ? r : 0;
+}
+
+ProcTask *proc_task_free(ProcTask *t)
+{
+        if (!t)
+                return NULL;
+        free(t->comm);
+        free(t->argv0);
+        free(t->exe_path);
+        free(t->exe_base);
+        free(t->cmdline);
+        free(t->user);
+        free(t->group);
+        free(t->cgroup);
+        free(t->unit);
+        free(t->thread);
+        free(t->ancestors);
+        strv_free(t->ancestor_strings);
+        free(t);
+        return NULL;
+}
+
+int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret)
+{
+        _cleanup_(proc_task_freep) ProcTask *t = NULL;
+        _cleanup_free_ char *status = NULL;
+        StatInfo st = {};
+        uint32_t uid, gid;
+        int r;
+
+        if (!proc_root)
+                proc_root = "/proc";
+        if (pid <= 0)
+                return -EINVAL;
+        if (tid <= 0)
+                tid = pid;
+
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+
+        r = read_stat(proc_root, pid, 0, &st);
+        if (r < 0)
+                return r;
+        t->comm = st.comm;
+        t->state = st.state;
+        t->ppid = st.ppid;
+        t->starttime = st.starttime;
+        t->kernel_thread = st.flags & PF_KTHREAD;
+        t->zombie = st.state == 'Z' || st.state == 'X';
+
+        r = read_task_file(proc_root, pid, 0, "status", STATUS_MAX, &status, NULL);
+        if (r < 0)
+                return r;
+        r = status_u32(status, "Uid", &uid);
+        if (r >= 0)
+                r = status_u32(status, "Gid", &gid);
+        if (r < 0)
+                return r == -ENOMEM ? r : -EIO;
+
+        r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0);
+        if (r < 0)
+                return r;
+        r = read_exe(proc_root, pid, &t->exe_path);
+        if (r < 0)
+                return r;
+        if (t->exe_path) {
+                const char *b = path_basename(t->exe_path);
+                if (b) {
+                        t->exe_base = strdup(b);
+                        if (!t->exe_base)
+                                return -ENOMEM;
+                }
+        }
+
+        r = user_name(uid, &t->user);
+        if (r < 0)
+                return r;
+        r = group_name(gid, &t->group);
+        if (r < 0)
+                return r;
+
+        r = read_cgroup(proc_root, pid, &t->cgroup);
+        if (r < 0)
+                return r;
+        r = cgroup_path_to_unit(t->cgroup, &t->unit);
+        if (r < 0 && r != -ENXIO)
+                return r;
+
+        if (flags & PROC_READ_THREAD) {
+                r = proc_thread_comm(proc_root, pid, tid, &t->thread);
+                if (r < 0)
+                        return r;
+        }
+        if (flags & PROC_READ_ANCESTORS) {
+                r = read_ancestors(t, proc_root, t->ppid);
+                if (r < 0)
+                        return r;
+        }
+
+        t->view.pid = pid;
+        t->view.tid = tid;
+        t->view.names = (TaskNames) { .comm = t->comm, .argv0 = t->argv0, .exe = t->exe_base };
+        t->view.exe_path = t->exe_path;
+        t->view.cmdline = t->cmdline;
+        t->view.uid = uid;
+        t->view.gid = gid;
+        t->view.user = t->user;
+        t->view.group = t->group;
+        t->view.cgroup = t->cgroup;
+        t->view.unit = t->unit;
+        t->view.thread = t->thread;
+
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret)
+{
+        StatInfo st;
+        int r;
+
+        r = read_stat(proc_root ?: "/proc", pid, tid, &st);
+        if (r < 0)
+                return r;
+        free(st.comm);
+        *ret = st.starttime;
+        return 0;
+}
+
+int proc_thread_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret)
+{
+        StatInfo st;
+        int r;
+
+        r = read_stat(proc_root ?: "/proc", pid, tid > 0 ? tid : pid, &st);
+        if (r < 0)
+                return r;
+        *ret = st.comm;
+        return 0;
+}
+
+int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        uint32_t v;
+        int r;
+
+        r = read_task_file(proc_root ?: "/proc", tid, 0, "status", STATUS_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        r = status_u32(buf, "Tgid", &v);
+        if (r < 0)
+                return r == -ENOMEM ? r : -EIO;
+        if (v == 0 || v > INT32_MAX)
+                return -EIO;
+        *ret = (pid_t) v;
+        return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static int read_pid_dir(const char *path, pid_t **ret, size_t *ret_n)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, allocated = 0;
+        struct dirent *de;
+
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((errno = 0, de = readdir(d))) {
+                pid_t p;
+
+                if (parse_pid(de->d_name, &p) < 0)
+                        continue;
+                if (n == allocated) {
+                        size_t na = allocated ? allocated * 2 : 64;
+                        pid_t *np = realloc(pids, na * sizeof(pid_t));
+                        if (!np)
+                                return -ENOMEM;
+                        pids = np;
+                        allocated = na;
+                }
+                pids[n++] = p;
+        }
+        if (errno != 0)
+                return -errno;
+        if (n > 0)
+                qsort(pids, n, sizeof(pid_t), cmp_pid);
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return 0;
+}
+
+int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n)
+{
+        _cleanup_free_ char *p = NULL;
+
+        if (asprintf(&p, "%s/%d/task", proc_root ?: "/proc", (int) pid) < 0)
+                return -ENOMEM;
+        return gone(read_pid_dir(p, ret, ret_n));
+}
+
+int proc_pids(const char *proc_root, pid_t **ret, size_t *ret_n)
+{
+        return read_pid_dir(proc_root ?: "/proc", ret, ret_n);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sched_setattr()/sched_getattr() wrappers and the per-thread state reader.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/macro.h"
+#include "lib/probe.h"
+#include "lib/sched.h"
+#include "lib/util.h"
+
+_Static_assert(sizeof(struct ln_sched_attr) == SCHED_ATTR_SIZE_VER2, "sched_attr layout");
+
+int ln_sched_setattr(pid_t tid, struct ln_sched_attr *attr, unsigned flags)
+{
+        if (syscall(SYS_sched_setattr, tid, attr, flags) < 0)
+                return -errno;
+        return 0;
+}
+
+int ln_sched_getattr(pid_t tid, struct ln_sched_attr *attr, unsigned size, unsigned flags)
+{
+        if (size > sizeof(*attr))
+                return -EINVAL;
+        memset(attr, 0, sizeof(*attr));
+        if (syscall(SYS_sched_getattr, tid, attr, size, flags) < 0)
+                return -errno;
+        return 0;
+}
+
+static uint64_t base_slice_ns;
+
+uint64_t sched_base_slice(void)
+{
+        if (base_slice_ns == 0) {
+                _cleanup_free_ char *s = NULL;
+                uint64_t v;
+
+                if (read_one_line_file("/sys/kernel/debug/sched/base_slice_ns", &s) >= 0 &&
+                    safe_atou64(s, &v) >= 0 && v > 0)
+                        base_slice_ns = v;
+                else {
+                        long n = sysconf(_SC_NPROCESSORS_ONLN);
+                        base_slice_ns = base_slice_default(n > 0 ? (unsigned) n : 1);
+                }
+        }
+        return base_slice_ns;
+}
+
+void sched_set_base_slice(uint64_t ns)
+{
+        base_slice_ns = ns;
+}
+
+bool sched_policy_is_fair(int policy)
+{
+        return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
+}
+
+static int timer_slack_path(const char *proc_root, pid_t tid, char **ret)
+{
+        if (tid == 0)
+                tid = ln_gettid();
+        if (asprintf(ret, "%s/%d/timerslack_ns", proc_root ?: "/proc", (int) tid) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
+{
+        _cleanup_free_ char *p = NULL, *s = NULL;
+        int r;
+
+        r = timer_slack_path(proc_root, tid, &p);
+        if (r < 0)
+                return r;
+        r = read_one_line_file(p, &s);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        return safe_atou64(s, ret);
+}
+
+int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
+{
+        _cleanup_free_ char *p = NULL;
+        char buf[32];
+        int r;
+
+        r = timer_slack_path(proc_root, tid, &p);
+        if (r < 0)
+                return r;
+        snprintf(buf, sizeof(buf), "%" PRIu64, ns);
+        r = write_string_file(p, buf);
+        return r == -ENOENT ? -ESRCH : r;
+}
+
+int sched_state_read(pid_t tid, SchedState *ret)
+{
+        static const unsigned sizes[] = { SCHED_ATTR_SIZE_VER2, SCHED_ATTR_SIZE_VER1,
+                                          SCHED_ATTR_SIZE_VER0 };
+        struct ln_sched_attr a;
+        SchedState s = {};
+        uint64_t slack;
+        int r = -EINVAL;
+
+        /* Ask for the largest layout; the kernel fills what it knows and
+         * reports that size. Kernels that refuse a larger buffer than their
+         * own get the smaller layouts. */
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+                r = ln_sched_getattr(tid, &a, sizes[i], 0);
+                if (r != -E2BIG && r != -EFBIG)
+                        break;
+        }
+        if (r < 0)
+                return r;
+
+        s.policy = (int) a.sched_policy;
+        s.nice = a.sched_nice;
+        s.priority = a.sched_priority;
+        s.flags = a.sched_flags;
+        if (a.size >= SCHED_ATTR_SIZE_VER1) {
+                s.util_min = a.sched_util_min;
+                s.util_max = a.sched_util_max;
+        }
+        if (a.size >= SCHED_ATTR_SIZE_VER2) {
+                s.has_latency_nice = true;
+                s.latency_nice = a.sched_latency_nice;
+        }
+        if (sched_policy_is_fair(s.policy)) {
+                s.slice_ns = a.sched_runtime;
+                s.custom_slice = s.slice_ns != 0 && s.slice_ns != sched_base_slice();
+        }
+
+        r = timer_slack_read(NULL, tid, &slack);
+        if (r == -ESRCH)
+                return r;
+        s.timer_slack_ns = r < 0 ? 0 : slack;
+
+        *ret = s;
+        return 0;
+}

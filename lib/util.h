@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small file and number helpers shared by lib/ (no policy, no logging).
+ *
+ * Every function returns 0 or a negative errno and leaves its ret_ outputs
+ * untouched on failure.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Default cap for files whose content another process controls (cmdline, stat). */
+#define READ_FULL_FILE_MAX (1024u * 1024u)
+
+/*
+ * Read all of PATH (also /proc and sysfs files that report size 0) into a
+ * NUL-terminated buffer grown as needed. More than MAX bytes: -EFBIG.
+ * RET_SIZE (optional) gets the number of bytes read, without the added NUL.
+ */
+int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
+/* First line of PATH without its trailing newline. */
+int read_one_line_file(const char *path, char **ret);
+/* Write VALUE (no newline added) to an existing file with a single write(). */
+int write_string_file(const char *path, const char *value);
+
+/* Strict decimal parsing: optional sign (not for unsigned), no trailing junk
+ * except one trailing newline. -EINVAL or -ERANGE. */
+int safe_atoi(const char *s, int *ret);
+int safe_atoi64(const char *s, int64_t *ret);
+int safe_atou64(const char *s, uint64_t *ret);
+int safe_atou32(const char *s, uint32_t *ret);
+int parse_pid(const char *s, pid_t *ret); /* > 0 */
+
+/* readlink() with a growing buffer. */
+int readlink_malloc(const char *path, char **ret);
+/* The part after the last '/', or NULL when that is empty. Points into PATH. */
+const char *path_basename(const char *path);
+
+/* Thread id of the caller. */
+pid_t ln_gettid(void);
