@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Process events: the netlink proc connector (libnl-3 socket) on an sd-event
+ * io source.
+ *
+ * Every datagram from the kernel is length-checked before use; events the
+ * daemon does not care about are dropped here. A receive queue overflow
+ * (ENOBUFS: events were lost) is reported as PROC_EV_LOST so the owner can
+ * rescan /proc. Nothing runs while no event arrives.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+typedef enum ProcEventType {
+        PROC_EV_FORK,   /* new task: tid/pid of the child, parent_tid/parent_pid of its
+                         * real parent (for a thread: the parent of the process) */
+        PROC_EV_EXEC,   /* pid/tid execed */
+        PROC_EV_COMM,   /* tid renamed itself (prctl PR_SET_NAME, /proc/.../comm) */
+        PROC_EV_UID,    /* real/effective uid changed */
+        PROC_EV_GID,    /* real/effective gid changed */
+        PROC_EV_EXIT,   /* tid exited */
+        PROC_EV_LOST,   /* the kernel dropped events (ENOBUFS): rescan */
+        _PROC_EV_MAX,
+        _PROC_EV_INVALID = -EINVAL,
+} ProcEventType;
+
+typedef struct ProcEvent {
+        ProcEventType type;
+        pid_t pid;        /* thread group id */
+        pid_t tid;        /* thread id */
+        pid_t parent_pid; /* PROC_EV_FORK: tgid of the parent */
+        pid_t parent_tid; /* PROC_EV_FORK: the thread that forked */
+        uint32_t id;      /* PROC_EV_UID/GID: the new real id */
+        uint64_t timestamp_ns; /* CLOCK_MONOTONIC (boot time based) of the event */
+} ProcEvent;
+
+const char *proc_event_type_to_string(ProcEventType t);
+
+/* True for a fork event that created a thread rather than a process. The
+ * kernel reports the real parent of the task, which for a new thread is the
+ * parent of its process, not the thread that called clone(): the only sign
+ * of a thread is a tid that differs from its tgid. */
+static inline bool proc_event_is_thread_fork(const ProcEvent *e)
+{
+        return e->type == PROC_EV_FORK && e->tid != e->pid;
+}
+
+/*
+ * Parse one netlink message payload (a struct cn_msg followed by its data)
+ * of SIZE bytes. Returns 1 and fills *ret for an event the daemon handles,
+ * 0 for a valid message that is not interesting (ack, sid, ptrace,
+ * coredump, unknown types), -EBADMSG for a truncated or inconsistent
+ * message. *ret is untouched unless 1 is returned.
+ */
+int proc_event_parse(const void *payload, size_t size, ProcEvent *ret);
+
+typedef struct ProcEvents ProcEvents;
+
+/* Called for every event; a negative return is logged at debug level only. */
+typedef int (*proc_event_handler_t)(const ProcEvent *e, void *userdata);
+
+/*
+ * Open the proc connector, join its multicast group and ask the kernel to
+ * start sending (PROC_CN_MCAST_LISTEN). RCVBUF: receive buffer in bytes (0:
+ * the default of several MB); SO_RCVBUFFORCE is tried first so the limit
+ * of net.core.rmem_max does not apply to root. Attach to EVENT.
+ * Needs CAP_NET_ADMIN in the initial user and pid namespace.
+ */
+int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler,
+                    void *userdata, ProcEvents **ret);
+ProcEvents *proc_events_free(ProcEvents *p);
+static inline void proc_events_freep(ProcEvents **p)
+{
+        if (*p)
+                proc_events_free(*p);
+}
+
+/* Receive buffer size in effect (as the kernel reports it). */
+size_t proc_events_rcvbuf(const ProcEvents *p);
+/* Datagrams received / ENOBUFS overflows seen so far. */
+uint64_t proc_events_n_received(const ProcEvents *p);
+uint64_t proc_events_n_lost(const ProcEvents *p);
+
+#define PROC_EVENTS_DEFAULT_RCVBUF (8u * 1024u * 1024u)

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit test for daemon/events.c: message parsing with crafted (also hostile)
+ * buffers, and, as root, the live proc connector. */
+#include <assert.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+
+#include "daemon/events.h"
+#include "lib/macro.h"
+
+typedef struct Msg {
+        struct cn_msg cn;
+        struct proc_event ev;
+} __attribute__((packed)) Msg;
+
+static size_t make(Msg *m, unsigned what, size_t data_len)
+{
+        memset(m, 0, sizeof(*m));
+        m->cn.id.idx = CN_IDX_PROC;
+        m->cn.id.val = CN_VAL_PROC;
+        m->cn.len = (uint16_t)(offsetof(struct proc_event, event_data) + data_len);
+        m->ev.what = what;
+        m->ev.timestamp_ns = 1234;
+        return sizeof(struct cn_msg) + m->cn.len;
+}
+
+static void test_parse(void)
+{
+        Msg m;
+        ProcEvent e;
+        size_t n;
+
+        /* fork of a process */
+        n = make(&m, PROC_EVENT_FORK, sizeof(m.ev.event_data.fork));
+        m.ev.event_data.fork.parent_pid = 10;
+        m.ev.event_data.fork.parent_tgid = 10;
+        m.ev.event_data.fork.child_pid = 11;
+        m.ev.event_data.fork.child_tgid = 11;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_FORK && e.pid == 11 && e.tid == 11);
+        assert(e.parent_pid == 10 && e.parent_tid == 10 && e.timestamp_ns == 1234);
+        assert(!proc_event_is_thread_fork(&e));
+
+        /* clone of a thread: tid != tgid; the kernel names the parent of the
+         * process as parent */
+        m.ev.event_data.fork.parent_pid = 1;
+        m.ev.event_data.fork.parent_tgid = 1;
+        m.ev.event_data.fork.child_pid = 13;
+        m.ev.event_data.fork.child_tgid = 10;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.pid == 10 && e.tid == 13 && e.parent_tid == 1);
+        assert(proc_event_is_thread_fork(&e));
+
+        /* truncated: cn.len says less than the fork payload */
+        m.cn.len -= 1;
+        memset(&e, 0x5a, sizeof(e));
+        assert(proc_event_parse(&m, n, &e) == -EBADMSG);
+        assert(e.pid == 0x5a5a5a5a); /* untouched */
+
+        /* cn.len claims more than the buffer holds */
+        n = make(&m, PROC_EVENT_EXEC, sizeof(m.ev.event_data.exec));
+        assert(proc_event_parse(&m, n - 1, &e) == -EBADMSG);
+        assert(proc_event_parse(&m, 3, &e) == -EBADMSG);
+        assert(proc_event_parse(NULL, 0, &e) == -EBADMSG);
+
+        m.ev.event_data.exec.process_pid = 21;
+        m.ev.event_data.exec.process_tgid = 20;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_EXEC && e.pid == 20 && e.tid == 21);
+
+        /* negative or zero pids are rejected */
+        m.ev.event_data.exec.process_tgid = -1;
+        assert(proc_event_parse(&m, n, &e) == -EBADMSG);
+        m.ev.event_data.exec.process_tgid = 0;
+        assert(proc_event_parse(&m, n, &e) == -EBADMSG);
+
+        /* comm: the name itself is not needed, only the ids */
+        n = make(&m, PROC_EVENT_COMM, offsetof(struct comm_proc_event, comm));
+        m.ev.event_data.comm.process_pid = 31;
+        m.ev.event_data.comm.process_tgid = 30;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_COMM && e.pid == 30 && e.tid == 31);
+
+        /* uid / gid */
+        n = make(&m, PROC_EVENT_UID, sizeof(m.ev.event_data.id));
+        m.ev.event_data.id.process_pid = 41;
+        m.ev.event_data.id.process_tgid = 41;
+        m.ev.event_data.id.r.ruid = 1000;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_UID && e.id == 1000);
+        n = make(&m, PROC_EVENT_GID, sizeof(m.ev.event_data.id));
+        m.ev.event_data.id.process_pid = 41;
+        m.ev.event_data.id.process_tgid = 41;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_GID);
+
+        /* exit: old kernels send a shorter struct (no parent fields) */
+        n = make(&m, PROC_EVENT_EXIT, 16);
+        m.ev.event_data.exit.process_pid = 51;
+        m.ev.event_data.exit.process_tgid = 50;
+        assert(proc_event_parse(&m, n, &e) == 1);
+        assert(e.type == PROC_EV_EXIT && e.pid == 50 && e.tid == 51);
+        n = make(&m, PROC_EVENT_EXIT, 4);
+        assert(proc_event_parse(&m, n, &e) == -EBADMSG);
+
+        /* uninteresting but valid */
+        n = make(&m, PROC_EVENT_NONE, sizeof(m.ev.event_data.ack));
+        assert(proc_event_parse(&m, n, &e) == 0);
+        n = make(&m, PROC_EVENT_SID, sizeof(m.ev.event_data.sid));
+        assert(proc_event_parse(&m, n, &e) == 0);
+        n = make(&m, 0x1000, 8);
+        assert(proc_event_parse(&m, n, &e) == 0);
+
+        /* another connector index */
+        n = make(&m, PROC_EVENT_EXEC, sizeof(m.ev.event_data.exec));
+        m.cn.id.idx = CN_IDX_PROC + 1;
+        assert(proc_event_parse(&m, n, &e) == 0);
+
+        /* header shorter than the event header */
+        n = make(&m, PROC_EVENT_EXEC, 0);
+        m.cn.len = 4;
+        assert(proc_event_parse(&m, sizeof(struct cn_msg) + 4, &e) == -EBADMSG);
+
+        assert(streq(proc_event_type_to_string(PROC_EV_LOST), "lost"));
+        assert(proc_event_type_to_string(_PROC_EV_MAX) == NULL);
+}
+
+/* ---- live connector (root) ----------------------------------------- */
+
+typedef struct Seen {
+        pid_t child, thread;
+        bool fork, exec, exit, thread_fork, comm;
+        unsigned lost;
+} Seen;
+
+static int on_event(const ProcEvent *e, void *userdata)
+{
+        Seen *s = userdata;
+
+        switch (e->type) {
+        case PROC_EV_FORK:
+                if (e->pid == s->child && e->tid == s->child)
+                        s->fork = true;
+                if (e->pid == s->child && proc_event_is_thread_fork(e)) {
+                        s->thread_fork = true;
+                        s->thread = e->tid;
+                }
+                break;
+        case PROC_EV_EXEC:
+                if (e->pid == s->child)
+                        s->exec = true;
+                break;
+        case PROC_EV_COMM:
+                if (e->pid == s->child && s->thread && e->tid == s->thread)
+                        s->comm = true;
+                break;
+        case PROC_EV_EXIT:
+                if (e->pid == s->child && e->tid == s->child)
+                        s->exit = true;
+                break;
+        case PROC_EV_LOST:
+                s->lost++;
+                break;
+        default:
+                break;
+        }
+        return 0;
+}
+
+static void *thread_main(void *arg)
+{
+        prctl(PR_SET_NAME, "renamed-thread");
+        return NULL;
+}
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void run_until(sd_event *ev, Seen *s, bool (*done)(const Seen *))
+{
+        uint64_t end = now_ms() + 5000;
+
+        while (!done(s) && now_ms() < end)
+                assert(sd_event_run(ev, 100 * 1000) >= 0);
+}
+
+static bool got_thread(const Seen *s)
+{
+        return s->fork && s->thread_fork && s->comm;
+}
+
+static bool got_exit(const Seen *s)
+{
+        return s->exec && s->exit;
+}
+
+static bool got_lost(const Seen *s)
+{
+        return s->lost > 0;
+}
+
+static void test_live(void)
+{
+        _cleanup_(proc_events_freep) ProcEvents *p = NULL;
+        sd_event *ev = NULL;
+        Seen s = {};
+        int pipefd[2], status, r;
+        char c;
+
+        assert(sd_event_new(&ev) >= 0);
+        r = proc_events_new(ev, 0, on_event, &s, &p);
+        if (r == -EPERM || r == -EACCES || r == -EPROTONOSUPPORT) {
+                printf("skipping live test: %s\n", strerror(-r));
+                sd_event_unref(ev);
+                return;
+        }
+        assert(r == 0);
+        assert(proc_events_rcvbuf(p) >= PROC_EVENTS_DEFAULT_RCVBUF);
+
+        /* Child: start a thread that renames itself, wait for a byte, exec. */
+        assert(pipe2(pipefd, O_CLOEXEC) == 0);
+        s.child = fork();
+        assert(s.child >= 0);
+        if (s.child == 0) {
+                pthread_t t;
+                if (pthread_create(&t, NULL, thread_main, NULL) != 0)
+                        _exit(1);
+                pthread_join(t, NULL);
+                if (read(pipefd[0], &c, 1) != 1)
+                        _exit(1);
+                execl("/bin/true", "true", (char *)NULL);
+                _exit(127);
+        }
+        run_until(ev, &s, got_thread);
+        assert(got_thread(&s));
+
+        assert(write(pipefd[1], "x", 1) == 1);
+        run_until(ev, &s, got_exit);
+        assert(got_exit(&s));
+        assert(waitpid(s.child, &status, 0) == s.child);
+        assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        assert(proc_events_n_received(p) > 0);
+        assert(proc_events_n_lost(p) == 0);
+        p = proc_events_free(p);
+
+        /* Overflow a tiny receive buffer while not reading: ENOBUFS must be
+         * reported as a lost event. */
+        memset(&s, 0, sizeof(s));
+        assert(proc_events_new(ev, 1, on_event, &s, &p) == 0);
+        for (int i = 0; i < 300; i++) {
+                pid_t pid = fork();
+                assert(pid >= 0);
+                if (pid == 0)
+                        _exit(0);
+                assert(waitpid(pid, NULL, 0) == pid);
+        }
+        run_until(ev, &s, got_lost);
+        assert(s.lost > 0);
+        assert(proc_events_n_lost(p) == s.lost);
+        p = proc_events_free(p);
+
+        sd_event_unref(ev);
+}
+
+int main(void)
+{
+        test_parse();
+        if (geteuid() == 0)
+                test_live();
+        else
+                printf("skipping live test: not root\n");
+        return 0;
+}
