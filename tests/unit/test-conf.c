@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit test for daemon/conf.c: the [Daemon] section of latniced.conf. */
+#include <assert.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "lib/macro.h"
+
+static int parse(const char *text, DaemonConfig *c, char ***msgs)
+{
+        return daemon_config_parse("test.conf", text, strlen(text), c, msgs);
+}
+
+static size_t strv_length(char **l)
+{
+        size_t n = 0;
+        while (l && l[n])
+                n++;
+        return n;
+}
+
+static void test_defaults(void)
+{
+        DaemonConfig c;
+        char **msgs = (char **)1;
+
+        assert(parse("", &c, &msgs) == 0);
+        assert(msgs == NULL);
+        assert(c.log_level == -1);
+        assert(c.restore_on_exit && c.respect_manual_changes);
+        assert(c.backend == _LATENCY_BACKEND_AUTO);
+
+        /* comments only, [Daemon] empty */
+        assert(parse("# hello\n; more\n[Daemon]\n", &c, NULL) == 0);
+        assert(c.restore_on_exit);
+}
+
+static void test_values(void)
+{
+        DaemonConfig c;
+        _cleanup_strv_free_ char **msgs = NULL;
+
+        assert(parse("[Daemon]\n"
+                     "LogLevel = debug\n"
+                     "RestoreOnExit=no\n"
+                     "RespectManualChanges = false\n"
+                     "LatencyNiceBackend = slice\n",
+                     &c, &msgs) == 0);
+        assert(msgs == NULL);
+        assert(c.log_level == LOG_DEBUG);
+        assert(!c.restore_on_exit && !c.respect_manual_changes);
+        assert(c.backend == LATENCY_BACKEND_SLICE);
+
+        assert(parse("[Daemon]\nLatencyNiceBackend=latency-nice\nLogLevel=3\n", &c, NULL) == 0);
+        assert(c.backend == LATENCY_BACKEND_LATENCY_NICE && c.log_level == LOG_ERR);
+        assert(parse("[Daemon]\nLatencyNiceBackend=none\n", &c, NULL) == 0);
+        assert(c.backend == LATENCY_BACKEND_NONE);
+        assert(parse("[Daemon]\nLatencyNiceBackend=auto\nRestoreOnExit=no\nRestoreOnExit=\n", &c,
+                     NULL) == 0);
+        assert(c.backend == _LATENCY_BACKEND_AUTO && c.restore_on_exit);
+
+        /* no trailing newline, CRLF line ends */
+        assert(parse("[Daemon]\r\nRestoreOnExit=no", &c, NULL) == 0);
+        assert(!c.restore_on_exit);
+}
+
+static void test_warnings(void)
+{
+        DaemonConfig c;
+        _cleanup_strv_free_ char **msgs = NULL;
+
+        assert(parse("[Daemon]\n"
+                     "Bogus = 1\n"
+                     "RestoreOnExit = no\n"
+                     "[Other]\n"
+                     "X = y\n",
+                     &c, &msgs) == 0);
+        assert(strv_length(msgs) == 2);
+        assert(streq(msgs[0], "test.conf:2: warning: unknown key \"Bogus\" in [Daemon], ignoring"));
+        assert(strncmp(msgs[1], "test.conf:5: warning: unknown section [Other]", 45) == 0);
+        assert(!c.restore_on_exit);
+}
+
+static void test_errors(void)
+{
+        DaemonConfig c, orig;
+        char **msgs = NULL;
+
+        daemon_config_init(&c);
+        c.restore_on_exit = false;
+        orig = c;
+
+        /* bad value: error with its line, *ret untouched */
+        assert(parse("[Daemon]\n\nRestoreOnExit = maybe\nLogLevel = debug\n", &c, &msgs) ==
+               -EINVAL);
+        assert(memcmp(&c, &orig, sizeof(c)) == 0);
+        assert(strv_length(msgs) == 1);
+        assert(streq(msgs[0], "test.conf:3: error: RestoreOnExit: expected yes or no, found \"maybe\""));
+        msgs = strv_free(msgs);
+
+        assert(parse("[Daemon]\nLogLevel = loud\n", &c, &msgs) == -EINVAL);
+        assert(strncmp(msgs[0], "test.conf:2: error: LogLevel:", 29) == 0);
+        msgs = strv_free(msgs);
+
+        assert(parse("[Daemon]\nLatencyNiceBackend = fast\n", &c, &msgs) == -EINVAL);
+        assert(strstr(msgs[0], "found \"fast\""));
+        msgs = strv_free(msgs);
+
+        /* syntax error reported by inih */
+        assert(parse("[Daemon]\nRestoreOnExit no\n", &c, &msgs) == -EINVAL);
+        assert(streq(msgs[0], "test.conf:2: error: expected \"[Section]\" or \"Key = value\""));
+        msgs = strv_free(msgs);
+        assert(parse("[Daemon\n", &c, &msgs) == -EINVAL);
+        assert(strncmp(msgs[0], "test.conf:1: error:", 19) == 0);
+        msgs = strv_free(msgs);
+
+        /* an over-long line is rejected with its number, the next line still counts */
+        {
+                char text[4096];
+                int n = snprintf(text, sizeof(text), "[Daemon]\n# %0900d\nBogus=1\n", 7);
+                assert(n > 0 && (size_t)n < sizeof(text));
+                assert(parse(text, &c, &msgs) == -EINVAL);
+                assert(strv_length(msgs) == 2);
+                assert(strncmp(msgs[0], "test.conf:2: error: line is longer than", 39) == 0);
+                assert(strncmp(msgs[1], "test.conf:3: warning: unknown key", 33) == 0);
+                msgs = strv_free(msgs);
+        }
+
+        /* NUL byte inside a line */
+        {
+                static const char text[] = "[Daemon]\nRestoreOnExit=n\0o\n";
+                assert(daemon_config_parse("test.conf", text, sizeof(text) - 1, &c, &msgs) ==
+                       -EINVAL);
+                assert(strncmp(msgs[0], "test.conf:2: error: line contains a NUL byte", 44) == 0);
+                msgs = strv_free(msgs);
+        }
+        assert(memcmp(&c, &orig, sizeof(c)) == 0);
+}
+
+static void test_load(void)
+{
+        char path[] = "/tmp/test-conf-XXXXXX";
+        DaemonConfig c;
+        int fd;
+
+        /* missing file: defaults */
+        c.restore_on_exit = false;
+        assert(daemon_config_load("/nonexistent/latniced.conf", &c, NULL) == 0);
+        assert(c.restore_on_exit);
+
+        fd = mkstemp(path);
+        assert(fd >= 0);
+        assert(write(fd, "[Daemon]\nRespectManualChanges=no\n", 33) == 33);
+        close(fd);
+        assert(daemon_config_load(path, &c, NULL) == 0);
+        assert(!c.respect_manual_changes);
+        unlink(path);
+}
+
+int main(void)
+{
+        test_defaults();
+        test_values();
+        test_warnings();
+        test_errors();
+        test_load();
+        return 0;
+}
