@@ -15,6 +15,9 @@
 #define SCHED_ATTR_SIZE_VER1 56
 #define SCHED_ATTR_SIZE_VER2 60
 
+#ifndef SCHED_OTHER
+#define SCHED_OTHER 0
+#endif
 #ifndef SCHED_BATCH
 #define SCHED_BATCH 3
 #endif

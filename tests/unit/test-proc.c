@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Tests for lib/proc.c: a fake /proc full of hostile contents, then the real
+ * /proc on this test and its children. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/util.h"
+
+#define CHECK(x)                                                                            \
+        do {                                                                                \
+                if (!(x)) {                                                                 \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
+                        abort();                                                            \
+                }                                                                           \
+        } while (0)
+
+static char root[] = "/tmp/test-proc-XXXXXX";
+
+static void put(const char *rel, const void *data, size_t len)
+{
+        char path[PATH_MAX], *slash;
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        /* mkdir -p the parent */
+        for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = 0;
+                CHECK(mkdir(path, 0755) == 0 || errno == EEXIST);
+                *slash = '/';
+        }
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        CHECK(write(fd, data, len) == (ssize_t) len);
+        close(fd);
+}
+
+static void put_str(const char *rel, const char *s)
+{
+        put(rel, s, strlen(s));
+}
+
+static void put_stat(const char *rel, int pid, const char *comm, char state, int ppid,
+                     unsigned long flags, unsigned long long starttime)
+{
+        char *s;
+
+        CHECK(asprintf(&s,
+                       "%d (%s) %c %d 0 0 0 -1 %lu 0 0 0 0 0 0 0 0 20 0 1 0 %llu 1234 56 "
+                       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+                       pid, comm, state, ppid, flags, starttime) >= 0);
+        put_str(rel, s);
+        free(s);
+}
+
+static void put_status(int pid, unsigned uid, unsigned gid)
+{
+        char rel[64], *s;
+
+        snprintf(rel, sizeof(rel), "%d/status", pid);
+        CHECK(asprintf(&s,
+                       "Name:\tx\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\n"
+                       "PPid:\t1\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n",
+                       pid, pid, uid, uid + 1, uid + 2, uid + 3, gid, gid + 1, gid, gid) >= 0);
+        put_str(rel, s);
+        free(s);
+}
+
+static void put_link(const char *rel, const char *target)
+{
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        CHECK(symlink(target, path) == 0);
+}
+
+static void build_fake_proc(void)
+{
+        /* init */
+        put_stat("1/stat", 1, "systemd", 'S', 0, 0x400100, 5);
+        put_status(1, 0, 0);
+        put("1/cmdline", "/sbin/init\0splash\0", 18);
+        put_str("1/cgroup", "0::/init.scope\n");
+        put_link("1/exe", "/usr/lib/systemd/systemd");
+
+        /* kthreadd: PF_KTHREAD, empty cmdline, no exe */
+        put_stat("2/stat", 2, "kthreadd", 'S', 0, 0x208040, 6);
+        put_status(2, 0, 0);
+        put("2/cmdline", "", 0);
+        put_str("2/cgroup", "0::/\n");
+
+        /* a parent whose comm has spaces and whose exe was deleted */
+        put_stat("50/stat", 50, "name with spaces", 'S', 1, 0x400000, 40);
+        put_status(50, 1000, 1000);
+        put("50/cmdline", "/usr/bin/py thon\0script.py\0", 27);
+        put_str("50/cgroup", "0::/user.slice/user-1000.slice/session-2.scope\n");
+        put_link("50/exe", "/usr/bin/py thon3.11 (deleted)");
+
+        /* the hostile one: comm "a) b (c", 8 KiB cmdline, hybrid cgroup file */
+        put_stat("100/stat", 100, "a) b (c", 'R', 50, 0x400000, 123456789012ULL);
+        put_status(100, 0, 0);
+        {
+                size_t n = 8192 + 10;
+                char *c = malloc(n);
+                CHECK(c);
+                memcpy(c, "/opt/x/a-very-long-process-name", 31);
+                c[31] = 0;
+                memset(c + 32, 'A', n - 32 - 2);
+                c[n - 2] = 0;
+                c[n - 1] = 0; /* two trailing NULs (setproctitle padding) */
+                put("100/cmdline", c, n);
+                free(c);
+        }
+        put_str("100/cgroup",
+                "12:pids:/system.slice/foo.service\n"
+                "1:name=systemd:/system.slice/foo.service\n"
+                "0::/system.slice/foo.service/payload\n");
+        put_link("100/exe", "/usr/bin/foo bar");
+        put_stat("100/task/100/stat", 100, "a) b (c", 'R', 50, 0x400000, 123456789012ULL);
+        put_stat("100/task/101/stat", 101, "with\nnewline)", 'S', 50, 0x400040, 123456789099ULL);
+        put_stat("100/task/105/stat", 105, "", 'S', 50, 0x400040, 123456789100ULL);
+        put_str("100/task/notatid", "");
+
+        /* a zombie */
+        put_stat("200/stat", 200, "defunct", 'Z', 1, 0x40040c, 70);
+        put_status(200, 0, 0);
+        put("200/cmdline", "", 0);
+        put_str("200/cgroup", "0::/\n");
+
+        /* status missing mid-way */
+        put_stat("300/stat", 300, "vanishing", 'S', 1, 0, 80);
+
+        /* parent does not exist, uid/gid without names */
+        put_stat("400/stat", 400, "orphan", 'S', 399, 0, 90);
+        put_status(400, 4242424, 4242424);
+        put("400/cmdline", "relative/argv0/\0", 16);
+        put_str("400/cgroup", "1:name=systemd:/\n");
+
+        /* garbage stat */
+        put_str("500/stat", "500 (broken S 1 2 3\n");
+        put_status(500, 0, 0);
+
+        /* a parent loop 600 <-> 601 must stop at the depth cap */
+        put_stat("600/stat", 600, "loop-a", 'S', 601, 0, 1);
+        put_status(600, 0, 0);
+        put("600/cmdline", "a\0", 2);
+        put_str("600/cgroup", "0::/\n");
+        put_stat("601/stat", 601, "loop-b", 'S', 600, 0, 1);
+        put_status(601, 0, 0);
+        put("601/cmdline", "b\0", 2);
+        put_str("601/cgroup", "0::/\n");
+
+        put_str("self", "");
+        put_str("1x/stat", "");
+}
+
+static void test_fake(void)
+{
+        ProcTask *t = NULL;
+        char *s = NULL;
+        uint64_t st;
+        pid_t *pids = NULL, tgid;
+        size_t n;
+
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_ANCESTORS | PROC_READ_THREAD, &t) == 0);
+        CHECK(streq(t->view.names.comm, "a) b (c"));
+        CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
+        CHECK(streq(t->view.names.exe, "foo bar"));
+        CHECK(streq(t->view.exe_path, "/usr/bin/foo bar"));
+        CHECK(strlen(t->view.cmdline) == 8192 + 10 - 2);
+        CHECK(strncmp(t->view.cmdline, "/opt/x/a-very-long-process-name AAAA", 36) == 0);
+        CHECK(t->view.cmdline[strlen(t->view.cmdline) - 1] == 'A');
+        CHECK(t->view.uid == 0 && t->view.gid == 0);
+        CHECK(streq(t->view.user, "root") && streq(t->view.group, "root"));
+        CHECK(streq(t->view.cgroup, "/system.slice/foo.service/payload"));
+        CHECK(streq(t->view.unit, "foo.service"));
+        CHECK(streq(t->view.thread, "a) b (c"));
+        CHECK(t->view.pid == 100 && t->view.tid == 100);
+        CHECK(t->ppid == 50 && t->state == 'R' && !t->zombie && !t->kernel_thread);
+        CHECK(t->starttime == 123456789012ULL);
+        CHECK(t->view.n_ancestors == 2);
+        CHECK(streq(t->view.ancestors[0].comm, "name with spaces"));
+        CHECK(streq(t->view.ancestors[0].argv0, "py thon"));
+        CHECK(streq(t->view.ancestors[0].exe, "py thon3.11"));
+        CHECK(streq(t->view.ancestors[1].comm, "systemd"));
+        CHECK(streq(t->view.ancestors[1].argv0, "init"));
+        CHECK(streq(t->view.ancestors[1].exe, "systemd"));
+        t = proc_task_free(t);
+
+        /* a thread whose name has a newline and ')' */
+        CHECK(proc_task_read(root, 100, 101, PROC_READ_THREAD, &t) == 0);
+        CHECK(streq(t->view.thread, "with\nnewline)"));
+        CHECK(t->view.tid == 101 && t->view.n_ancestors == 0 && !t->view.ancestors);
+        t = proc_task_free(t);
+        CHECK(proc_thread_comm(root, 100, 105, &s) == 0);
+        CHECK(streq(s, ""));
+        free(s);
+        CHECK(proc_task_read(root, 100, 102, PROC_READ_THREAD, &t) == -ESRCH);
+        CHECK(!t);
+
+        /* without PROC_READ_THREAD the thread is unknown */
+        CHECK(proc_task_read(root, 50, 0, 0, &t) == 0);
+        CHECK(!t->view.thread);
+        CHECK(streq(t->view.unit, "session-2.scope"));
+        CHECK(t->view.uid == 1000 && t->view.gid == 1000);
+        t = proc_task_free(t);
+
+        CHECK(proc_task_read(root, 2, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(t->kernel_thread);
+        CHECK(!t->view.cmdline && !t->view.names.argv0 && !t->view.names.exe);
+        CHECK(!t->view.exe_path);
+        CHECK(streq(t->view.names.comm, "kthreadd"));
+        CHECK(t->view.n_ancestors == 0);
+        CHECK(!t->view.unit);
+        t = proc_task_free(t);
+
+        CHECK(proc_task_read(root, 200, 0, 0, &t) == 0);
+        CHECK(t->zombie && !t->kernel_thread && !t->view.cmdline);
+        t = proc_task_free(t);
+
+        CHECK(proc_task_read(root, 300, 0, 0, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 999, 0, 0, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 500, 0, 0, &t) == -EIO);
+        CHECK(!t);
+
+        CHECK(proc_task_read(root, 400, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(t->view.n_ancestors == 0); /* parent vanished: tolerated */
+        CHECK(!t->view.user && !t->view.group);
+        CHECK(t->view.uid == 4242424 && t->view.gid == 4242424);
+        CHECK(!t->view.cgroup); /* no "0::" line */
+        CHECK(!t->view.names.argv0); /* argv[0] ends in '/' */
+        CHECK(streq(t->view.cmdline, "relative/argv0/"));
+        t = proc_task_free(t);
+
+        CHECK(proc_task_read(root, 600, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(t->view.n_ancestors == 64);
+        CHECK(streq(t->view.ancestors[0].comm, "loop-b"));
+        CHECK(streq(t->view.ancestors[1].comm, "loop-a"));
+        t = proc_task_free(t);
+
+        CHECK(proc_starttime(root, 100, 0, &st) == 0 && st == 123456789012ULL);
+        CHECK(proc_starttime(root, 100, 101, &st) == 0 && st == 123456789099ULL);
+        CHECK(proc_starttime(root, 100, 103, &st) == -ESRCH);
+
+        CHECK(proc_threads(root, 100, &pids, &n) == 0);
+        CHECK(n == 3 && pids[0] == 100 && pids[1] == 101 && pids[2] == 105);
+        free(pids);
+        CHECK(proc_threads(root, 1, &pids, &n) == -ESRCH);
+
+        CHECK(proc_pids(root, &pids, &n) == 0);
+        CHECK(n == 10);
+        CHECK(pids[0] == 1 && pids[1] == 2 && pids[2] == 50 && pids[9] == 601);
+        free(pids);
+
+        CHECK(proc_tgid(root, 100, &tgid) == 0 && tgid == 100);
+        CHECK(proc_tgid(root, 300, &tgid) == -ESRCH);
+}
+
+static void test_unit(void)
+{
+        char *u = NULL;
+
+        CHECK(cgroup_path_to_unit("/system.slice/pipewire.service", &u) == 0);
+        CHECK(streq(u, "pipewire.service"));
+        free(u);
+        CHECK(cgroup_path_to_unit(
+                      "/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo@x.scope", &u) == 0);
+        CHECK(streq(u, "app-foo@x.scope"));
+        free(u);
+        CHECK(cgroup_path_to_unit("/user.slice/user-1000.slice/user@1000.service/app.slice", &u) == 0);
+        CHECK(streq(u, "user@1000.service"));
+        free(u);
+        CHECK(cgroup_path_to_unit("/system.slice/foo.socket/", &u) == 0);
+        CHECK(streq(u, "foo.socket"));
+        free(u);
+        u = NULL;
+        CHECK(cgroup_path_to_unit("/", &u) == -ENXIO);
+        CHECK(cgroup_path_to_unit("/user.slice/.service", &u) == -ENXIO);
+        CHECK(cgroup_path_to_unit("/a.services", &u) == -ENXIO);
+        CHECK(cgroup_path_to_unit(NULL, &u) == -ENXIO);
+        CHECK(!u);
+}
+
+static void wait_for_comm(pid_t pid, const char *comm)
+{
+        for (int i = 0; i < 500; i++) {
+                char *c = NULL;
+                if (proc_thread_comm("/proc", pid, 0, &c) == 0) {
+                        bool ok = streq(c, comm);
+                        free(c);
+                        if (ok)
+                                return;
+                }
+                usleep(10000);
+        }
+        CHECK(!"child did not reach the expected comm");
+}
+
+static void *named_thread(void *p)
+{
+        pid_t *tid = p;
+
+        prctl(PR_SET_NAME, "worker (x) y");
+        __atomic_store_n(tid, ln_gettid(), __ATOMIC_SEQ_CST);
+        pause();
+        return NULL;
+}
+
+static void test_real(void)
+{
+        ProcTask *t = NULL;
+        char *exe = NULL;
+        pthread_t th;
+        pid_t tid = 0, child;
+        int fds[2];
+
+        /* ourselves, and a named thread */
+        CHECK(prctl(PR_SET_NAME, "test proc)(") == 0);
+        CHECK(pthread_create(&th, NULL, named_thread, &tid) == 0);
+        while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
+                usleep(1000);
+        CHECK(proc_task_read("/proc", getpid(), tid, PROC_READ_THREAD | PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(streq(t->view.names.comm, "test proc)("));
+        CHECK(streq(t->view.thread, "worker (x) y"));
+        CHECK(streq(t->view.names.argv0, "test-proc"));
+        CHECK(readlink_malloc("/proc/self/exe", &exe) == 0);
+        CHECK(streq(t->view.exe_path, exe));
+        free(exe);
+        CHECK(t->view.uid == getuid() && t->view.gid == getgid());
+        CHECK(t->ppid == getppid());
+        CHECK(t->view.n_ancestors >= 1);
+        CHECK(t->view.cgroup && t->view.cgroup[0] == '/');
+        CHECK(!t->kernel_thread && !t->zombie);
+        t = proc_task_free(t);
+        pthread_cancel(th);
+        pthread_join(th, NULL);
+
+        /* a child with a hostile comm and an 8 KiB cmdline: sh blocks on read */
+        {
+                char *big = malloc(8193);
+                CHECK(big);
+                memset(big, 'z', 8192);
+                big[8192] = 0;
+                CHECK(pipe2(fds, O_CLOEXEC) == 0);
+                child = fork();
+                CHECK(child >= 0);
+                if (child == 0) {
+                        dup2(fds[0], 0);
+                        execl("/bin/sh", "/some/dir/my sh", "-c", "read x", "arg0", big, (char *) NULL);
+                        _exit(127);
+                }
+                free(big);
+                close(fds[0]);
+                wait_for_comm(child, "sh");
+                CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
+                CHECK(streq(t->view.names.argv0, "my sh"));
+                CHECK(strlen(t->view.cmdline) == strlen("/some/dir/my sh -c read x arg0 ") + 8192);
+                CHECK(streq(t->view.ancestors[0].comm, "test proc)("));
+                CHECK(t->ppid == getpid());
+                t = proc_task_free(t);
+                close(fds[1]); /* read returns, sh exits */
+                CHECK(waitpid(child, NULL, 0) == child);
+                CHECK(proc_task_read("/proc", child, 0, 0, &t) == -ESRCH);
+        }
+
+        /* a zombie */
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0)
+                _exit(0);
+        for (int i = 0; i < 500; i++) {
+                CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+                if (t->zombie)
+                        break;
+                t = proc_task_free(t);
+                usleep(10000);
+        }
+        CHECK(t && t->zombie && !t->view.cmdline && !t->view.exe_path);
+        t = proc_task_free(t);
+        CHECK(waitpid(child, NULL, 0) == child);
+
+        /* kthreadd, when this pid namespace has it */
+        {
+                char *c = NULL;
+                if (proc_thread_comm("/proc", 2, 0, &c) == 0 && streq(c, "kthreadd")) {
+                        CHECK(proc_task_read("/proc", 2, 0, 0, &t) == 0);
+                        CHECK(t->kernel_thread && !t->view.cmdline && !t->view.exe_path);
+                        t = proc_task_free(t);
+                }
+                free(c);
+        }
+}
+
+int main(void)
+{
+        char cmd[300];
+
+        CHECK(mkdtemp(root));
+        build_fake_proc();
+        test_fake();
+        test_unit();
+        test_real();
+        snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
+        CHECK(system(cmd) == 0);
+        return 0;
+}
