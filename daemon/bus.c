@@ -1,0 +1,1440 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * D-Bus service org.latnice.Daemon1: object /org/latnice/Daemon1, interface
+ * org.latnice.Daemon1 (see man/org.latnice.Daemon1.5.scd for the API).
+ *
+ * Everything a caller sends is checked here before the manager sees it:
+ * argument bounds, setting ranges (settings_parse, as in policy files), and
+ * authorization from the caller's credentials. Read methods are open to
+ * everyone; changes need root or CAP_SYS_NICE, except that any user may make
+ * their own processes less latency-sensitive.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <systemd/sd-bus.h>
+
+#include "config.h"
+#include "daemon/bus.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/probe.h"
+#include "lib/proc.h"
+#include "lib/sched.h"
+#include "lib/settings.h"
+#include "lib/util.h"
+
+#define BUS_NAME "org.latnice.Daemon1"
+#define BUS_PATH "/org/latnice/Daemon1"
+#define BUS_INTERFACE "org.latnice.Daemon1"
+
+#define BUS_ERROR_ACCESS_DENIED "org.latnice.Daemon1.Error.AccessDenied"
+#define BUS_ERROR_NO_SUCH_PROCESS "org.latnice.Daemon1.Error.NoSuchProcess"
+#define BUS_ERROR_REFUSED "org.latnice.Daemon1.Error.Refused"
+
+/* Bounds on what a caller may send. */
+#define BUS_STRING_MAX 4096u
+#define BUS_UNIT_NAME_MAX 255u
+#define BUS_SETTINGS_MAX 16u
+
+#define PF_KTHREAD_FLAG 0x00200000u
+
+struct Bus {
+        Manager *manager;
+        sd_bus *bus;
+        sd_bus_slot *object_slot;
+        sd_bus_slot *disconnect_slot;
+        pid_t pid_max;
+        char *address;
+};
+
+
+static const sd_bus_error_map latnice_error_map[] = {
+        SD_BUS_ERROR_MAP(BUS_ERROR_ACCESS_DENIED, EACCES),
+        SD_BUS_ERROR_MAP(BUS_ERROR_NO_SUCH_PROCESS, ESRCH),
+        SD_BUS_ERROR_MAP(BUS_ERROR_REFUSED, EPERM),
+        SD_BUS_ERROR_MAP_END,
+};
+
+/* D-Bus type of each setting in an a{sv}. Every setting also accepts "s"
+ * with the policy-file syntax ("0.1ms", "50%"). */
+static const char setting_bus_type[_SETTING_MAX] = {
+        [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',       [SETTING_NICE] = 'i',
+        [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',    [SETTING_UTIL_MAX] = 'u',
+        [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u',  [SETTING_CPU_IDLE] = 'b',
+};
+
+/* ---- Helpers ---------------------------------------------------------- */
+
+static int append_setting_value(sd_bus_message *m, const Settings *s, SettingId id)
+{
+        switch (id) {
+        case SETTING_LATENCY_NICE:
+                return sd_bus_message_append(m, "v", "i", s->latency_nice);
+        case SETTING_SLICE:
+                return sd_bus_message_append(m, "v", "t", s->slice_ns);
+        case SETTING_NICE:
+                return sd_bus_message_append(m, "v", "i", s->nice);
+        case SETTING_POLICY:
+                return sd_bus_message_append(m, "v", "s", strna(sched_policy_to_string(s->policy)));
+        case SETTING_UTIL_MIN:
+                return sd_bus_message_append(m, "v", "u", s->util_min);
+        case SETTING_UTIL_MAX:
+                return sd_bus_message_append(m, "v", "u", s->util_max);
+        case SETTING_TIMER_SLACK:
+                return sd_bus_message_append(m, "v", "t", s->timer_slack_ns);
+        case SETTING_CPU_WEIGHT:
+                return sd_bus_message_append(m, "v", "u", s->cpu_weight);
+        case SETTING_CPU_IDLE:
+                return sd_bus_message_append(m, "v", "b", (int) s->cpu_idle);
+        default:
+                return -EINVAL;
+        }
+}
+
+/* a{sv}, one entry per present setting, keys as in policy files. */
+static int append_settings(sd_bus_message *m, const Settings *s)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                if (!settings_has(s, id))
+                        continue;
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "s", setting_to_string(id));
+                if (r < 0)
+                        return r;
+                r = append_setting_value(m, s, id);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+static int append_entry(sd_bus_message *m, const char *key, const char *type, ...)
+{
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "s", key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(m, 'v', type);
+        if (r < 0)
+                return r;
+        va_start(ap, type);
+        r = sd_bus_message_appendv(m, type, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(m);
+}
+
+static int append_strv_entry(sd_bus_message *m, const char *key, char *const *l)
+{
+        static char *const empty[] = { NULL };
+        int r;
+
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "s", key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(m, 'v', "as");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_strv(m, (char **) (l ? l : empty));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(m);
+}
+
+static bool string_ok(const char *s)
+{
+        return s && strnlen(s, BUS_STRING_MAX + 1) <= BUS_STRING_MAX;
+}
+
+/*
+ * Read an a{sv} of settings from M into *RET. Only keys in ALLOWED are
+ * accepted; every value goes through settings_parse(), so the ranges are the
+ * policy language's. ARG names the argument in error messages.
+ */
+static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, Settings *ret,
+                         sd_bus_error *error)
+{
+        Settings s = {};
+        unsigned n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                _cleanup_free_ char *text = NULL, *msg = NULL;
+                const char *key, *contents;
+                char type;
+                SettingId id;
+
+                r = sd_bus_message_enter_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+
+                if (++n > BUS_SETTINGS_MAX)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: too many settings (at most %u)", arg,
+                                                 BUS_SETTINGS_MAX);
+
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        return r;
+                if (!string_ok(key))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: key longer than %u bytes", arg,
+                                                 BUS_STRING_MAX);
+                id = setting_from_string(key);
+                if (id < 0 || !(allowed & SETTING_BIT(id)))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: unknown or unsupported key \"%.64s%s\" here",
+                                                 arg, key, strlen(key) > 64 ? "..." : "");
+                if (settings_has(&s, id))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: %s given twice", arg, key);
+
+                r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        return r;
+                if (type != 'v' || !contents || strlen(contents) != 1 ||
+                    (contents[0] != 's' && contents[0] != setting_bus_type[id]))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: %s must be of D-Bus type \"%c\" (or \"s\" in "
+                                                 "policy syntax), got \"%.16s\"",
+                                                 arg, key, setting_bus_type[id], strempty(contents));
+
+                switch (contents[0]) {
+                case 's': {
+                        const char *v;
+                        r = sd_bus_message_read(m, "v", "s", &v);
+                        if (r < 0)
+                                return r;
+                        if (!string_ok(v))
+                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                         "%s: value of %s longer than %u bytes",
+                                                         arg, key, BUS_STRING_MAX);
+                        text = strdup(v);
+                        r = text ? 0 : -ENOMEM;
+                        break;
+                }
+                case 'i': {
+                        int32_t v;
+                        r = sd_bus_message_read(m, "v", "i", &v);
+                        if (r >= 0)
+                                r = asprintf(&text, "%" PRIi32, v) < 0 ? -ENOMEM : 0;
+                        break;
+                }
+                case 'u': {
+                        uint32_t v;
+                        r = sd_bus_message_read(m, "v", "u", &v);
+                        if (r >= 0)
+                                r = asprintf(&text, "%" PRIu32, v) < 0 ? -ENOMEM : 0;
+                        break;
+                }
+                case 't': {
+                        uint64_t v;
+                        r = sd_bus_message_read(m, "v", "t", &v);
+                        if (r >= 0)
+                                r = asprintf(&text, "%" PRIu64 "ns", v) < 0 ? -ENOMEM : 0;
+                        break;
+                }
+                case 'b': {
+                        int v;
+                        r = sd_bus_message_read(m, "v", "b", &v);
+                        if (r >= 0)
+                                r = (text = strdup(v ? "yes" : "no")) ? 0 : -ENOMEM;
+                        break;
+                }
+                default:
+                        r = -EINVAL;
+                }
+                if (r < 0)
+                        return r;
+
+                r = settings_parse(&s, id, text, &msg, NULL);
+                if (r < 0)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s: %s: %s",
+                                                 arg, key, msg ? msg : "invalid value");
+
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        *ret = s;
+        return 0;
+}
+
+typedef struct Caller {
+        uid_t euid;
+        bool privileged; /* root or CAP_SYS_NICE */
+} Caller;
+
+static int caller_get(sd_bus_message *m, Caller *ret, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        uid_t euid;
+        int r;
+
+        r = sd_bus_query_sender_creds(m,
+                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS |
+                                              SD_BUS_CREDS_AUGMENT,
+                                      &creds);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r,
+                                               "Cannot determine the caller's credentials: %s",
+                                               strerror(-r));
+        r = sd_bus_creds_get_euid(creds, &euid);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r,
+                                               "Cannot determine the caller's user: %s",
+                                               strerror(-r));
+        ret->euid = euid;
+        ret->privileged = euid == 0 || sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
+        return 0;
+}
+
+static int require_privileged(sd_bus_message *m, const char *what, Caller *ret,
+                              sd_bus_error *error)
+{
+        Caller c;
+        int r;
+
+        r = caller_get(m, &c, error);
+        if (r < 0)
+                return r;
+        if (!c.privileged)
+                return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED,
+                                         "%s needs root or CAP_SYS_NICE (caller uid %u has "
+                                         "neither)",
+                                         what, (unsigned) c.euid);
+        if (ret)
+                *ret = c;
+        return 0;
+}
+
+static int read_pid_max(pid_t *ret)
+{
+        _cleanup_free_ char *line = NULL;
+        int v, r;
+
+        r = read_one_line_file("/proc/sys/kernel/pid_max", &line);
+        if (r < 0)
+                return r;
+        r = safe_atoi(line, &v);
+        if (r < 0)
+                return r;
+        if (v <= 0)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+/* Field 9 (flags) of /proc/PID/stat, and the real uid from /proc/PID/status. */
+static int read_task_identity(pid_t pid, unsigned *ret_flags, uid_t *ret_uid)
+{
+        _cleanup_free_ char *stat = NULL, *status = NULL;
+        char path[64];
+        const char *p;
+        unsigned long flags = 0;
+        unsigned uid;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        r = read_full_file(path, READ_FULL_FILE_MAX, &stat, NULL);
+        if (r < 0)
+                return errno_is_gone(r) ? -ESRCH : r;
+        /* comm may contain anything, including ") ": the fields start after the last ')' */
+        p = strrchr(stat, ')');
+        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+                return -EIO;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        r = read_full_file(path, READ_FULL_FILE_MAX, &status, NULL);
+        if (r < 0)
+                return errno_is_gone(r) ? -ESRCH : r;
+        p = strstr(status, "\nUid:");
+        if (!p || sscanf(p + 5, "%u", &uid) != 1)
+                return -EIO;
+
+        *ret_flags = (unsigned) flags;
+        *ret_uid = uid;
+        return 0;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? -errno : fd;
+}
+
+static bool pidfd_alive(int fd)
+{
+        return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0;
+}
+
+static int policy_rank(int policy)
+{
+        switch (policy) {
+        case SCHED_OTHER:
+                return 0;
+        case SCHED_BATCH:
+                return 1;
+        case SCHED_IDLE:
+                return 2;
+        default:
+                return -1;
+        }
+}
+
+/*
+ * May an unprivileged owner apply S to thread TID in state ST? Only changes
+ * that make the task less latency-sensitive pass. On refusal returns -EACCES
+ * and a message in *ret_why.
+ */
+static int check_less_sensitive(Bus *b, pid_t tid, const SchedState *st, const Settings *s,
+                                char **ret_why)
+{
+        const KernelFeatures *kf = manager_kernel(b->manager);
+        uint64_t base = kf && kf->base_slice_ns ? kf->base_slice_ns : base_slice_default(1);
+        uint64_t cur_slice = st->slice_ns ? st->slice_ns : base;
+        int r = 0;
+
+        if (settings_has(s, SETTING_LATENCY_NICE)) {
+                if (st->has_latency_nice) {
+                        if (s->latency_nice < st->latency_nice)
+                                r = asprintf(ret_why,
+                                             "LatencyNice=%d would lower latency nice of tid %d "
+                                             "(currently %d)",
+                                             s->latency_nice, (int) tid, st->latency_nice);
+                } else if (s->latency_nice < 0)
+                        r = asprintf(ret_why,
+                                     "LatencyNice=%d is below the default 0 of tid %d",
+                                     s->latency_nice, (int) tid);
+                else if (st->custom_slice && s->latency_nice != 0 &&
+                         latency_nice_to_slice(s->latency_nice, base) < st->slice_ns)
+                        r = asprintf(ret_why,
+                                     "LatencyNice=%d would shorten the custom slice of tid %d "
+                                     "(currently %" PRIu64 " ns)",
+                                     s->latency_nice, (int) tid, st->slice_ns);
+                if (r != 0)
+                        goto refused;
+        }
+        if (settings_has(s, SETTING_NICE) && s->nice < st->nice) {
+                r = asprintf(ret_why, "Nice=%d would lower the nice value of tid %d (currently %d)",
+                             s->nice, (int) tid, st->nice);
+                goto refused;
+        }
+        if (settings_has(s, SETTING_SLICE) && s->slice_ns < cur_slice) {
+                r = asprintf(ret_why,
+                             "Slice=%" PRIu64 "ns would shorten the slice of tid %d (currently "
+                             "%" PRIu64 " ns)",
+                             s->slice_ns, (int) tid, cur_slice);
+                goto refused;
+        }
+        if (settings_has(s, SETTING_POLICY) &&
+            policy_rank(s->policy) < policy_rank(st->policy)) {
+                r = asprintf(ret_why, "Policy=%s would leave policy %s of tid %d",
+                             strna(sched_policy_to_string(s->policy)),
+                             strna(sched_policy_to_string(st->policy)), (int) tid);
+                goto refused;
+        }
+        if (settings_has(s, SETTING_TIMER_SLACK) && st->timer_slack_ns > 0 &&
+            s->timer_slack_ns < st->timer_slack_ns) {
+                r = asprintf(ret_why,
+                             "TimerSlack=%" PRIu64 "ns would lower the timer slack of tid %d "
+                             "(currently %" PRIu64 " ns)",
+                             s->timer_slack_ns, (int) tid, st->timer_slack_ns);
+                goto refused;
+        }
+        if (settings_has(s, SETTING_UTIL_MAX) && s->util_max > st->util_max) {
+                r = asprintf(ret_why, "UtilMax=%u would raise the utilization cap of tid %d "
+                             "(currently %u)",
+                             s->util_max, (int) tid, st->util_max);
+                goto refused;
+        }
+        if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > st->util_min) {
+                r = asprintf(ret_why, "UtilMin=%u would raise the utilization boost of tid %d "
+                             "(currently %u)",
+                             s->util_min, (int) tid, st->util_min);
+                goto refused;
+        }
+        return 0;
+
+refused:
+        if (r < 0) {
+                *ret_why = NULL;
+                return -ENOMEM;
+        }
+        return -EACCES;
+}
+
+/* ---- Properties ------------------------------------------------------- */
+
+static const struct {
+        const char *name;
+        size_t offset;
+} counter_properties[] = {
+        { "StartTimestamp", offsetof(ManagerStatus, start_usec) },
+        { "LastReloadTimestamp", offsetof(ManagerStatus, last_reload_usec) },
+        { "Events", offsetof(ManagerStatus, n_events) },
+        { "LostEvents", offsetof(ManagerStatus, n_lost) },
+        { "Rescans", offsetof(ManagerStatus, n_rescans) },
+        { "Applied", offsetof(ManagerStatus, n_applied) },
+        { "Failed", offsetof(ManagerStatus, n_failed) },
+        { "ManagedTasks", offsetof(ManagerStatus, n_managed) },
+        { "UserOwnedTasks", offsetof(ManagerStatus, n_user_owned) },
+        { "Rules", offsetof(ManagerStatus, n_rules) },
+        { "PolicyFiles", offsetof(ManagerStatus, n_files) },
+        { "Units", offsetof(ManagerStatus, n_units) },
+};
+
+static int property_get_counter(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        Bus *b = userdata;
+        ManagerStatus st = {};
+
+        manager_get_status(b->manager, &st);
+        for (size_t i = 0; i < ELEMENTSOF(counter_properties); i++)
+                if (streq(counter_properties[i].name, property))
+                        return sd_bus_message_append(
+                                reply, "t",
+                                *(const uint64_t *) ((const char *) &st +
+                                                     counter_properties[i].offset));
+        return -EINVAL;
+}
+
+static int property_get_status_string(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply,
+                                      void *userdata, sd_bus_error *error)
+{
+        Bus *b = userdata;
+        ManagerStatus st = {};
+        const KernelFeatures *kf;
+
+        manager_get_status(b->manager, &st);
+        if (streq(property, "Version"))
+                return sd_bus_message_append(reply, "s", strempty(st.version));
+        if (streq(property, "Backend"))
+                return sd_bus_message_append(reply, "s", strempty(st.backend));
+        if (streq(property, "KernelRelease")) {
+                kf = manager_kernel(b->manager);
+                return sd_bus_message_append(reply, "s", kf ? kf->release : "");
+        }
+        return -EINVAL;
+}
+
+static int property_get_status_bool(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error)
+{
+        Bus *b = userdata;
+        ManagerStatus st = {};
+
+        manager_get_status(b->manager, &st);
+        if (streq(property, "DryRun"))
+                return sd_bus_message_append(reply, "b", (int) st.dry_run);
+        if (streq(property, "SchedExtActive"))
+                return sd_bus_message_append(reply, "b", (int) st.sched_ext_active);
+        return -EINVAL;
+}
+
+/* ---- Methods ---------------------------------------------------------- */
+
+static int method_get_status(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = userdata;
+        ManagerStatus st = {};
+        int r;
+
+        manager_get_status(b->manager, &st);
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = append_entry(reply, "Version", "s", strempty(st.version));
+        if (r >= 0)
+                r = append_entry(reply, "Backend", "s", strempty(st.backend));
+        if (r >= 0)
+                r = append_entry(reply, "DryRun", "b", (int) st.dry_run);
+        if (r >= 0)
+                r = append_entry(reply, "SchedExtActive", "b", (int) st.sched_ext_active);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(counter_properties); i++)
+                r = append_entry(reply, counter_properties[i].name, "t",
+                                 *(const uint64_t *) ((const char *) &st +
+                                                      counter_properties[i].offset));
+        if (r >= 0)
+                r = append_strv_entry(reply, "Diagnostics", st.last_reload_diagnostics);
+        if (r >= 0)
+                r = append_strv_entry(reply, "PolicyDirectories", manager_policy_dirs(b->manager));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_kernel(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = userdata;
+        const KernelFeatures *kf = manager_kernel(b->manager);
+        ManagerStatus st = {};
+        int r;
+
+        if (!kf)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                                        "The kernel has not been probed yet");
+        manager_get_status(b->manager, &st);
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+
+        r = append_entry(reply, "Release", "s", kf->release);
+        if (r >= 0)
+                r = append_entry(reply, "LatencyNiceSyscall", "b", (int) kf->latency_nice_syscall);
+        if (r >= 0)
+                r = append_entry(reply, "LatencyNiceCgroup", "b", (int) kf->latency_nice_cgroup);
+        if (r >= 0)
+                r = append_entry(reply, "EEVDFSlice", "b", (int) kf->eevdf_slice);
+        if (r >= 0)
+                r = append_entry(reply, "UclampTask", "b", (int) kf->uclamp_task);
+        if (r >= 0)
+                r = append_entry(reply, "UclampCgroup", "b", (int) kf->uclamp_cgroup);
+        if (r >= 0)
+                r = append_entry(reply, "CgroupCPU", "b", (int) kf->cgroup2_cpu);
+        if (r >= 0)
+                r = append_entry(reply, "SchedExtActive", "b", (int) kf->sched_ext_active);
+        if (r >= 0)
+                r = append_entry(reply, "Autogroup", "i", (int32_t) kf->autogroup);
+        if (r >= 0)
+                r = append_entry(reply, "BaseSlice", "t", kf->base_slice_ns);
+        if (r >= 0)
+                r = append_entry(reply, "BaseSliceFromDebugfs", "b",
+                                 (int) kf->base_slice_from_debugfs);
+        if (r >= 0)
+                r = append_entry(reply, "CPUs", "u", (uint32_t) kf->ncpus);
+        if (r >= 0)
+                r = append_entry(reply, "CgroupRoot", "s", kf->cgroup_root);
+        if (r >= 0)
+                r = append_entry(reply, "BestBackend", "s",
+                                 strempty(latency_backend_to_string(kf->best_backend)));
+        if (r >= 0)
+                r = append_entry(reply, "Backend", "s", strempty(st.backend));
+        if (r < 0)
+                return r;
+
+        /* The latency-nice -> slice table: a(ix), slice in ns (0: no custom slice) */
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", "LatencyNiceSlices");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "a(ix)");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ix)");
+        for (int ln = -20; r >= 0 && ln <= 19; ln++)
+                r = sd_bus_message_append(reply, "(ix)", (int32_t) ln,
+                                          (int64_t) latency_nice_to_slice(ln, kf->base_slice_ns));
+        for (int i = 0; r >= 0 && i < 3; i++)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_tasks(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ ManagedTask *tasks = NULL;
+        Bus *b = userdata;
+        size_t n = 0;
+        int r;
+
+        r = manager_list_tasks(b->manager, &tasks, &n);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot list tasks: %s", strerror(-r));
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(uusssb)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *str = settings_to_string(&tasks[i].applied);
+                if (!str)
+                        return -ENOMEM;
+                r = sd_bus_message_append(reply, "(uusssb)", (uint32_t) tasks[i].pid,
+                                          (uint32_t) tasks[i].tid, strempty(tasks[i].comm),
+                                          strempty(tasks[i].rule), str,
+                                          (int) tasks[i].user_owned);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *error)
+{
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(m, "u", &pid);
+        if (r < 0)
+                return r;
+        if (pid == 0 || pid > (uint32_t) b->pid_max)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "pid: %" PRIu32 " is out of range 1..%d", pid,
+                                         (int) b->pid_max);
+        *ret = (pid_t) pid;
+        return 0;
+}
+
+static const char *verdict_to_string(RuleVerdict v)
+{
+        switch (v) {
+        case RULE_MATCHED:
+                return "matched";
+        case RULE_NOT_MATCHED:
+                return "not-matched";
+        case RULE_SKIPPED_FINAL:
+                return "skipped-final";
+        default:
+                return "unknown";
+        }
+}
+
+static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = userdata;
+        MatchResult result = {};
+        MatchTrace trace = {};
+        pid_t pid;
+        int r;
+
+        r = read_pid_arg(b, m, &pid, error);
+        if (r < 0)
+                return r;
+
+        r = manager_explain(b->manager, pid, &result, &trace);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
+                                         (int) pid);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot explain pid %d: %s", (int) pid,
+                                               strerror(-r));
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                goto finish;
+        r = append_settings(reply, &result.settings);
+        if (r < 0)
+                goto finish;
+        r = sd_bus_message_append(reply, "sb", strempty(result.rule),
+                                  (int) result.thread_dependent);
+        if (r < 0)
+                goto finish;
+        r = sd_bus_message_open_container(reply, 'a', "(ssussa{sv})");
+        if (r < 0)
+                goto finish;
+        for (size_t i = 0; i < trace.n; i++) {
+                const RuleTrace *t = &trace.rules[i];
+
+                r = sd_bus_message_open_container(reply, 'r', "ssussa{sv}");
+                if (r < 0)
+                        goto finish;
+                r = sd_bus_message_append(reply, "ssuss", strempty(t->rule), strempty(t->file),
+                                          (uint32_t) t->line, verdict_to_string(t->verdict),
+                                          strempty(t->decider));
+                if (r < 0)
+                        goto finish;
+                r = append_settings(reply, &t->settings);
+                if (r < 0)
+                        goto finish;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        goto finish;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                goto finish;
+        r = sd_bus_send(NULL, reply, NULL);
+finish:
+        match_trace_done(&trace);
+        return r;
+}
+
+static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *why = NULL, *err = NULL, *str = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
+        Bus *b = userdata;
+        Settings s = {};
+        Caller c;
+        pid_t pid;
+        size_t n_tids = 0;
+        unsigned flags;
+        uid_t owner;
+        int r, policy;
+
+        r = read_pid_arg(b, m, &pid, error);
+        if (r < 0)
+                return r;
+        r = read_settings(m, SETTINGS_TASK_MASK, "settings", &s, error);
+        if (r < 0)
+                return r;
+        if (s.mask == 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "settings: empty, nothing to set");
+
+        r = caller_get(m, &c, error);
+        if (r < 0)
+                return r;
+
+        /* Hold the process while we look at it, so the pid cannot be reused under us. */
+        pidfd = pidfd_open_(pid);
+        if (pidfd == -ESRCH)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
+                                         (int) pid);
+        if (pidfd == -EINVAL)
+                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
+                                         "pid %d is a thread, not a process: pass its thread "
+                                         "group id",
+                                         (int) pid);
+        if (pidfd < 0 && pidfd != -ENOSYS)
+                return sd_bus_error_set_errnof(error, pidfd, "Cannot open pid %d: %s",
+                                               (int) pid, strerror(-pidfd));
+
+        r = read_task_identity(pid, &flags, &owner);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
+                                         (int) pid);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot read /proc/%d: %s", (int) pid,
+                                               strerror(-r));
+        if (flags & PF_KTHREAD_FLAG)
+                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
+                                         "pid %d is a kernel thread; latniced never changes "
+                                         "kernel threads",
+                                         (int) pid);
+        if (pid == 1)
+                return sd_bus_error_set(error, BUS_ERROR_REFUSED,
+                                        "pid 1 is the init process; latniced does not change it");
+        policy = sched_getscheduler(pid);
+        if (policy < 0)
+                return errno == ESRCH ? sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS,
+                                                          "No process %d", (int) pid)
+                                      : sd_bus_error_set_errnof(error, errno,
+                                                                "Cannot read the policy of "
+                                                                "pid %d: %m",
+                                                                (int) pid);
+        policy &= ~SCHED_RESET_ON_FORK;
+        if (policy_rank(policy) < 0)
+                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
+                                         "pid %d runs under SCHED_%s; latniced never changes "
+                                         "real-time or deadline tasks",
+                                         (int) pid, policy == SCHED_FIFO     ? "FIFO"
+                                                    : policy == SCHED_RR     ? "RR"
+                                                    : policy == SCHED_DEADLINE ? "DEADLINE"
+                                                                               : "EXT");
+
+        str = settings_to_string(&s);
+        if (!str)
+                return -ENOMEM;
+
+        if (!c.privileged) {
+                if (owner != c.euid)
+                        return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED,
+                                                 "Setting %s on pid %d refused: it belongs to "
+                                                 "uid %u, not to the caller (uid %u); changing "
+                                                 "other users' processes needs root or "
+                                                 "CAP_SYS_NICE",
+                                                 str, (int) pid, (unsigned) owner,
+                                                 (unsigned) c.euid);
+
+                r = proc_threads("/proc", pid, &tids, &n_tids);
+                if (r < 0)
+                        return errno_is_gone(r) ? sd_bus_error_setf(error,
+                                                                    BUS_ERROR_NO_SUCH_PROCESS,
+                                                                    "No process %d", (int) pid)
+                                                : sd_bus_error_set_errnof(
+                                                          error, r,
+                                                          "Cannot list the threads of pid %d: %s",
+                                                          (int) pid, strerror(-r));
+                for (size_t i = 0; i < n_tids; i++) {
+                        SchedState st;
+
+                        r = sched_state_read(tids[i], &st);
+                        if (errno_is_gone(r))
+                                continue; /* the thread exited meanwhile */
+                        if (r < 0)
+                                return sd_bus_error_set_errnof(error, r,
+                                                               "Cannot read the attributes of "
+                                                               "tid %d: %s",
+                                                               (int) tids[i], strerror(-r));
+                        r = check_less_sensitive(b, tids[i], &st, &s, &why);
+                        if (r == -EACCES)
+                                return sd_bus_error_setf(
+                                        error, BUS_ERROR_ACCESS_DENIED,
+                                        "Setting %s on pid %d refused: %s; without root or "
+                                        "CAP_SYS_NICE a user may only make their own processes "
+                                        "less latency-sensitive",
+                                        str, (int) pid, why);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        /* What we read must still be about the same process. */
+        if (pidfd >= 0 && !pidfd_alive(pidfd))
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS,
+                                         "Process %d exited", (int) pid);
+
+        r = manager_set_task(b->manager, pid, &s, &err);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d%s%s",
+                                         (int) pid, err ? ": " : "", strempty(err));
+        if (r == -EPERM)
+                return sd_bus_error_setf(error, BUS_ERROR_REFUSED, "Cannot set %s on pid %d: %s",
+                                         str, (int) pid, err ? err : "refused");
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot set %s on pid %d: %s", str,
+                                               (int) pid, err ? err : strerror(-r));
+
+        log_info("SetTask: %s on pid %d by uid %u", str, (int) pid, (unsigned) c.euid);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+/* systemd unit name: [A-Za-z0-9:_.\\@-], a known type suffix, <= 255 bytes. */
+static bool unit_name_valid(const char *unit)
+{
+        static const char *const suffixes[] = { ".service", ".socket", ".device", ".mount",
+                                                ".automount", ".swap", ".target", ".path",
+                                                ".timer", ".slice", ".scope" };
+        size_t n = strnlen(unit, BUS_UNIT_NAME_MAX + 1);
+        const char *dot;
+
+        if (n == 0 || n > BUS_UNIT_NAME_MAX)
+                return false;
+        for (const char *p = unit; *p; p++)
+                if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:_.\\@-",
+                            *p))
+                        return false;
+        dot = strrchr(unit, '.');
+        if (!dot || dot == unit)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (streq(dot, suffixes[i]))
+                        return true;
+        return false;
+}
+
+/* "90-unit-<unit>.policy"; the only character of unit names that is not kept is
+ * '\\', written as "%5c" ('%' never occurs in unit names, so this is injective). */
+static char *unit_dropin_name(const char *unit)
+{
+        size_t n = strlen(unit);
+        char *s = malloc(strlen("90-unit-") + 3 * n + strlen(".policy") + 1), *p;
+
+        if (!s)
+                return NULL;
+        p = stpcpy(s, "90-unit-");
+        for (const char *u = unit; *u; u++) {
+                if (*u == '\\')
+                        p = stpcpy(p, "%5c");
+                else
+                        *p++ = *u;
+        }
+        strcpy(p, ".policy");
+        return s;
+}
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = copy + 1;; p++) {
+                if (*p != '/' && *p != '\0')
+                        continue;
+                char saved = *p;
+                *p = '\0';
+                if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = saved;
+                if (saved == '\0')
+                        return 0;
+        }
+}
+
+static int write_unit_dropin(const char *dir, const char *path, const char *unit,
+                             const Settings *s, bool runtime, uid_t by)
+{
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        int fd, r;
+
+        r = mkdir_parents(dir, 0755);
+        if (r < 0)
+                return r;
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "w");
+        if (!f) {
+                r = -errno;
+                safe_close(fd);
+                goto fail;
+        }
+        if (fchmod(fd, 0644) < 0) {
+                r = -errno;
+                goto fail;
+        }
+
+        fprintf(f,
+                "# Written by latniced for uid %u (SetUnit, latnicectl set-unit).\n"
+                "# Remove with: latnicectl unset-unit%s %s\n"
+                "[Unit ",
+                (unsigned) by, runtime ? " --runtime" : "", unit);
+        /* The section name is a glob: a backslash in the unit name must be escaped. */
+        for (const char *u = unit; *u; u++) {
+                if (*u == '\\')
+                        fputc('\\', f);
+                fputc(*u, f);
+        }
+        fputs("]\n", f);
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                _cleanup_free_ char *v = NULL;
+
+                if (!settings_has(s, id))
+                        continue;
+                r = setting_format(s, id, &v);
+                if (r < 0)
+                        goto fail;
+                fprintf(f, "%s = %s\n", setting_to_string(id), v);
+        }
+        if (fflush(f) != 0 || ferror(f)) {
+                r = -EIO;
+                goto fail;
+        }
+        if (fsync(fileno(f)) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (rename(tmp, path) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return 0;
+
+fail:
+        (void) unlink(tmp);
+        return r;
+}
+
+/*
+ * Where SetUnit writes: the admin directory is the last policy directory in
+ * effect (/etc/latnice/policy.d by default, the last --policy-dir
+ * otherwise). The runtime directory is RUNTIME_POLICY_DIR when it is in
+ * effect, else the directory just below the admin directory in priority (so
+ * a test running latniced with --policy-dir VENDOR --policy-dir RUN
+ * --policy-dir ADMIN gets RUN); with a single --policy-dir there is none.
+ */
+static int unit_dropin_dir(Bus *b, bool runtime, const char **ret, sd_bus_error *error)
+{
+        char *const *dirs = manager_policy_dirs(b->manager);
+        size_t n = 0;
+
+        while (dirs && dirs[n])
+                n++;
+        if (n == 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                                        "latniced has no policy directory");
+        if (!runtime) {
+                *ret = dirs[n - 1];
+                return 0;
+        }
+        for (size_t i = 0; i + 1 < n; i++)
+                if (streq(dirs[i], RUNTIME_POLICY_DIR)) {
+                        *ret = dirs[i];
+                        return 0;
+                }
+        if (n >= 2) {
+                *ret = dirs[n - 2];
+                return 0;
+        }
+        return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                 "runtime: latniced runs with the single policy directory %s, "
+                                 "so there is no runtime directory (give it two or more "
+                                 "--policy-dir)",
+                                 dirs[0]);
+}
+
+/* The first error diagnostic of the last reload about PATH, or NULL. */
+static const char *reload_error_about(Bus *b, const char *path)
+{
+        ManagerStatus st = {};
+        size_t n = strlen(path);
+
+        manager_get_status(b->manager, &st);
+        for (char *const *d = st.last_reload_diagnostics; d && *d; d++)
+                if (strncmp(*d, path, n) == 0 && (*d)[n] == ':' && strstr(*d + n, ": error:"))
+                        return *d;
+        return NULL;
+}
+
+static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *name = NULL, *path = NULL, *diag = NULL;
+        Bus *b = userdata;
+        const char *unit, *dir;
+        Settings s = {};
+        Caller c;
+        int r, runtime;
+
+        r = sd_bus_message_read(m, "s", &unit);
+        if (r < 0)
+                return r;
+        if (!unit_name_valid(unit))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "unit: \"%.64s%s\" is not a valid systemd unit name "
+                                         "(letters, digits, \":_.\\@-\", a type suffix such as "
+                                         ".service, at most %u bytes)",
+                                         unit, strlen(unit) > 64 ? "..." : "", BUS_UNIT_NAME_MAX);
+        r = read_settings(m, SETTINGS_UNIT_MASK, "settings", &s, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "b", &runtime);
+        if (r < 0)
+                return r;
+
+        r = require_privileged(m, "SetUnit", &c, error);
+        if (r < 0)
+                return r;
+
+        r = unit_dropin_dir(b, runtime, &dir, error);
+        if (r < 0)
+                return r;
+        name = unit_dropin_name(unit);
+        if (!name || asprintf(&path, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+
+        if (s.mask == 0) {
+                if (unlink(path) < 0) {
+                        if (errno == ENOENT)
+                                return sd_bus_error_setf(error, SD_BUS_ERROR_FILE_NOT_FOUND,
+                                                         "No drop-in for %s: %s does not exist",
+                                                         unit, path);
+                        return sd_bus_error_set_errnof(error, errno, "Cannot remove %s: %m",
+                                                       path);
+                }
+                log_info("SetUnit: removed %s (uid %u)", path, (unsigned) c.euid);
+        } else {
+                r = write_unit_dropin(dir, path, unit, &s, runtime, c.euid);
+                if (r < 0)
+                        return sd_bus_error_set_errnof(error, r, "Cannot write %s: %s", path,
+                                                       strerror(-r));
+                log_info("SetUnit: wrote %s (uid %u)", path, (unsigned) c.euid);
+        }
+
+        r = manager_reload(b->manager);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Wrote %s, but the reload failed: %s",
+                                               path, strerror(-r));
+
+        if (s.mask != 0) {
+                const char *d = reload_error_about(b, path);
+                if (d) {
+                        diag = strdup(d);
+                        (void) unlink(path);
+                        (void) manager_reload(b->manager);
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                                 "The policy loader rejected the drop-in, "
+                                                 "removed it again: %s",
+                                                 diag ? diag : path);
+                }
+        }
+
+        return sd_bus_reply_method_return(m, "s", path);
+}
+
+static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = userdata;
+        ManagerStatus st = {};
+        static char *const empty[] = { NULL };
+        Caller c;
+        int r;
+
+        r = require_privileged(m, "Reload", &c, error);
+        if (r < 0)
+                return r;
+        log_info("Reload requested over D-Bus by uid %u", (unsigned) c.euid);
+        r = manager_reload(b->manager);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Reload failed: %s", strerror(-r));
+
+        manager_get_status(b->manager, &st);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_strv(reply, (char **) (st.last_reload_diagnostics
+                                                                 ? st.last_reload_diagnostics
+                                                                 : empty));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* ---- Object ----------------------------------------------------------- */
+
+#define COUNTER(name) \
+        SD_BUS_PROPERTY(name, "t", property_get_counter, 0, 0)
+
+static const sd_bus_vtable daemon_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+
+        SD_BUS_PROPERTY("Version", "s", property_get_status_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("KernelRelease", "s", property_get_status_string, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Backend", "s", property_get_status_string, 0, 0),
+        SD_BUS_PROPERTY("DryRun", "b", property_get_status_bool, 0, 0),
+        SD_BUS_PROPERTY("SchedExtActive", "b", property_get_status_bool, 0, 0),
+        SD_BUS_PROPERTY("StartTimestamp", "t", property_get_counter, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        COUNTER("LastReloadTimestamp"),
+        COUNTER("Events"),
+        COUNTER("LostEvents"),
+        COUNTER("Rescans"),
+        COUNTER("Applied"),
+        COUNTER("Failed"),
+        COUNTER("ManagedTasks"),
+        COUNTER("UserOwnedTasks"),
+        COUNTER("Rules"),
+        COUNTER("PolicyFiles"),
+        COUNTER("Units"),
+
+        SD_BUS_METHOD_WITH_ARGS("GetStatus", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", status),
+                                method_get_status, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetKernel", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", kernel),
+                                method_get_kernel, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListTasks", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(uusssb)", tasks), method_list_tasks,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("u", pid),
+                                SD_BUS_RESULT("a{sv}", settings, "s", rule, "b",
+                                              thread_dependent, "a(ssussa{sv})", rules),
+                                method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetTask", SD_BUS_ARGS("u", pid, "a{sv}", settings),
+                                SD_BUS_NO_RESULT, method_set_task, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetUnit",
+                                SD_BUS_ARGS("s", unit, "a{sv}", settings, "b", runtime),
+                                SD_BUS_RESULT("s", path), method_set_unit,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_RESULT("as", diagnostics),
+                                method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_SIGNAL_WITH_ARGS("TaskApplied",
+                                SD_BUS_ARGS("u", pid, "u", tid, "s", rule, "s", settings), 0),
+
+        SD_BUS_VTABLE_END,
+};
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        Bus *b = userdata;
+
+        log_warning("Lost the connection to the D-Bus bus %s; continuing without D-Bus",
+                    strna(b->address));
+        b->disconnect_slot = sd_bus_slot_unref(b->disconnect_slot);
+        return 0;
+}
+
+static int bus_connect(const char *address, sd_bus **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (streq(address, "system"))
+                r = sd_bus_open_system_with_description(&bus, "latniced");
+        else if (streq(address, "session"))
+                r = sd_bus_open_user_with_description(&bus, "latniced");
+        else {
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_address(bus, address);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_bus_client(bus, true);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_description(bus, "latniced");
+                if (r < 0)
+                        return r;
+                r = sd_bus_start(bus);
+        }
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        Bus *b;
+        int r;
+
+        if (!address)
+                address = "system";
+        if (streq(address, "none")) {
+                *ret = NULL;
+                return 0;
+        }
+
+        b = calloc(1, sizeof(*b));
+        if (!b)
+                return -ENOMEM;
+        b->manager = m;
+        b->address = strdup(address);
+        if (!b->address) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = read_pid_max(&b->pid_max);
+        if (r < 0)
+                b->pid_max = 4194304; /* PID_MAX_LIMIT on 64-bit */
+
+        r = sd_bus_error_add_map(latnice_error_map);
+        if (r < 0)
+                goto fail;
+
+        r = bus_connect(address, &bus);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot connect to the bus %s: %m", address);
+                goto fail;
+        }
+        b->bus = sd_bus_ref(bus);
+
+        r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE,
+                                     daemon_vtable, b);
+        if (r < 0)
+                goto fail;
+
+        r = sd_bus_match_signal(b->bus, &b->disconnect_slot, "org.freedesktop.DBus.Local",
+                                "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                "Disconnected", on_disconnected, b);
+        if (r < 0)
+                goto fail;
+
+        r = sd_bus_request_name(b->bus, BUS_NAME, 0);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot take the bus name " BUS_NAME ": %m");
+                goto fail;
+        }
+
+        r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                goto fail;
+
+        log_debug("Serving " BUS_NAME " on %s", address);
+        *ret = b;
+        return 0;
+
+fail:
+        bus_free(b);
+        return r;
+}
+
+Bus *bus_free(Bus *b)
+{
+        if (!b)
+                return NULL;
+        b->object_slot = sd_bus_slot_unref(b->object_slot);
+        b->disconnect_slot = sd_bus_slot_unref(b->disconnect_slot);
+        if (b->bus) {
+                (void) sd_bus_detach_event(b->bus);
+                b->bus = sd_bus_flush_close_unref(b->bus);
+        }
+        free(b->address);
+        free(b);
+        return NULL;
+}
+
+void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const Settings *s)
+{
+        _cleanup_free_ char *str = NULL;
+        int r;
+
+        if (!b || !b->bus || !b->disconnect_slot)
+                return;
+        str = s ? settings_to_string(s) : strdup("");
+        if (!str)
+                return (void) log_oom();
+        r = sd_bus_emit_signal(b->bus, BUS_PATH, BUS_INTERFACE, "TaskApplied", "uuss",
+                               (uint32_t) pid, (uint32_t) tid, strempty(rule), str);
+        if (r < 0)
+                log_debug_errno(r, "Cannot emit TaskApplied for %d/%d: %m", (int) pid,
+                                (int) tid);
+}
