@@ -1,0 +1,1085 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * latnicectl daemon verbs: status, list, set, reload, monitor, set-unit,
+ * unset-unit. They talk to latniced over D-Bus (org.latnice.Daemon1, see
+ * man/org.latnice.Daemon1.5.scd) and never link daemon code.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/table.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/settings.h"
+#include "lib/util.h"
+
+#define BUS_NAME "org.latnice.Daemon1"
+#define BUS_PATH "/org/latnice/Daemon1"
+#define BUS_INTERFACE "org.latnice.Daemon1"
+
+#define EXIT_USAGE 2
+
+
+/* ---- Connecting and calling ------------------------------------------ */
+
+static const char *bus_address(const CliOptions *o)
+{
+        return o && o->bus ? o->bus : "system";
+}
+
+/* "the system bus", "the session bus", "the bus unix:path=..." */
+static char *bus_description(const CliOptions *o)
+{
+        const char *a = bus_address(o);
+        char *s = NULL;
+
+        if (streq(a, "system") || streq(a, "session"))
+                return asprintf(&s, "the %s bus", a) < 0 ? NULL : s;
+        return asprintf(&s, "the bus %s", a) < 0 ? NULL : s;
+}
+
+static int report_not_running(const CliOptions *o, const char *why)
+{
+        _cleanup_free_ char *d = bus_description(o);
+
+        if (why)
+                log_error("latniced is not running (%s)", why);
+        else
+                log_error("latniced is not running (" BUS_NAME " is not on %s)", strna(d));
+        return 1;
+}
+
+/* Connect; on failure print why and return the exit status (1). */
+static int bus_open(const CliOptions *o, sd_bus **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *a = bus_address(o);
+        int r;
+
+        if (streq(a, "system"))
+                r = sd_bus_open_system(&bus);
+        else if (streq(a, "session"))
+                r = sd_bus_open_user(&bus);
+        else {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, a);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, true);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        }
+        if (r < 0) {
+                _cleanup_free_ char *d = bus_description(o), *why = NULL;
+
+                if (asprintf(&why, "cannot connect to %s: %s", strna(d), strerror(-r)) < 0)
+                        return log_oom(), 1;
+                return report_not_running(o, why);
+        }
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* Print a failed call's error; returns the exit status (1). */
+static int report_error(const CliOptions *o, const char *method, const sd_bus_error *error,
+                        int r)
+{
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+            (error->name && strncmp(error->name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0))
+                return report_not_running(o, NULL);
+        if (sd_bus_error_is_set(error))
+                log_error("%s", error->message && *error->message ? error->message : error->name);
+        else
+                log_error("%s failed: %s", method, strerror(r < 0 ? -r : r));
+        return 1;
+}
+
+static int method_new(sd_bus *bus, const char *method, sd_bus_message **ret)
+{
+        return sd_bus_message_new_method_call(bus, ret, BUS_NAME, BUS_PATH, BUS_INTERFACE,
+                                              method);
+}
+
+/* Call M; on failure print and return the exit status 1, else 0. */
+static int call(const CliOptions *o, sd_bus *bus, sd_bus_message *m, const char *method,
+                sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call(bus, m, 0, &error, ret_reply);
+        if (r < 0)
+                return report_error(o, method, &error, r);
+        return 0;
+}
+
+static int bus_parse_error(int r)
+{
+        log_error_errno(r, "Cannot parse the reply of latniced: %m");
+        return 1;
+}
+
+/* ---- Settings on the command line ------------------------------------ */
+
+static const char setting_bus_type[_SETTING_MAX] = {
+        [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',       [SETTING_NICE] = 'i',
+        [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',    [SETTING_UTIL_MAX] = 'u',
+        [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u',  [SETTING_CPU_IDLE] = 'b',
+};
+
+/* a{sv} of S with the daemon's value types. */
+static int append_settings(sd_bus_message *m, const Settings *s)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                const char *key = setting_to_string(id);
+
+                if (!settings_has(s, id))
+                        continue;
+                switch (setting_bus_type[id]) {
+                case 'i':
+                        r = sd_bus_message_append(m, "{sv}", key, "i",
+                                                  id == SETTING_NICE ? s->nice : s->latency_nice);
+                        break;
+                case 't':
+                        r = sd_bus_message_append(m, "{sv}", key, "t",
+                                                  id == SETTING_SLICE ? s->slice_ns
+                                                                      : s->timer_slack_ns);
+                        break;
+                case 'u':
+                        r = sd_bus_message_append(m, "{sv}", key, "u",
+                                                  id == SETTING_UTIL_MIN   ? s->util_min
+                                                  : id == SETTING_UTIL_MAX ? s->util_max
+                                                                           : s->cpu_weight);
+                        break;
+                case 's':
+                        r = sd_bus_message_append(m, "{sv}", key, "s",
+                                                  strna(sched_policy_to_string(s->policy)));
+                        break;
+                case 'b':
+                        r = sd_bus_message_append(m, "{sv}", key, "b", (int) s->cpu_idle);
+                        break;
+                default:
+                        r = -EINVAL;
+                }
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+/* Parse KEY=VALUE arguments; usage errors print and return 2. */
+static int parse_assignments(char **args, size_t n, uint32_t allowed, const char *what,
+                             Settings *ret)
+{
+        Settings s = {};
+
+        if (n == 0) {
+                log_error("%s: expected at least one KEY=VALUE (e.g. LatencyNice=5)", what);
+                return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *err = NULL, *key = NULL;
+                const char *eq = strchr(args[i], '=');
+                SettingId id;
+
+                if (!eq || eq == args[i]) {
+                        log_error("%s: expected KEY=VALUE, found \"%s\"", what, args[i]);
+                        return EXIT_USAGE;
+                }
+                key = strndup(args[i], eq - args[i]);
+                if (!key)
+                        return log_oom(), 1;
+                id = setting_from_string(key);
+                if (id < 0 || !(allowed & SETTING_BIT(id))) {
+                        log_error("%s: %s is not a setting %s accepts", what, key, what);
+                        return EXIT_USAGE;
+                }
+                if (settings_parse(&s, id, eq + 1, &err, NULL) < 0) {
+                        log_error("%s: %s: %s", what, key, err ? err : "invalid value");
+                        return EXIT_USAGE;
+                }
+        }
+        *ret = s;
+        return 0;
+}
+
+/* ---- Generic reply -> JSON ------------------------------------------- */
+
+/* "LatencyNiceSyscall" -> "latency_nice_syscall", "EEVDFSlice" -> "eevdf_slice" */
+static char *camel_to_snake(const char *s)
+{
+        size_t n = strlen(s);
+        char *out = malloc(2 * n + 1), *p = out;
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                bool upper = c >= 'A' && c <= 'Z';
+
+                if (upper && i > 0) {
+                        char prev = s[i - 1], next = s[i + 1];
+                        bool prev_lower = (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
+                        bool prev_upper = prev >= 'A' && prev <= 'Z';
+                        bool next_lower = next >= 'a' && next <= 'z';
+                        /* "CPUs": a plural s does not start a word */
+                        if (prev_lower || (prev_upper && next_lower && !(next == 's' && s[i + 2] == '\0')))
+                                *p++ = '_';
+                }
+                *p++ = upper ? (char) (c - 'A' + 'a') : c;
+        }
+        *p = '\0';
+        return out;
+}
+
+static int json_dump_value(JsonWriter *w, sd_bus_message *m);
+
+static int json_dump_basic(JsonWriter *w, sd_bus_message *m, char type, bool as_key)
+{
+        union {
+                uint8_t u8;
+                uint16_t u16;
+                int16_t s16;
+                uint32_t u32;
+                int32_t s32;
+                uint64_t u64;
+                int64_t s64;
+                double d;
+                int b;
+                const char *s;
+        } v;
+        char buf[32];
+        int r;
+
+        r = sd_bus_message_read_basic(m, type, &v);
+        if (r < 0)
+                return r;
+        switch (type) {
+        case 's':
+        case 'o':
+        case 'g':
+                if (as_key) {
+                        _cleanup_free_ char *k = camel_to_snake(v.s);
+                        if (!k)
+                                return -ENOMEM;
+                        json_key(w, k);
+                } else
+                        json_string(w, v.s);
+                return 0;
+        case 'b':
+                if (as_key)
+                        json_key(w, v.b ? "true" : "false");
+                else
+                        json_bool(w, v.b);
+                return 0;
+        case 'y':
+                snprintf(buf, sizeof(buf), "%u", v.u8);
+                break;
+        case 'q':
+                snprintf(buf, sizeof(buf), "%u", v.u16);
+                break;
+        case 'n':
+                snprintf(buf, sizeof(buf), "%d", v.s16);
+                break;
+        case 'u':
+                snprintf(buf, sizeof(buf), "%" PRIu32, v.u32);
+                break;
+        case 'i':
+        case 'h':
+                snprintf(buf, sizeof(buf), "%" PRIi32, v.s32);
+                break;
+        case 't':
+                snprintf(buf, sizeof(buf), "%" PRIu64, v.u64);
+                break;
+        case 'x':
+                snprintf(buf, sizeof(buf), "%" PRIi64, v.s64);
+                break;
+        case 'd':
+                if (as_key)
+                        snprintf(buf, sizeof(buf), "%g", v.d);
+                else {
+                        json_double(w, v.d);
+                        return 0;
+                }
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (as_key)
+                json_key(w, buf);
+        else if (type == 'i' || type == 'x' || type == 'n' || type == 'h')
+                json_int(w, type == 'x' ? v.s64 : type == 'n' ? v.s16 : v.s32);
+        else
+                json_uint(w, type == 't' ? v.u64 : type == 'u' ? v.u32 : type == 'q' ? v.u16 : v.u8);
+        return 0;
+}
+
+/* Write the next complete value of M as JSON: a{..} as objects (keys in
+ * snake_case), other arrays and structs as arrays, variants unwrapped. */
+static int json_dump_value(JsonWriter *w, sd_bus_message *m)
+{
+        const char *contents;
+        char type;
+        int r;
+
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENXIO;
+
+        switch (type) {
+        case 'v':
+        case 'r':
+                r = sd_bus_message_enter_container(m, type, contents);
+                if (r < 0)
+                        return r;
+                if (type == 'r')
+                        json_begin_array(w);
+                while ((r = sd_bus_message_at_end(m, false)) == 0) {
+                        r = json_dump_value(w, m);
+                        if (r < 0)
+                                return r;
+                }
+                if (r < 0)
+                        return r;
+                if (type == 'r')
+                        json_end_array(w);
+                return sd_bus_message_exit_container(m);
+        case 'a': {
+                bool dict = contents[0] == '{';
+
+                r = sd_bus_message_enter_container(m, 'a', contents);
+                if (r < 0)
+                        return r;
+                dict ? json_begin_object(w) : json_begin_array(w);
+                for (;;) {
+                        if (dict) {
+                                const char *ec;
+                                char et;
+
+                                r = sd_bus_message_peek_type(m, &et, &ec);
+                                if (r <= 0)
+                                        break;
+                                r = sd_bus_message_enter_container(m, 'e', ec);
+                                if (r < 0)
+                                        return r;
+                                r = json_dump_basic(w, m, ec[0], true);
+                                if (r < 0)
+                                        return r;
+                                r = json_dump_value(w, m);
+                                if (r < 0)
+                                        return r;
+                                r = sd_bus_message_exit_container(m);
+                                if (r < 0)
+                                        return r;
+                        } else {
+                                r = sd_bus_message_at_end(m, false);
+                                if (r != 0)
+                                        break;
+                                r = json_dump_value(w, m);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+                if (r < 0)
+                        return r;
+                dict ? json_end_object(w) : json_end_array(w);
+                return sd_bus_message_exit_container(m);
+        }
+        default:
+                return json_dump_basic(w, m, type, false);
+        }
+}
+
+/* Dump the whole reply: one value as is, several as an array. */
+static int print_reply_json(sd_bus_message *reply)
+{
+        JsonWriter w;
+        int r;
+
+        json_writer_init(&w, stdout);
+        r = json_dump_value(&w, reply);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = json_writer_finish(&w);
+        if (r < 0)
+                return log_error_errno(r, "Cannot write JSON: %m"), 1;
+        return 0;
+}
+
+/* ---- status ----------------------------------------------------------- */
+
+typedef struct StatusInfo {
+        const char *version, *backend;
+        int dry_run, sched_ext_active;
+        uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
+                user_owned, rules, files, units;
+        char **diagnostics, **dirs;
+} StatusInfo;
+
+static void status_info_done(StatusInfo *i)
+{
+        strv_free(i->diagnostics);
+        strv_free(i->dirs);
+}
+
+static int status_read(sd_bus_message *reply, StatusInfo *i)
+{
+        static const struct {
+                const char *key;
+                size_t offset;
+        } counters[] = {
+                { "StartTimestamp", offsetof(StatusInfo, start) },
+                { "LastReloadTimestamp", offsetof(StatusInfo, last_reload) },
+                { "Events", offsetof(StatusInfo, events) },
+                { "LostEvents", offsetof(StatusInfo, lost) },
+                { "Rescans", offsetof(StatusInfo, rescans) },
+                { "Applied", offsetof(StatusInfo, applied) },
+                { "Failed", offsetof(StatusInfo, failed) },
+                { "ManagedTasks", offsetof(StatusInfo, managed) },
+                { "UserOwnedTasks", offsetof(StatusInfo, user_owned) },
+                { "Rules", offsetof(StatusInfo, rules) },
+                { "PolicyFiles", offsetof(StatusInfo, files) },
+                { "Units", offsetof(StatusInfo, units) },
+        };
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                bool done = false;
+
+                r = sd_bus_message_read(reply, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(reply, NULL, &contents);
+                if (r < 0)
+                        return r;
+
+                if (streq(contents, "s") && (streq(key, "Version") || streq(key, "Backend"))) {
+                        r = sd_bus_message_read(reply, "v", "s",
+                                                streq(key, "Version") ? &i->version : &i->backend);
+                        done = true;
+                } else if (streq(contents, "b") &&
+                           (streq(key, "DryRun") || streq(key, "SchedExtActive"))) {
+                        r = sd_bus_message_read(reply, "v", "b",
+                                                streq(key, "DryRun") ? &i->dry_run
+                                                                     : &i->sched_ext_active);
+                        done = true;
+                } else if (streq(contents, "as") &&
+                           (streq(key, "Diagnostics") || streq(key, "PolicyDirectories"))) {
+                        char ***l = streq(key, "Diagnostics") ? &i->diagnostics : &i->dirs;
+                        r = sd_bus_message_enter_container(reply, 'v', "as");
+                        if (r >= 0) {
+                                *l = strv_free(*l);
+                                r = sd_bus_message_read_strv(reply, l);
+                        }
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(reply);
+                        done = true;
+                } else if (streq(contents, "t")) {
+                        for (size_t k = 0; k < ELEMENTSOF(counters); k++)
+                                if (streq(key, counters[k].key)) {
+                                        r = sd_bus_message_read(
+                                                reply, "v", "t",
+                                                (uint64_t *) ((char *) i + counters[k].offset));
+                                        done = true;
+                                        break;
+                                }
+                }
+                if (r < 0)
+                        return r;
+                if (!done) {
+                        r = sd_bus_message_skip(reply, "v");
+                        if (r < 0)
+                                return r;
+                }
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
+static size_t strv_count(char *const *l)
+{
+        size_t n = 0;
+
+        while (l && l[n])
+                n++;
+        return n;
+}
+
+static void format_timestamp(uint64_t usec, char *buf, size_t size)
+{
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) ||
+            strftime(buf, size, "%a %Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+                snprintf(buf, size, "n/a");
+}
+
+static const char *backend_explained(const char *b)
+{
+        if (streq_ptr(b, "latency-nice"))
+                return "per-task latency nice (kernel patch set)";
+        if (streq_ptr(b, "slice"))
+                return "latency nice emulated with the EEVDF slice";
+        if (streq_ptr(b, "none"))
+                return "latency nice unavailable";
+        return NULL;
+}
+
+int verb_status(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(status_info_done) StatusInfo i = {};
+        char started[64], reloaded[64];
+        const char *on, *off;
+        size_t n_errors = 0;
+        int r;
+
+        if (argc > 1) {
+                log_error("status: unexpected argument \"%s\"", argv[1]);
+                return EXIT_USAGE;
+        }
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "GetStatus", &m);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "GetStatus", &reply);
+        if (r != 0)
+                return r;
+
+        if (o->json)
+                return print_reply_json(reply);
+
+        r = status_read(reply, &i);
+        if (r < 0)
+                return bus_parse_error(r);
+
+        on = o->color ? "\033[1m" : "";
+        off = o->color ? "\033[0m" : "";
+        format_timestamp(i.start, started, sizeof(started));
+        format_timestamp(i.last_reload, reloaded, sizeof(reloaded));
+        for (char **d = i.diagnostics; d && *d; d++)
+                if (strstr(*d, ": error:"))
+                        n_errors++;
+
+        printf("%slatniced %s%s, running since %s\n", on, strna(i.version), off, started);
+        printf("      Backend: %s%s%s%s\n", strna(i.backend),
+               backend_explained(i.backend) ? " (" : "", strempty(backend_explained(i.backend)),
+               backend_explained(i.backend) ? ")" : "");
+        if (i.sched_ext_active)
+                printf("    sched_ext: active: slice and latency nice have no effect\n");
+        printf("      Dry run: %s\n", i.dry_run ? "yes (nothing is changed)" : "no");
+        printf("       Policy: %" PRIu64 " rules, %" PRIu64 " unit sections in %" PRIu64
+               " files\n",
+               i.rules, i.units, i.files);
+        for (char **d = i.dirs; d && *d; d++)
+                printf("%s %s\n", d == i.dirs ? "  Directories:" : "              ", *d);
+        printf("  Last reload: %s\n", reloaded);
+        printf("        Tasks: %" PRIu64 " managed, %" PRIu64 " user-owned\n", i.managed,
+               i.user_owned);
+        printf("       Events: %" PRIu64 " handled, %" PRIu64 " lost, %" PRIu64 " rescans\n",
+               i.events, i.lost, i.rescans);
+        printf("      Applied: %" PRIu64 " (%" PRIu64 " failed)\n", i.applied, i.failed);
+        if (!i.diagnostics || !i.diagnostics[0])
+                printf("  Diagnostics: none\n");
+        else {
+                printf("  Diagnostics: %zu error%s, %zu warning%s\n", n_errors,
+                       n_errors == 1 ? "" : "s", strv_count(i.diagnostics) - n_errors,
+                       strv_count(i.diagnostics) - n_errors == 1 ? "" : "s");
+                for (char **d = i.diagnostics; *d; d++) {
+                        _cleanup_free_ char *clean = cell_sanitize(*d);
+                        printf("               %s\n", clean ? clean : "?");
+                }
+        }
+        return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ---- list ------------------------------------------------------------- */
+
+int verb_list(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        JsonWriter w;
+        uint32_t pid, tid;
+        const char *comm, *rule, *settings;
+        int user_owned, r;
+
+        if (argc > 1) {
+                log_error("list: unexpected argument \"%s\"", argv[1]);
+                return EXIT_USAGE;
+        }
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "ListTasks", &m);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "ListTasks", &reply);
+        if (r != 0)
+                return r;
+
+        if (o->json) {
+                json_writer_init(&w, stdout);
+                json_begin_array(&w);
+        } else {
+                t = table_new(6, (const char *[]){ "PID", "TID", "NAME", "RULE", "OWNER",
+                                                   "SETTINGS" });
+                if (!t)
+                        return log_oom(), 1;
+                table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+                table_set_align(t, 1, TABLE_ALIGN_RIGHT);
+                table_set_shrinkable(t, 0, false);
+                table_set_shrinkable(t, 1, false);
+                table_set_shrinkable(t, 4, false);
+                table_set_color(t, o->color);
+                table_set_width(t, cli_terminal_width());
+        }
+
+        r = sd_bus_message_enter_container(reply, 'a', "(uusssb)");
+        if (r < 0)
+                return bus_parse_error(r);
+        while ((r = sd_bus_message_read(reply, "(uusssb)", &pid, &tid, &comm, &rule, &settings,
+                                        &user_owned)) > 0) {
+                if (o->json) {
+                        json_begin_object(&w);
+                        json_kv_uint(&w, "pid", pid);
+                        json_kv_uint(&w, "tid", tid);
+                        json_kv_string(&w, "comm", comm);
+                        json_kv_string(&w, "rule", rule);
+                        json_kv_string(&w, "settings", settings);
+                        json_kv_bool(&w, "user_owned", user_owned);
+                        json_end_object(&w);
+                } else {
+                        char p[16], ti[16];
+                        snprintf(p, sizeof(p), "%" PRIu32, pid);
+                        snprintf(ti, sizeof(ti), "%" PRIu32, tid);
+                        r = table_add_row(t, (const char *[]){ p, ti, comm, rule,
+                                                               user_owned ? "user" : "latniced",
+                                                               *settings ? settings : "-" });
+                        if (r < 0)
+                                return log_oom(), 1;
+                }
+        }
+        if (r < 0)
+                return bus_parse_error(r);
+
+        if (o->json) {
+                json_end_array(&w);
+                r = json_writer_finish(&w);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot write JSON: %m"), 1;
+                return 0;
+        }
+        if (table_n_rows(t) == 0) {
+                printf("No tasks managed.\n");
+                return 0;
+        }
+        r = table_print(t, stdout);
+        if (r < 0)
+                return log_error_errno(r, "Cannot write the table: %m"), 1;
+        return 0;
+}
+
+/* ---- set -------------------------------------------------------------- */
+
+static int print_done_json(const char *key1, const char *v1, const char *key2, uint64_t pid,
+                           const Settings *s)
+{
+        _cleanup_free_ char *str = s ? settings_to_string(s) : NULL;
+        JsonWriter w;
+        int r;
+
+        json_writer_init(&w, stdout);
+        json_writer_set_pretty(&w, false);
+        json_begin_object(&w);
+        if (key1)
+                json_kv_string(&w, key1, v1);
+        if (key2)
+                json_kv_uint(&w, key2, pid);
+        if (s)
+                json_kv_string(&w, "settings", str ? str : "");
+        json_end_object(&w);
+        r = json_writer_finish(&w);
+        if (r < 0)
+                return log_error_errno(r, "Cannot write JSON: %m"), 1;
+        return 0;
+}
+
+int verb_set(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_free_ char *str = NULL;
+        Settings s;
+        pid_t pid;
+        int r;
+
+        if (argc < 2) {
+                log_error("set: expected PID KEY=VALUE...");
+                return EXIT_USAGE;
+        }
+        if (parse_pid(argv[1], &pid) < 0) {
+                log_error("set: expected a process id, found \"%s\"", argv[1]);
+                return EXIT_USAGE;
+        }
+        r = parse_assignments(argv + 2, argc - 2, SETTINGS_TASK_MASK, "set", &s);
+        if (r != 0)
+                return r;
+
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "SetTask", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "u", (uint32_t) pid);
+        if (r >= 0)
+                r = append_settings(m, &s);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "SetTask", &reply);
+        if (r != 0)
+                return r;
+
+        if (o->json)
+                return print_done_json(NULL, NULL, "pid", (uint64_t) pid, &s);
+        str = settings_to_string(&s);
+        printf("pid %d: %s\n", (int) pid, str ? str : "set");
+        return 0;
+}
+
+/* ---- reload ----------------------------------------------------------- */
+
+int verb_reload(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_strv_free_ char **diags = NULL;
+        size_t n_errors = 0;
+        int r;
+
+        if (argc > 1) {
+                log_error("reload: unexpected argument \"%s\"", argv[1]);
+                return EXIT_USAGE;
+        }
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "Reload", &m);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "Reload", &reply);
+        if (r != 0)
+                return r;
+        r = sd_bus_message_read_strv(reply, &diags);
+        if (r < 0)
+                return bus_parse_error(r);
+
+        for (char **d = diags; d && *d; d++)
+                if (strstr(*d, ": error:"))
+                        n_errors++;
+
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_begin_object(&w);
+                json_kv_uint(&w, "errors", n_errors);
+                json_kv_uint(&w, "warnings", strv_count(diags) - n_errors);
+                json_key(&w, "diagnostics");
+                json_begin_array(&w);
+                for (char **d = diags; d && *d; d++)
+                        json_string(&w, *d);
+                json_end_array(&w);
+                json_end_object(&w);
+                r = json_writer_finish(&w);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot write JSON: %m"), 1;
+        } else
+                for (char **d = diags; d && *d; d++) {
+                        _cleanup_free_ char *clean = cell_sanitize(*d);
+                        fprintf(stderr, "%s\n", clean ? clean : "?");
+                }
+        if (n_errors > 0) {
+                if (!o->json)
+                        log_error("reload: %zu policy error%s; the rejected files keep their "
+                                  "previous version",
+                                  n_errors, n_errors == 1 ? "" : "s");
+                return 1;
+        }
+        return 0;
+}
+
+/* ---- monitor ---------------------------------------------------------- */
+
+static int on_task_applied(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const CliOptions *o = userdata;
+        const char *rule, *settings;
+        uint32_t pid, tid;
+        struct timespec ts;
+        int r;
+
+        r = sd_bus_message_read(m, "uuss", &pid, &tid, &rule, &settings);
+        if (r < 0) {
+                log_warning_errno(r, "Ignoring a malformed TaskApplied signal: %m");
+                return 0;
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_writer_set_pretty(&w, false);
+                json_begin_object(&w);
+                json_kv_uint(&w, "timestamp_usec",
+                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
+                json_kv_uint(&w, "pid", pid);
+                json_kv_uint(&w, "tid", tid);
+                json_kv_string(&w, "rule", rule);
+                json_kv_string(&w, "settings", settings);
+                json_end_object(&w);
+                r = json_writer_finish(&w);
+        } else {
+                _cleanup_free_ char *r_clean = cell_sanitize(rule), *s_clean = cell_sanitize(settings);
+                struct tm tm;
+                char when[32] = "";
+                time_t t = ts.tv_sec;
+
+                if (localtime_r(&t, &tm))
+                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+                printf("%s.%03ld pid %" PRIu32 " tid %" PRIu32 " rule %s: %s\n", when,
+                       ts.tv_nsec / 1000000, pid, tid, r_clean ? r_clean : "?",
+                       s_clean ? s_clean : "?");
+                r = fflush(stdout) == 0 ? 0 : -EIO;
+        }
+        if (r < 0)
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        return 0;
+}
+
+static int on_monitor_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        log_error("Lost the connection to the bus");
+        return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        if (streq(name, BUS_NAME) && *new_owner == '\0') {
+                log_error("latniced left the bus");
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        }
+        return 0;
+}
+
+int verb_monitor(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        sigset_t mask;
+        int r, code = 0;
+
+        if (argc > 1) {
+                log_error("monitor: unexpected argument \"%s\"", argv[1]);
+                return EXIT_USAGE;
+        }
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+
+        r = sd_event_new(&event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create an event loop: %m"), 1;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        /* A NULL handler ends the loop with exit code 0 (userdata). */
+        r = sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch signals: %m"), 1;
+
+        r = sd_bus_match_signal(bus, &s1, BUS_NAME, BUS_PATH, BUS_INTERFACE, "TaskApplied",
+                                on_task_applied, (void *) o);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, &s2, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                        "org.freedesktop.DBus", "NameOwnerChanged",
+                                        on_name_owner_changed, NULL);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, &s3, NULL, "/org/freedesktop/DBus/Local",
+                                        "org.freedesktop.DBus.Local", "Disconnected",
+                                        on_monitor_disconnect, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot subscribe to TaskApplied: %m"), 1;
+
+        /* Subscribed first, then checked: no signal is lost in between, and a
+         * daemon that is not there is reported instead of waited for. */
+        r = method_new(bus, "GetStatus", &m);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "GetStatus", &reply);
+        if (r != 0)
+                return r;
+
+        r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot attach the bus to the event loop: %m"), 1;
+        if (!o->json) {
+                printf("Following TaskApplied signals of latniced (Ctrl-C to stop).\n");
+                fflush(stdout);
+        }
+        r = sd_event_loop(event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m"), 1;
+        code = r;
+        (void) sd_bus_detach_event(bus);
+        return code == 0 ? 0 : 1;
+}
+
+/* ---- set-unit / unset-unit -------------------------------------------- */
+
+static int unit_call(const CliOptions *o, const char *verb, const char *unit, const Settings *s,
+                     bool runtime)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        const char *path;
+        int r;
+
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "SetUnit", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", unit);
+        if (r >= 0)
+                r = append_settings(m, s);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "b", (int) runtime);
+        if (r < 0)
+                return bus_parse_error(r);
+        r = call(o, bus, m, "SetUnit", &reply);
+        if (r != 0)
+                return r;
+        r = sd_bus_message_read(reply, "s", &path);
+        if (r < 0)
+                return bus_parse_error(r);
+
+        if (o->json) {
+                _cleanup_free_ char *str = settings_to_string(s);
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_writer_set_pretty(&w, false);
+                json_begin_object(&w);
+                json_kv_string(&w, "unit", unit);
+                json_kv_string(&w, "path", path);
+                json_kv_bool(&w, "runtime", runtime);
+                json_kv_bool(&w, "removed", s->mask == 0);
+                json_kv_string(&w, "settings", str ? str : "");
+                json_end_object(&w);
+                r = json_writer_finish(&w);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot write JSON: %m"), 1;
+        } else
+                printf("%s %s, policy reloaded.\n", s->mask ? "Wrote" : "Removed", path);
+        return 0;
+}
+
+/* Split ARGS into --runtime and positional arguments (in place). */
+static int unit_args(int argc, char **argv, const char *verb, bool *ret_runtime, char ***ret_pos,
+                     size_t *ret_n)
+{
+        bool runtime = false, dashdash = false;
+        size_t n = 0;
+
+        for (int i = 1; i < argc; i++) {
+                if (!dashdash && streq(argv[i], "--runtime"))
+                        runtime = true;
+                else if (!dashdash && streq(argv[i], "--"))
+                        dashdash = true;
+                else if (!dashdash && argv[i][0] == '-' && argv[i][1] == '-') {
+                        log_error("%s: unknown option \"%s\"", verb, argv[i]);
+                        return EXIT_USAGE;
+                } else
+                        argv[1 + n++] = argv[i];
+        }
+        *ret_runtime = runtime;
+        *ret_pos = argv + 1;
+        *ret_n = n;
+        return 0;
+}
+
+int verb_set_unit(int argc, char **argv, const CliOptions *o)
+{
+        Settings s;
+        bool runtime;
+        char **pos;
+        size_t n;
+        int r;
+
+        r = unit_args(argc, argv, "set-unit", &runtime, &pos, &n);
+        if (r != 0)
+                return r;
+        if (n < 1) {
+                log_error("set-unit: expected UNIT KEY=VALUE... [--runtime]");
+                return EXIT_USAGE;
+        }
+        r = parse_assignments(pos + 1, n - 1, SETTINGS_UNIT_MASK, "set-unit", &s);
+        if (r != 0)
+                return r;
+        return unit_call(o, "set-unit", pos[0], &s, runtime);
+}
+
+int verb_unset_unit(int argc, char **argv, const CliOptions *o)
+{
+        Settings s = {};
+        bool runtime;
+        char **pos;
+        size_t n;
+        int r;
+
+        r = unit_args(argc, argv, "unset-unit", &runtime, &pos, &n);
+        if (r != 0)
+                return r;
+        if (n != 1) {
+                log_error("unset-unit: expected exactly one UNIT [--runtime]");
+                return EXIT_USAGE;
+        }
+        return unit_call(o, "unset-unit", pos[0], &s, runtime);
+}
