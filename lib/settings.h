@@ -88,3 +88,7 @@ char *settings_to_string(const Settings *s);
 
 const char *sched_policy_to_string(int policy); /* "other", "batch", "idle", "fifo", ... */
 int sched_policy_from_string(const char *s);    /* other|batch|idle only; -EINVAL otherwise */
+
+/* Added by the policy module: "yes"/"no" (also true/false, on/off, 1/0).
+ * Returns 1, 0, or -EINVAL. */
+int parse_boolean(const char *s);

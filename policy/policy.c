@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Policy object: ownership and introspection of a loaded policy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/macro.h"
+#include "policy/policy-internal.h"
+
+int policy_new(Policy **ret)
+{
+        Policy *p = calloc(1, sizeof(*p));
+
+        if (!p)
+                return -ENOMEM;
+        *ret = p;
+        return 0;
+}
+
+Policy *policy_free(Policy *p)
+{
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_files; i++) {
+                PolicyFile *f = &p->files[i];
+
+                free(f->name);
+                free(f->path);
+                strv_free(f->overrides);
+                free(f->text);
+                parsed_file_done(&f->parsed);
+        }
+        free(p->files);
+        free(p->rules);
+        free(p->profiles);
+        free(p->units);
+        matcher_free(p->matcher);
+        free(p);
+        return NULL;
+}
+
+int policy_add_file(Policy *p, char *name, char *path, char **overrides)
+{
+        PolicyFile *files;
+
+        files = reallocarray(p->files, p->n_files + 1, sizeof(PolicyFile));
+        if (!files)
+                return -ENOMEM;
+        p->files = files;
+        /* info points into the entry itself: re-point every entry after a move */
+        files[p->n_files] = (PolicyFile){ .name = name, .path = path, .overrides = overrides };
+        p->n_files++;
+        for (size_t i = 0; i < p->n_files; i++) {
+                files[i].info.name = files[i].name;
+                files[i].info.path = files[i].path;
+                files[i].info.overrides = files[i].overrides;
+                files[i].info.text = files[i].text;
+        }
+        return (int)(p->n_files - 1);
+}
+
+static int append_views(void ***array, size_t *n, void *items, size_t n_items, size_t size)
+{
+        void **a;
+
+        if (n_items == 0)
+                return 0;
+        a = reallocarray(*array, *n + n_items, sizeof(void *));
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_items; i++)
+                a[*n + i] = (char *)items + i * size;
+        *array = a;
+        *n += n_items;
+        return 0;
+}
+
+int policy_index_file(Policy *p, size_t i)
+{
+        ParsedFile *pf = &p->files[i].parsed;
+        int r;
+
+        r = append_views((void ***)&p->rules, &p->n_rules, pf->rules, pf->n_rules, sizeof(Rule));
+        if (r < 0)
+                return r;
+        r = append_views((void ***)&p->profiles, &p->n_profiles, pf->profiles, pf->n_profiles,
+                         sizeof(Profile));
+        if (r < 0)
+                return r;
+        r = append_views((void ***)&p->units, &p->n_units, pf->units, pf->n_units,
+                         sizeof(UnitSection));
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < pf->n_rules; j++)
+                if (pf->rules[j].uses_thread)
+                        p->has_thread_rules = true;
+        return 0;
+}
+
+size_t policy_n_files(const Policy *p)
+{
+        return p ? p->n_files : 0;
+}
+
+const PolicyFileInfo *policy_file(const Policy *p, size_t i)
+{
+        if (!p || i >= p->n_files)
+                return NULL;
+        return &p->files[i].info;
+}
+
+size_t policy_n_rules(const Policy *p)
+{
+        return p ? p->n_rules : 0;
+}
+
+size_t policy_n_profiles(const Policy *p)
+{
+        return p ? p->n_profiles : 0;
+}
+
+size_t policy_n_units(const Policy *p)
+{
+        return p ? p->n_units : 0;
+}
+
+bool policy_has_thread_rules(const Policy *p)
+{
+        return p && p->has_thread_rules;
+}
+
+const UnitSection *policy_unit(const Policy *p, size_t i)
+{
+        if (!p || i >= p->n_units)
+                return NULL;
+        return p->units[i];
+}
