@@ -1016,7 +1016,11 @@ static int mkdir_parents(const char *path, mode_t mode)
                         continue;
                 char saved = *p;
                 *p = '\0';
-                if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                if (mkdir(copy, mode) >= 0) {
+                        /* latniced runs with UMask=0077: keep policy dirs readable */
+                        if (chmod(copy, mode) < 0)
+                                return -errno;
+                } else if (errno != EEXIST)
                         return -errno;
                 *p = saved;
                 if (saved == '\0')
