@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Applying Settings to one thread.
+ *
+ * How sched_setattr() behaves on 6.18 (checked on the machine, see
+ * tests/unit/test-sched.c):
+ *  - Without SCHED_FLAG_KEEP_PARAMS the kernel sets nice from sched_nice AND
+ *    the slice from sched_runtime for a fair policy; sched_runtime 0 means
+ *    "back to the default slice" (custom slice cleared). Omitting sched_nice
+ *    silently resets nice to 0.
+ *  - With KEEP_PARAMS it skips the parameters entirely: sched_runtime is
+ *    ignored, so the slice cannot be set that way.
+ *  - SCHED_FLAG_KEEP_POLICY keeps the policy and reset-on-fork.
+ * So to set only the slice of a SCHED_OTHER/BATCH/IDLE thread: flags
+ * KEEP_POLICY, sched_nice = the current nice, sched_runtime = slice. To
+ * change the policy: sched_policy = new policy, sched_flags carrying the
+ * current RESET_ON_FORK, sched_nice = current nice, sched_runtime = the
+ * current custom slice or 0. setpriority() changes nice alone. uclamp and
+ * latency nice go with KEEP_ALL, which leaves policy, nice and slice alone.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include "lib/apply.h"
+#include "lib/macro.h"
+
+static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint64_t slice)
+{
+        struct ln_sched_attr a = {
+                .size = SCHED_ATTR_SIZE_VER0,
+                .sched_nice = nice,
+                .sched_runtime = slice,
+        };
+
+        if (policy == cur->policy)
+                a.sched_flags = LN_SCHED_FLAG_KEEP_POLICY;
+        else {
+                a.sched_policy = (uint32_t) policy;
+                a.sched_flags = cur->flags & LN_SCHED_FLAG_RESET_ON_FORK;
+        }
+        return ln_sched_setattr(tid, &a, 0);
+}
+
+static int set_nice(pid_t tid, int nice)
+{
+        if (setpriority(PRIO_PROCESS, (id_t) tid, nice) < 0)
+                return -errno;
+        return 0;
+}
+
+static int set_latency_nice(pid_t tid, int latency_nice)
+{
+        struct ln_sched_attr a = {
+                .size = SCHED_ATTR_SIZE_VER2,
+                .sched_flags = LN_SCHED_FLAG_LATENCY_NICE | LN_SCHED_FLAG_KEEP_ALL,
+                .sched_latency_nice = latency_nice,
+        };
+        return ln_sched_setattr(tid, &a, 0);
+}
+
+static int set_uclamp(pid_t tid, bool set_min, uint32_t min, bool set_max, uint32_t max)
+{
+        struct ln_sched_attr a = {
+                .size = SCHED_ATTR_SIZE_VER1,
+                .sched_flags = LN_SCHED_FLAG_KEEP_ALL |
+                               (set_min ? LN_SCHED_FLAG_UTIL_CLAMP_MIN : 0) |
+                               (set_max ? LN_SCHED_FLAG_UTIL_CLAMP_MAX : 0),
+                .sched_util_min = min,
+                .sched_util_max = max,
+        };
+        return ln_sched_setattr(tid, &a, 0);
+}
+
+static uint64_t current_custom_slice(const SchedState *st)
+{
+        return st->custom_slice ? st->slice_ns : 0;
+}
+
+int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, SchedState *ret_before,
+                       uint32_t *ret_applied, uint32_t *ret_unsupported)
+{
+        const char *proc_root = c->proc_root ?: "/proc";
+        uint32_t mask = s->mask & SETTINGS_TASK_MASK, applied = 0, unsupported = 0, done = 0;
+        uint64_t base = c->base_slice_ns ?: sched_base_slice();
+        bool fair_attr = false, emulate_ln = false;
+        int policy, nice, r = 0;
+        uint64_t slice;
+        SchedState before;
+
+        r = sched_state_read(tid, &before);
+        if (r < 0)
+                return r;
+        if (!sched_policy_is_fair(before.policy))
+                return -EBUSY;
+
+        policy = before.policy;
+        nice = before.nice;
+        slice = current_custom_slice(&before);
+
+        if (mask & SETTING_BIT(SETTING_POLICY)) {
+                if (!sched_policy_is_fair(s->policy))
+                        return -EINVAL;
+                policy = s->policy;
+                fair_attr = true;
+        }
+        if (mask & SETTING_BIT(SETTING_NICE)) {
+                if (s->nice < -20 || s->nice > 19)
+                        return -EINVAL;
+                nice = s->nice;
+        }
+        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
+                if (s->latency_nice < -20 || s->latency_nice > 19)
+                        return -EINVAL;
+                switch (c->backend) {
+                case LATENCY_BACKEND_LATENCY_NICE:
+                        break;
+                case LATENCY_BACKEND_SLICE:
+                        if (!(mask & SETTING_BIT(SETTING_SLICE))) {
+                                slice = latency_nice_to_slice(s->latency_nice, base);
+                                fair_attr = emulate_ln = true;
+                        }
+                        break;
+                default:
+                        unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
+                }
+        }
+        if (mask & SETTING_BIT(SETTING_SLICE)) {
+                slice = s->slice_ns;
+                fair_attr = true;
+        }
+
+        if (c->dry_run) {
+                applied = mask & ~unsupported;
+                if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
+                    c->backend == LATENCY_BACKEND_SLICE && !emulate_ln)
+                        applied &= ~SETTING_BIT(SETTING_LATENCY_NICE);
+                goto finish;
+        }
+
+        if (mask & SETTING_BIT(SETTING_NICE)) {
+                r = set_nice(tid, nice);
+                if (r < 0)
+                        goto fail;
+                done |= SETTING_BIT(SETTING_NICE);
+        }
+        if (fair_attr) {
+                r = set_fair(tid, &before, policy, nice, slice);
+                if (r < 0)
+                        goto fail;
+                done |= mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
+                if (emulate_ln)
+                        done |= SETTING_BIT(SETTING_LATENCY_NICE);
+        }
+        if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
+            c->backend == LATENCY_BACKEND_LATENCY_NICE) {
+                r = set_latency_nice(tid, s->latency_nice);
+                /* The value is in range: EINVAL here is the unknown flag of a
+                 * kernel without latency nice, like E2BIG. */
+                if (r == -E2BIG || r == -EINVAL || r == -EOPNOTSUPP)
+                        unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
+                else if (r < 0)
+                        goto fail;
+                else
+                        done |= SETTING_BIT(SETTING_LATENCY_NICE);
+        }
+        if (mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX))) {
+                uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
+                bool has_min = mask & SETTING_BIT(SETTING_UTIL_MIN);
+                bool has_max = mask & SETTING_BIT(SETTING_UTIL_MAX);
+
+                r = set_uclamp(tid, has_min, has_min ? s->util_min : before.util_min, has_max,
+                               has_max ? s->util_max : before.util_max);
+                if (r == -EOPNOTSUPP)
+                        unsupported |= ubits;
+                else if (r < 0)
+                        goto fail;
+                else
+                        done |= ubits;
+        }
+        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
+                if (s->timer_slack_ns == 0) {
+                        r = -EINVAL;
+                        goto fail;
+                }
+                r = timer_slack_write(proc_root, tid, s->timer_slack_ns);
+                if (r < 0)
+                        goto fail;
+                done |= SETTING_BIT(SETTING_TIMER_SLACK);
+        }
+        applied = done;
+
+finish:
+        if (ret_before)
+                *ret_before = before;
+        if (ret_applied)
+                *ret_applied = applied;
+        if (ret_unsupported)
+                *ret_unsupported = unsupported;
+        return 0;
+
+fail:
+        if (done != 0)
+                (void) sched_state_restore_full(proc_root, tid, &before, done);
+        return r;
+}
+
+int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
+                             uint32_t mask)
+{
+        SchedState cur;
+        int r, ret = 0;
+
+        r = sched_state_read(tid, &cur);
+        if (r < 0)
+                return r;
+        if (!sched_policy_is_fair(cur.policy))
+                return -EBUSY;
+
+        if (mask & SETTING_BIT(SETTING_NICE)) {
+                r = set_nice(tid, orig->nice);
+                if (r < 0)
+                        return r;
+                cur.nice = orig->nice;
+        }
+        if (mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE) |
+                    SETTING_BIT(SETTING_LATENCY_NICE))) {
+                int policy = (mask & SETTING_BIT(SETTING_POLICY)) && sched_policy_is_fair(orig->policy)
+                                     ? orig->policy
+                                     : cur.policy;
+                uint64_t slice = (mask & (SETTING_BIT(SETTING_SLICE) |
+                                          SETTING_BIT(SETTING_LATENCY_NICE)))
+                                         ? current_custom_slice(orig)
+                                         : current_custom_slice(&cur);
+
+                r = set_fair(tid, &cur, policy, cur.nice, slice);
+                if (r < 0)
+                        return r;
+        }
+        if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) && orig->has_latency_nice) {
+                r = set_latency_nice(tid, orig->latency_nice);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        if (mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX))) {
+                r = set_uclamp(tid, mask & SETTING_BIT(SETTING_UTIL_MIN), orig->util_min,
+                               mask & SETTING_BIT(SETTING_UTIL_MAX), orig->util_max);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && r != -EOPNOTSUPP && ret == 0)
+                        ret = r;
+        }
+        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
+                r = timer_slack_write(proc_root, tid, orig->timer_slack_ns);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
+{
+        return sched_state_restore_full(NULL, tid, orig, mask);
+}
+
+bool sched_state_matches(const SchedState *now, const SchedState *expected, uint32_t mask)
+{
+        if (sched_policy_is_fair(now->policy) != sched_policy_is_fair(expected->policy))
+                return false;
+        if ((mask & SETTING_BIT(SETTING_POLICY)) && now->policy != expected->policy)
+                return false;
+        if ((mask & SETTING_BIT(SETTING_NICE)) && now->nice != expected->nice)
+                return false;
+        if ((mask & SETTING_BIT(SETTING_SLICE)) &&
+            (now->slice_ns != expected->slice_ns || now->custom_slice != expected->custom_slice))
+                return false;
+        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
+                if (now->has_latency_nice != expected->has_latency_nice)
+                        return false;
+                if (expected->has_latency_nice) {
+                        if (now->latency_nice != expected->latency_nice)
+                                return false;
+                } else if (now->slice_ns != expected->slice_ns)
+                        return false; /* emulated with the slice */
+        }
+        if ((mask & SETTING_BIT(SETTING_UTIL_MIN)) && now->util_min != expected->util_min)
+                return false;
+        if ((mask & SETTING_BIT(SETTING_UTIL_MAX)) && now->util_max != expected->util_max)
+                return false;
+        if ((mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
+            now->timer_slack_ns != expected->timer_slack_ns)
+                return false;
+        return true;
+}

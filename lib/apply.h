@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Applying Settings to one thread, restoring them, and telling whether
+ * someone else changed a thread since. Shared by latniced and latnicectl
+ * set/run. No policy here: the caller decided what to apply.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/probe.h"
+#include "lib/sched.h"
+#include "lib/settings.h"
+
+typedef struct ApplyContext {
+        LatencyBackend backend;  /* resolved: never _LATENCY_BACKEND_AUTO */
+        uint64_t base_slice_ns;  /* for the latency nice -> slice mapping; 0: sched_base_slice() */
+        bool dry_run;            /* read and decide, change nothing */
+        const char *proc_root;   /* for timerslack_ns; NULL: "/proc" */
+} ApplyContext;
+
+/*
+ * Apply the task settings of S (SETTINGS_TASK_MASK; others are ignored) to
+ * thread TID:
+ *   Policy        other/batch/idle, nice and slice kept
+ *   Nice          setpriority(PRIO_PROCESS, tid)
+ *   Slice         sched_runtime (policy and nice kept); an explicit Slice
+ *                 wins over the latency-nice emulation
+ *   LatencyNice   backend latency-nice: the 60-byte attr with
+ *                 SCHED_FLAG_LATENCY_NICE|KEEP_ALL; backend slice: the mapped
+ *                 slice (0 -> the default slice) unless Slice is present;
+ *                 backend none: unsupported
+ *   UtilMin/Max   SCHED_FLAG_UTIL_CLAMP_MIN/MAX|KEEP_ALL; EOPNOTSUPP makes
+ *                 them unsupported, not an error
+ *   TimerSlack    PROC_ROOT/TID/timerslack_ns
+ *
+ * Returns 0, and then: RET_BEFORE the state read before any change (what
+ * sched_state_restore() needs), RET_APPLIED the settings that now hold (in
+ * dry-run: that would), RET_UNSUPPORTED those the kernel or backend cannot
+ * do. A LatencyNice overridden by an explicit Slice under the slice backend
+ * is in neither mask.
+ * Errors: -ESRCH the thread is gone; -EBUSY the thread is SCHED_FIFO, RR,
+ * DEADLINE or EXT (never touched; nothing changed); -EPERM/-EACCES missing
+ * privilege; -EINVAL a value the kernel refused. On error the settings
+ * already applied to the thread are put back (best effort) and the outputs
+ * are untouched.
+ */
+int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, SchedState *ret_before,
+                       uint32_t *ret_applied, uint32_t *ret_unsupported);
+
+/*
+ * Put back the attributes of ORIG named by MASK (SETTING_BIT ids):
+ * Policy, Nice, Slice (the custom slice or the default), LatencyNice (the
+ * latency nice when ORIG has one, and the slice it may have been emulated
+ * with), UtilMin/UtilMax, TimerSlack (0 in ORIG: the default). -ESRCH if
+ * gone, -EBUSY if the thread is no longer in the fair class (someone made
+ * it RT: it is theirs). Unsupported attributes are skipped.
+ */
+int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask);
+/* Same with a proc root for timerslack_ns (NULL: "/proc"). */
+int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
+                             uint32_t mask);
+
+/*
+ * True if NOW still has the attributes of EXPECTED (typically read right
+ * after settings_apply_tid()) named by MASK. A thread that left the fair
+ * class never matches. Used to tell that someone else (renice, chrt, rtkit)
+ * changed the thread, which then belongs to them.
+ */
+bool sched_state_matches(const SchedState *now, const SchedState *expected, uint32_t mask);

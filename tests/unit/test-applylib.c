@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Tests for lib/apply.c on a real child process: apply each setting, verify
+ * with sched_getattr()/getpriority()//proc from here, restore, verify. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/apply.h"
+#include "lib/macro.h"
+#include "lib/probe.h"
+#include "lib/sched.h"
+
+#define CHECK(x)                                                                            \
+        do {                                                                                \
+                if (!(x)) {                                                                 \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
+                        abort();                                                            \
+                }                                                                           \
+        } while (0)
+
+static KernelFeatures k;
+static pid_t child;
+static uint64_t pristine_slack; /* inherited from us; 50 us by default */
+
+static struct ln_sched_attr getattr(pid_t tid)
+{
+        struct ln_sched_attr a;
+        CHECK(ln_sched_getattr(tid, &a, SCHED_ATTR_SIZE_VER2, 0) == 0);
+        return a;
+}
+
+static int getnice(pid_t tid)
+{
+        int v;
+        errno = 0;
+        v = getpriority(PRIO_PROCESS, (id_t) tid);
+        CHECK(errno == 0);
+        return v;
+}
+
+static uint64_t slack_of(pid_t tid)
+{
+        char p[64];
+        unsigned long long v;
+        FILE *f;
+
+        snprintf(p, sizeof(p), "/proc/%d/timerslack_ns", (int) tid);
+        f = fopen(p, "re");
+        CHECK(f);
+        CHECK(fscanf(f, "%llu", &v) == 1);
+        fclose(f);
+        return v;
+}
+
+static bool state_equal(const SchedState *a, const SchedState *b)
+{
+        return a->policy == b->policy && a->nice == b->nice && a->slice_ns == b->slice_ns &&
+               a->custom_slice == b->custom_slice && a->util_min == b->util_min &&
+               a->util_max == b->util_max && a->latency_nice == b->latency_nice &&
+               a->has_latency_nice == b->has_latency_nice && a->flags == b->flags &&
+               a->timer_slack_ns == b->timer_slack_ns;
+}
+
+static ApplyContext ctx(LatencyBackend b)
+{
+        return (ApplyContext) { .backend = b, .base_slice_ns = k.base_slice_ns, .proc_root = "/proc" };
+}
+
+static void check_pristine(void)
+{
+        struct ln_sched_attr a = getattr(child);
+        CHECK(a.sched_policy == SCHED_OTHER);
+        CHECK(a.sched_nice == 0);
+        if (k.eevdf_slice)
+                CHECK(a.sched_runtime == k.base_slice_ns);
+        CHECK(slack_of(child) == pristine_slack);
+}
+
+static void test_nice_policy(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_NICE), .nice = 5 };
+        SchedState before, now;
+        uint32_t applied = 0, unsup = 0;
+
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, &unsup) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_NICE) && unsup == 0);
+        CHECK(before.nice == 0 && before.policy == SCHED_OTHER);
+        CHECK(getnice(child) == 5 && getattr(child).sched_nice == 5);
+        CHECK(getattr(child).sched_runtime == before.slice_ns);
+
+        /* Policy keeps nice (and the slice) */
+        s = (Settings) { .mask = SETTING_BIT(SETTING_POLICY), .policy = SCHED_BATCH };
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_POLICY));
+        CHECK(getattr(child).sched_policy == SCHED_BATCH && getnice(child) == 5);
+        s.policy = SCHED_IDLE;
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
+        CHECK(getattr(child).sched_policy == SCHED_IDLE && getnice(child) == 5);
+
+        /* A non-fair Policy is refused, nothing changes. */
+        s.policy = SCHED_FIFO;
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EINVAL);
+        CHECK(getattr(child).sched_policy == SCHED_IDLE);
+
+        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_NICE) |
+                                                          SETTING_BIT(SETTING_POLICY)) == 0);
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_equal(&before, &now));
+        check_pristine();
+}
+
+static void test_slice(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_SLICE), .slice_ns = 3000000 };
+        SchedState before, now;
+        uint32_t applied = 0;
+
+        if (!k.eevdf_slice) {
+                printf("no EEVDF slice, slice tests skipped\n");
+                return;
+        }
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 3) == 0);
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_SLICE));
+        CHECK(getattr(child).sched_runtime == 3000000);
+        CHECK(getnice(child) == 3 && getattr(child).sched_policy == SCHED_OTHER);
+        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_SLICE)) == 0);
+        CHECK(getattr(child).sched_runtime == k.base_slice_ns);
+        CHECK(getnice(child) == 3);
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+
+        /* Latency nice under the slice backend: the mapped slice, nice kept. */
+        c = ctx(LATENCY_BACKEND_SLICE);
+        s = (Settings) { .mask = SETTING_BIT(SETTING_LATENCY_NICE), .latency_nice = -10 };
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_LATENCY_NICE));
+        CHECK(getattr(child).sched_runtime == latency_nice_to_slice(-10, k.base_slice_ns));
+        if (k.base_slice_ns == 1400000)
+                CHECK(getattr(child).sched_runtime == 150146); /* by hand: 1.4ms*1024/9548 */
+        s.latency_nice = 19;
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
+        CHECK(getattr(child).sched_runtime == latency_nice_to_slice(19, k.base_slice_ns));
+        CHECK(getattr(child).sched_runtime > k.base_slice_ns);
+        /* 0: back to the default slice */
+        s.latency_nice = 0;
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_LATENCY_NICE));
+        CHECK(getattr(child).sched_runtime == k.base_slice_ns);
+        CHECK(sched_state_read(child, &now) == 0 && !now.custom_slice);
+
+        /* An explicit slice wins over the emulation. */
+        s = (Settings) { .mask = SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE),
+                         .latency_nice = -10, .slice_ns = 5000000 };
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_SLICE));
+        CHECK(getattr(child).sched_runtime == 5000000);
+        CHECK(sched_state_restore(child, &before, s.mask) == 0);
+        check_pristine();
+
+        /* Backend none: latency nice is unsupported, not an error. */
+        c = ctx(LATENCY_BACKEND_NONE);
+        s = (Settings) { .mask = SETTING_BIT(SETTING_LATENCY_NICE), .latency_nice = -10 };
+        uint32_t unsup = 0;
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, &unsup) == 0);
+        CHECK(applied == 0 && unsup == SETTING_BIT(SETTING_LATENCY_NICE));
+        check_pristine();
+}
+
+static void test_latency_nice_backend(void)
+{
+        ApplyContext c = ctx(LATENCY_BACKEND_LATENCY_NICE);
+        Settings s = { .mask = SETTING_BIT(SETTING_LATENCY_NICE), .latency_nice = -7 };
+        SchedState before;
+        uint32_t applied = 0, unsup = 0;
+
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, &unsup) == 0);
+        if (k.latency_nice_syscall) {
+                CHECK(applied == SETTING_BIT(SETTING_LATENCY_NICE) && unsup == 0);
+                CHECK(getattr(child).sched_latency_nice == -7);
+                CHECK(sched_state_restore(child, &before, s.mask) == 0);
+                CHECK(getattr(child).sched_latency_nice == 0);
+        } else {
+                /* forced on a kernel without it: reported, nothing changed */
+                CHECK(applied == 0 && unsup == SETTING_BIT(SETTING_LATENCY_NICE));
+        }
+        check_pristine();
+}
+
+static void test_uclamp_slack(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |
+                               SETTING_BIT(SETTING_TIMER_SLACK),
+                       .util_min = 100, .util_max = 900, .timer_slack_ns = 200000 };
+        SchedState before;
+        uint32_t applied = 0, unsup = 0, ubits = SETTING_BIT(SETTING_UTIL_MIN) |
+                                                 SETTING_BIT(SETTING_UTIL_MAX);
+
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, &unsup) == 0);
+        CHECK(slack_of(child) == 200000);
+        CHECK(applied & SETTING_BIT(SETTING_TIMER_SLACK));
+        if (k.uclamp_task) {
+                CHECK((applied & ubits) == ubits && unsup == 0);
+                CHECK(getattr(child).sched_util_min == 100 && getattr(child).sched_util_max == 900);
+        } else
+                CHECK((unsup & ubits) == ubits && (applied & ubits) == 0);
+        CHECK(sched_state_restore(child, &before, s.mask) == 0);
+        CHECK(slack_of(child) == before.timer_slack_ns);
+        if (k.uclamp_task)
+                CHECK(getattr(child).sched_util_min == before.util_min);
+        check_pristine();
+}
+
+static void test_all_and_matches(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTINGS_TASK_MASK & ~(SETTING_BIT(SETTING_UTIL_MIN) |
+                                                      SETTING_BIT(SETTING_UTIL_MAX)),
+                       .latency_nice = -5, .slice_ns = 700000, .nice = 4, .policy = SCHED_BATCH,
+                       .timer_slack_ns = 1000 };
+        SchedState before, after, now;
+        uint32_t applied = 0;
+
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(sched_state_read(child, &after) == 0);
+        CHECK(after.policy == SCHED_BATCH && after.nice == 4 && after.timer_slack_ns == 1000);
+        if (k.eevdf_slice)
+                CHECK(after.slice_ns == 700000 && after.custom_slice);
+        CHECK(sched_state_matches(&after, &after, applied));
+        CHECK(!sched_state_matches(&before, &after, applied));
+
+        /* someone renices: a NICE mask notices, a SLICE-only mask does not */
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 6) == 0);
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(!sched_state_matches(&now, &after, SETTING_BIT(SETTING_NICE)));
+        CHECK(sched_state_matches(&now, &after, SETTING_BIT(SETTING_SLICE)));
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 4) == 0);
+
+        CHECK(sched_state_restore(child, &before, applied) == 0);
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_equal(&before, &now));
+        check_pristine();
+}
+
+static void test_refusals(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK),
+                       .nice = 5, .timer_slack_ns = 0 };
+        struct sched_param sp = { .sched_priority = 1 };
+        SchedState before, rt, now;
+        uint32_t applied = 12345;
+
+        /* a failure midway puts back what was done (nice), outputs untouched */
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == -EINVAL);
+        CHECK(applied == 12345);
+        CHECK(getnice(child) == 0);
+
+        /* dry run: decides, changes nothing */
+        c.dry_run = true;
+        s = (Settings) { .mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_SLICE) |
+                                 SETTING_BIT(SETTING_TIMER_SLACK),
+                         .nice = 7, .slice_ns = 4000000, .timer_slack_ns = 5000 };
+        CHECK(sched_state_read(child, &before) == 0);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
+        CHECK(applied == s.mask);
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_equal(&before, &now));
+        check_pristine();
+        c.dry_run = false;
+
+        /* an RT task is never touched */
+        CHECK(sched_setscheduler(child, SCHED_FIFO, &sp) == 0);
+        CHECK(sched_state_read(child, &rt) == 0);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EBUSY);
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_equal(&rt, &now));
+        CHECK(getattr(child).sched_policy == SCHED_FIFO);
+        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_POLICY)) == -EBUSY);
+        CHECK(!sched_state_matches(&now, &before, 0)); /* left the fair class */
+        sp.sched_priority = 0;
+        CHECK(sched_setscheduler(child, SCHED_OTHER, &sp) == 0);
+        check_pristine();
+}
+
+static void test_gone(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_NICE), .nice = 1 };
+        SchedState st;
+
+        CHECK(kill(child, SIGKILL) == 0);
+        CHECK(waitpid(child, NULL, 0) == child);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -ESRCH);
+        CHECK(sched_state_read(child, &st) == -ESRCH);
+        CHECK(sched_state_restore(child, &st, SETTING_BIT(SETTING_NICE)) == -ESRCH);
+}
+
+int main(void)
+{
+        if (geteuid() != 0) {
+                printf("not root: setting another task's attributes needs CAP_SYS_NICE\n");
+                return 77;
+        }
+        CHECK(kernel_probe(NULL, &k) == 0);
+
+        int fds[2];
+        char c;
+
+        CHECK(pipe2(fds, O_CLOEXEC) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                /* pristine: SCHED_OTHER, nice 0, default slice and slack */
+                struct sched_param sp = { 0 };
+                sched_setscheduler(0, SCHED_OTHER, &sp);
+                setpriority(PRIO_PROCESS, 0, 0);
+                (void) write(fds[1], "r", 1);
+                for (;;)
+                        pause();
+        }
+        close(fds[1]);
+        CHECK(read(fds[0], &c, 1) == 1);
+        close(fds[0]);
+        pristine_slack = (uint64_t) prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        check_pristine();
+
+        test_nice_policy();
+        test_slice();
+        test_latency_nice_backend();
+        test_uclamp_slack();
+        test_all_and_matches();
+        test_refusals();
+        test_gone();
+        return 0;
+}
