@@ -9,7 +9,8 @@
  *
  *   --argv0 NAME   first re-exec itself (same pid, real path of the binary so
  *                  the comm stays "ln-spawn") with argv[0] = NAME; NAME may be
- *                  longer than 15 chars or contain '/' (cmdline shows it all)
+ *                  longer than 15 chars or contain '/'; /proc/PID/cmdline is
+ *                  then 'NAME <the other options>'
  *   --comm NAME    prctl(PR_SET_NAME) on the main thread (kernel keeps 15 bytes)
  *   --threads N    start N extra threads (0..64); the i-th --thread-name names
  *                  the i-th thread (pthread_setname_np, truncated to 15 bytes)
