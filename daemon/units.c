@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Units: per-unit configuration ([Unit GLOB] sections) on the cgroup v2 tree.
+ * See units.h for the contract.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+
+#include "daemon/units.h"
+#include "lib/cgroup.h"
+#include "lib/hashmap.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/probe.h"
+#include "lib/sched.h"
+#include "lib/util.h"
+
+/* Examined cgroups remembered for units_seen(); beyond this, the cache is pruned. */
+#define UNITS_SEEN_MAX 16384
+
+typedef enum Knob {
+        KNOB_LATENCY_NICE,
+        KNOB_WEIGHT,
+        KNOB_IDLE,
+        KNOB_UCLAMP_MIN,
+        KNOB_UCLAMP_MAX,
+        _KNOB_MAX,
+} Knob;
+
+static const struct {
+        const char *file;
+        SettingId id;
+} knobs[_KNOB_MAX] = {
+        [KNOB_LATENCY_NICE] = { "cpu.latency.nice", SETTING_LATENCY_NICE },
+        [KNOB_WEIGHT] = { "cpu.weight", SETTING_CPU_WEIGHT },
+        [KNOB_IDLE] = { "cpu.idle", SETTING_CPU_IDLE },
+        [KNOB_UCLAMP_MIN] = { "cpu.uclamp.min", SETTING_UTIL_MIN },
+        [KNOB_UCLAMP_MAX] = { "cpu.uclamp.max", SETTING_UTIL_MAX },
+};
+
+typedef struct CgroupEntry {
+        char *path;           /* "/system.slice/x.service", "/" for the root */
+        const char *name;     /* last component of path (points into it), "" for the root */
+        dev_t dev;            /* identity of the directory: a unit that restarts */
+        ino_t ino;            /* gets a new cgroup under the same path */
+        unsigned generation;  /* walk that last saw it */
+        bool configured;      /* a [Unit] section matches and was applied */
+        Settings wanted;      /* the merged [Unit] settings */
+        Settings fallback;    /* what must be applied per task */
+        char *orig[_KNOB_MAX];    /* value before our first write; NULL: untouched */
+        char *written[_KNOB_MAX]; /* the value we wrote last */
+} CgroupEntry;
+
+typedef struct UnitsWatch {
+        sd_bus *bus;
+        sd_bus_slot *job_removed, *unit_new, *subscribe;
+        const Policy *(*get_policy)(void *userdata);
+        void *userdata;
+} UnitsWatch;
+
+struct UnitState {
+        char *root;
+        bool dry_run;
+        CgroupEntry **entries;
+        size_t n_entries, n_alloc;
+        Hashmap *index; /* path -> CgroupEntry*, every entry */
+        unsigned generation;
+        void (*write_hook)(const char *cgroup_path, const char *file, void *userdata);
+        void *write_hook_userdata;
+        UnitsWatch watch;
+};
+
+/* ---- Small helpers ---------------------------------------------------- */
+
+static char *mfree_str(char *s)
+{
+        free(s);
+        return NULL;
+}
+
+int units_weight_to_nice(unsigned weight)
+{
+        /* cgroup weight 100 is task weight 1024 (nice 0). */
+        uint64_t target = (uint64_t) weight * 1024 / 100;
+        uint64_t best_diff = UINT64_MAX;
+        int best = 0;
+
+        for (int i = 0; i < 40; i++) {
+                uint64_t w = (uint64_t) sched_prio_to_weight[i];
+                uint64_t diff = w > target ? w - target : target - w;
+                if (diff < best_diff) {
+                        best_diff = diff;
+                        best = i - 20;
+                }
+        }
+        return best;
+}
+
+int units_util_to_percent(unsigned util, char **ret)
+{
+        unsigned hundredths;
+
+        if (util > 1024)
+                return -ERANGE;
+        /* Nearest hundredth of a percent; the kernel rounds back to the nearest
+         * util, so the round trip is exact. */
+        hundredths = (util * 10000u + 512u) / 1024u;
+        if (asprintf(ret, "%u.%02u", hundredths / 100, hundredths % 100) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int knob_format(Knob k, const Settings *s, char **ret)
+{
+        int r;
+
+        switch (k) {
+        case KNOB_LATENCY_NICE:
+                r = asprintf(ret, "%" PRIi32, s->latency_nice);
+                break;
+        case KNOB_WEIGHT:
+                r = asprintf(ret, "%" PRIu32, s->cpu_weight);
+                break;
+        case KNOB_IDLE:
+                r = asprintf(ret, "%d", s->cpu_idle ? 1 : 0);
+                break;
+        case KNOB_UCLAMP_MIN:
+                return units_util_to_percent(s->util_min, ret);
+        case KNOB_UCLAMP_MAX:
+                return units_util_to_percent(s->util_max, ret);
+        default:
+                return -EINVAL;
+        }
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* The per-task form of knob K's setting in S, added to FALLBACK. */
+static void knob_fallback(Knob k, const Settings *s, Settings *fallback)
+{
+        switch (k) {
+        case KNOB_LATENCY_NICE:
+                fallback->latency_nice = s->latency_nice;
+                fallback->mask |= SETTING_BIT(SETTING_LATENCY_NICE);
+                break;
+        case KNOB_WEIGHT:
+                fallback->nice = units_weight_to_nice(s->cpu_weight);
+                fallback->mask |= SETTING_BIT(SETTING_NICE);
+                break;
+        case KNOB_IDLE:
+                /* cpu.idle=0 is every task's default: nothing to do per task. */
+                if (s->cpu_idle) {
+                        fallback->policy = SCHED_IDLE;
+                        fallback->mask |= SETTING_BIT(SETTING_POLICY);
+                }
+                break;
+        case KNOB_UCLAMP_MIN:
+                fallback->util_min = s->util_min;
+                fallback->mask |= SETTING_BIT(SETTING_UTIL_MIN);
+                break;
+        case KNOB_UCLAMP_MAX:
+                fallback->util_max = s->util_max;
+                fallback->mask |= SETTING_BIT(SETTING_UTIL_MAX);
+                break;
+        default:
+                break;
+        }
+}
+
+/* The per-task settings that stand for the [Unit] settings in S. */
+static uint32_t task_mask_of(const Settings *s)
+{
+        uint32_t m = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                Settings all = { .mask = SETTINGS_UNIT_MASK, .cpu_idle = true }, f = {};
+                if (!settings_has(s, knobs[k].id))
+                        continue;
+                knob_fallback(k, &all, &f);
+                m |= f.mask;
+        }
+        if (settings_has(s, SETTING_SLICE))
+                m |= SETTING_BIT(SETTING_SLICE);
+        return m;
+}
+
+/* Directory names that are unit cgroups. */
+static bool is_unit_name(const char *name)
+{
+        static const char *const suffixes[] = { ".service", ".scope", ".slice",
+                                                ".socket",  ".mount", ".swap" };
+        size_t n = strlen(name);
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                size_t sl = strlen(suffixes[i]);
+                if (n > sl && streq(name + n - sl, suffixes[i]))
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * Normalize a cgroup path as found in /proc/PID/cgroup: leading '/', no
+ * trailing '/', no empty components; "." and ".." are refused.
+ */
+static int cgroup_path_normalize(const char *path, char **ret)
+{
+        _cleanup_free_ char *out = NULL;
+        size_t len = 0;
+
+        if (!path)
+                return -EINVAL;
+        out = malloc(strlen(path) + 2);
+        if (!out)
+                return -ENOMEM;
+        for (const char *p = path; *p;) {
+                size_t n;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return -EINVAL;
+                out[len++] = '/';
+                memcpy(out + len, p, n);
+                len += n;
+                p += n;
+        }
+        if (len == 0)
+                out[len++] = '/';
+        out[len] = 0;
+        *ret = TAKE_PTR(out);
+        return 0;
+}
+
+static char *cgroup_fs_path(const UnitState *u, const char *cgroup_path, const char *file)
+{
+        char *s;
+
+        if (asprintf(&s, "%s%s%s%s", u->root, streq(cgroup_path, "/") ? "" : cgroup_path,
+                     file ? "/" : "", strempty(file)) < 0)
+                return NULL;
+        return s;
+}
+
+/* 0 and the identity if CGROUP_PATH is a directory, -ENOENT if gone. */
+static int cgroup_stat(const UnitState *u, const char *cgroup_path, dev_t *ret_dev, ino_t *ret_ino)
+{
+        _cleanup_free_ char *fs = cgroup_fs_path(u, cgroup_path, NULL);
+        struct stat st;
+
+        if (!fs)
+                return -ENOMEM;
+        if (stat(fs, &st) < 0)
+                return errno == ENOTDIR ? -ENOENT : -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOENT;
+        *ret_dev = st.st_dev;
+        *ret_ino = st.st_ino;
+        return 0;
+}
+
+static bool cgroup_gone(const UnitState *u, const char *cgroup_path)
+{
+        dev_t dev;
+        ino_t ino;
+
+        return cgroup_stat(u, cgroup_path, &dev, &ino) == -ENOENT;
+}
+
+static bool errno_is_cgroup_gone(int r)
+{
+        return r == -ENOENT || r == -ENODEV || r == -ENOTDIR;
+}
+
+/*
+ * cg_write() with O_TRUNC: cgroupfs ignores the truncation, and a test tree
+ * of regular files then behaves like cgroupfs when a shorter value replaces
+ * a longer one ("0" after "-15"). Same errors as cg_write() (-ENOENT also
+ * for ENODEV, a removed cgroup).
+ */
+static int knob_file_write(const char *fs, const char *value)
+{
+        _cleanup_close_ int fd = -EBADF;
+        size_t len = strlen(value);
+        ssize_t n;
+
+        fd = open(fs, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENODEV ? -ENOENT : -errno;
+        do
+                n = write(fd, value, len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return errno == ENODEV ? -ENOENT : -errno;
+        return (size_t) n == len ? 0 : -EIO;
+}
+
+/* ---- Entries ---------------------------------------------------------- */
+
+static void entry_forget_knobs(CgroupEntry *e)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                e->orig[k] = mfree_str(e->orig[k]);
+                e->written[k] = mfree_str(e->written[k]);
+        }
+}
+
+static CgroupEntry *entry_free(CgroupEntry *e)
+{
+        if (!e)
+                return NULL;
+        entry_forget_knobs(e);
+        free(e->path);
+        free(e);
+        return NULL;
+}
+
+static int index_rebuild(UnitState *u)
+{
+        _cleanup_(hashmap_freep) Hashmap *h = NULL;
+        int r;
+
+        r = hashmap_new(&h);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < u->n_entries; i++) {
+                r = hashmap_put(h, u->entries[i]->path, u->entries[i]);
+                if (r < 0)
+                        return r;
+        }
+        hashmap_free(u->index);
+        u->index = TAKE_PTR(h);
+        return 0;
+}
+
+/* Drop entries for which DROP returns true; rebuilds the index. */
+static int entries_drop(UnitState *u, bool (*drop)(UnitState *u, CgroupEntry *e))
+{
+        size_t j = 0;
+
+        for (size_t i = 0; i < u->n_entries; i++) {
+                if (drop(u, u->entries[i]))
+                        entry_free(u->entries[i]);
+                else
+                        u->entries[j++] = u->entries[i];
+        }
+        u->n_entries = j;
+        return index_rebuild(u);
+}
+
+static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
+{
+        if (!e->configured && !e->orig[0] && !e->orig[1] && !e->orig[2] && !e->orig[3] &&
+            !e->orig[4])
+                return true;
+        return cgroup_gone(u, e->path);
+}
+
+static bool drop_stale(UnitState *u, CgroupEntry *e)
+{
+        return e->generation != u->generation;
+}
+
+static int entry_add(UnitState *u, const char *path, dev_t dev, ino_t ino, CgroupEntry **ret)
+{
+        _cleanup_free_ CgroupEntry *e = NULL;
+        const char *slash;
+        int r;
+
+        if (u->n_entries >= UNITS_SEEN_MAX) {
+                r = entries_drop(u, drop_unconfigured_or_gone);
+                if (r < 0)
+                        return r;
+                if (u->n_entries >= UNITS_SEEN_MAX)
+                        return -ENOSPC;
+        }
+        if (u->n_entries == u->n_alloc) {
+                size_t n = MAX(u->n_alloc * 2, (size_t) 64);
+                CgroupEntry **a = realloc(u->entries, n * sizeof(*a));
+                if (!a)
+                        return -ENOMEM;
+                u->entries = a;
+                u->n_alloc = n;
+        }
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->path = strdup(path);
+        if (!e->path)
+                return -ENOMEM;
+        slash = strrchr(e->path, '/');
+        e->name = slash ? slash + 1 : e->path;
+        e->dev = dev;
+        e->ino = ino;
+        e->generation = u->generation;
+        r = hashmap_put(u->index, e->path, e);
+        if (r < 0) {
+                free(e->path);
+                return r;
+        }
+        u->entries[u->n_entries++] = e;
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+static CgroupEntry *entry_get(const UnitState *u, const char *path)
+{
+        return hashmap_get(u->index, path);
+}
+
+/* ---- Writing one cgroup ----------------------------------------------- */
+
+typedef enum KnobResult {
+        KNOB_OK,
+        KNOB_MISSING, /* the file does not exist in this cgroup */
+        KNOB_GONE,    /* the cgroup itself is gone */
+        KNOB_FAILED,  /* logged */
+} KnobResult;
+
+static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *value)
+{
+        _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
+        int r;
+
+        fs = cgroup_fs_path(u, e->path, knobs[k].file);
+        if (!fs) {
+                log_oom();
+                return KNOB_FAILED;
+        }
+        r = cg_read(fs, NULL, &cur);
+        if (r < 0) {
+                if (errno_is_cgroup_gone(r))
+                        return cgroup_gone(u, e->path) ? KNOB_GONE : KNOB_MISSING;
+                log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
+                return KNOB_FAILED;
+        }
+        if (e->written[k] && streq(cur, value) && streq(e->written[k], value))
+                return KNOB_OK; /* already ours */
+
+        if (u->dry_run) {
+                log_info("Unit %s: would write %s to %s (now %s)", e->name, value, fs, cur);
+                return KNOB_OK;
+        }
+
+        copy = strdup(value);
+        if (!copy) {
+                log_oom();
+                return KNOB_FAILED;
+        }
+        if (u->write_hook)
+                u->write_hook(e->path, knobs[k].file, u->write_hook_userdata);
+        r = knob_file_write(fs, value);
+        if (r < 0) {
+                if (errno_is_cgroup_gone(r) && cgroup_gone(u, e->path))
+                        return KNOB_GONE;
+                log_warning_errno(r, "Unit %s: failed to write %s to %s: %m", e->name, value, fs);
+                return KNOB_FAILED;
+        }
+        log_debug("Unit %s: wrote %s to %s (was %s)", e->name, value, fs, cur);
+        if (!e->orig[k])
+                e->orig[k] = TAKE_PTR(cur);
+        free(e->written[k]);
+        e->written[k] = TAKE_PTR(copy);
+        return KNOB_OK;
+}
+
+/* Put back the original value of knob K, unless someone changed it since. */
+static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
+{
+        _cleanup_free_ char *fs = NULL, *cur = NULL;
+        int r = 0;
+
+        if (!e->orig[k])
+                return 0;
+        fs = cgroup_fs_path(u, e->path, knobs[k].file);
+        if (!fs)
+                return -ENOMEM;
+        r = cg_read(fs, NULL, &cur);
+        if (r < 0) {
+                if (errno_is_cgroup_gone(r)) {
+                        log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
+                        r = 0;
+                } else
+                        log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
+        } else if (!streq_ptr(cur, e->written[k])) {
+                log_info("Unit %s: %s was changed to %s by someone else, leaving it", e->name, fs,
+                         cur);
+        } else {
+                r = knob_file_write(fs, e->orig[k]);
+                if (r < 0 && errno_is_cgroup_gone(r)) {
+                        log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
+                        r = 0;
+                } else if (r < 0)
+                        log_warning_errno(r, "Unit %s: failed to restore %s to %s: %m", e->name, fs,
+                                          e->orig[k]);
+                else
+                        log_debug("Unit %s: restored %s to %s", e->name, fs, e->orig[k]);
+        }
+        e->orig[k] = mfree_str(e->orig[k]);
+        e->written[k] = mfree_str(e->written[k]);
+        return r;
+}
+
+/*
+ * Bring entry E in line with policy P: write what P wants, restore what it
+ * no longer wants, compute the per-task fallback. Returns -ENOENT if the
+ * cgroup turned out to be gone (the caller drops it), 0 otherwise.
+ */
+static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
+{
+        Settings want = {}, fallback = {};
+        bool match = false, gone = false;
+        unsigned n_files = 0;
+
+        if (p && is_unit_name(e->name))
+                match = policy_match_unit(p, e->name, &want);
+        want.mask &= SETTINGS_UNIT_MASK;
+        if (!match)
+                want.mask = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX && !gone; k++) {
+                _cleanup_free_ char *value = NULL;
+
+                if (!settings_has(&want, knobs[k].id)) {
+                        (void) knob_restore(u, e, k);
+                        continue;
+                }
+                if (knob_format(k, &want, &value) < 0) {
+                        log_oom();
+                        continue;
+                }
+                switch (knob_write(u, e, k, value)) {
+                case KNOB_OK:
+                        n_files++;
+                        break;
+                case KNOB_MISSING:
+                        knob_fallback(k, &want, &fallback);
+                        break;
+                case KNOB_GONE:
+                        gone = true;
+                        break;
+                case KNOB_FAILED:
+                        break;
+                }
+        }
+        if (gone) {
+                log_debug("Unit %s: cgroup %s vanished while being configured, dropping it",
+                          e->name, e->path);
+                entry_forget_knobs(e);
+                e->configured = false;
+                e->fallback = (Settings) {};
+                return -ENOENT;
+        }
+        if (settings_has(&want, SETTING_SLICE)) {
+                fallback.slice_ns = want.slice_ns;
+                fallback.mask |= SETTING_BIT(SETTING_SLICE);
+        }
+
+        if (match && (!e->configured || e->wanted.mask != want.mask ||
+                      memcmp(&e->fallback, &fallback, sizeof(fallback)) != 0)) {
+                _cleanup_free_ char *f = settings_to_string(&fallback);
+                log_info("Unit %s (%s): %u cgroup file(s) written%s%s%s", e->name, e->path, n_files,
+                         fallback.mask ? ", per task: " : "", fallback.mask ? strna(f) : "",
+                         u->dry_run ? " (dry run)" : "");
+        }
+        e->configured = match;
+        e->wanted = want;
+        e->fallback = fallback;
+        return 0;
+}
+
+/* ---- Public API -------------------------------------------------------- */
+
+int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
+{
+        _cleanup_free_ UnitState *u = NULL;
+        _cleanup_free_ char *root = NULL;
+        int r;
+
+        if (cgroup_root) {
+                size_t n = strlen(cgroup_root);
+                while (n > 1 && cgroup_root[n - 1] == '/')
+                        n--;
+                if (n == 0)
+                        return -EINVAL;
+                root = strndup(cgroup_root, n);
+                if (!root)
+                        return -ENOMEM;
+                if (streq(root, "/"))
+                        root[0] = 0; /* paths are appended as "/x/y" */
+        } else {
+                r = cgroup2_find_mount(&root);
+                if (r == -ENOENT)
+                        return -ENOMEDIUM;
+                if (r < 0)
+                        return r;
+        }
+
+        u = calloc(1, sizeof(*u));
+        if (!u)
+                return -ENOMEM;
+        r = hashmap_new(&u->index);
+        if (r < 0)
+                return r;
+        u->root = TAKE_PTR(root);
+        u->dry_run = dry_run;
+        u->generation = 1;
+        *ret = TAKE_PTR(u);
+        return 0;
+}
+
+static void watch_done(UnitsWatch *w)
+{
+        w->job_removed = sd_bus_slot_unref(w->job_removed);
+        w->unit_new = sd_bus_slot_unref(w->unit_new);
+        w->subscribe = sd_bus_slot_unref(w->subscribe);
+        if (w->bus) {
+                sd_bus_detach_event(w->bus);
+                w->bus = sd_bus_flush_close_unref(w->bus);
+        }
+}
+
+UnitState *units_free(UnitState *u)
+{
+        if (!u)
+                return NULL;
+        watch_done(&u->watch);
+        for (size_t i = 0; i < u->n_entries; i++)
+                entry_free(u->entries[i]);
+        free(u->entries);
+        hashmap_free(u->index);
+        free(u->root);
+        free(u);
+        return NULL;
+}
+
+const char *units_cgroup_root(const UnitState *u)
+{
+        return u->root[0] ? u->root : "/";
+}
+
+void units_set_write_hook(UnitState *u,
+                          void (*hook)(const char *cgroup_path, const char *file, void *userdata),
+                          void *userdata)
+{
+        u->write_hook = hook;
+        u->write_hook_userdata = userdata;
+}
+
+/* Look at one directory during a walk (or on its own): find or create its
+ * entry (a new one if the directory was recreated) and configure it. */
+static int visit(UnitState *u, const Policy *p, const char *path, dev_t dev, ino_t ino)
+{
+        CgroupEntry *e = entry_get(u, path);
+        int r;
+
+        if (e && (e->dev != dev || e->ino != ino)) {
+                /* Same path, new cgroup (the unit restarted): what we wrote and
+                 * what it replaced belong to the old one. */
+                entry_forget_knobs(e);
+                e->configured = false;
+                e->dev = dev;
+                e->ino = ino;
+        }
+        if (!e) {
+                r = entry_add(u, path, dev, ino, &e);
+                if (r == -ENOSPC) {
+                        log_debug("Too many cgroups, not configuring %s", path);
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+        }
+        e->generation = u->generation;
+        (void) entry_configure(u, p, e); /* a vanished cgroup is dropped at the next walk */
+        return 0;
+}
+
+typedef struct WalkContext {
+        UnitState *u;
+        const Policy *p;
+        const char *only_name; /* visit only directories of this name (units_apply_unit) */
+        unsigned n_visited;
+} WalkContext;
+
+static int walk_one(const char *fs, const char *path, void *userdata)
+{
+        WalkContext *c = userdata;
+        const char *name;
+        struct stat st;
+        int r;
+
+        if (stat(fs, &st) < 0)
+                return errno_is_cgroup_gone(-errno) ? CG_WALK_SKIP : -errno;
+        name = streq(path, "/") ? "" : strrchr(path, '/') + 1;
+        if (!c->only_name || streq(name, c->only_name)) {
+                CgroupEntry *e = entry_get(c->u, path);
+                /* units_apply_unit: a configured cgroup of the same
+                 * incarnation is left as it is. */
+                if (!c->only_name || !e || !e->configured || e->dev != st.st_dev ||
+                    e->ino != st.st_ino) {
+                        r = visit(c->u, c->p, path, st.st_dev, st.st_ino);
+                        if (r < 0)
+                                return r;
+                        c->n_visited++;
+                }
+        }
+        return 0;
+}
+
+static int walk(WalkContext *c)
+{
+        return cg_walk(c->u->root[0] ? c->u->root : "/", walk_one, c);
+}
+
+unsigned units_n_configured(const UnitState *u)
+{
+        unsigned n = 0;
+
+        for (size_t i = 0; i < u->n_entries; i++)
+                n += u->entries[i]->configured;
+        return n;
+}
+
+int units_apply_all(UnitState *u, const Policy *p, unsigned *ret_n_units)
+{
+        WalkContext c = { .u = u, .p = p };
+        int r;
+
+        u->generation++;
+        r = walk(&c);
+        if (r < 0)
+                return r;
+        /* Cgroups not seen in this walk are gone: nothing to restore there. */
+        r = entries_drop(u, drop_stale);
+        if (r < 0)
+                return r;
+        if (ret_n_units)
+                *ret_n_units = units_n_configured(u);
+        return 0;
+}
+
+int units_apply_cgroup(UnitState *u, const Policy *p, const char *cgroup_path)
+{
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = cgroup_path_normalize(cgroup_path, &path);
+        if (r < 0)
+                return r;
+
+        /* Every prefix, outermost first: "/a.slice", "/a.slice/b.service". */
+        for (char *slash = path + 1;; slash++) {
+                CgroupEntry *e;
+                dev_t dev;
+                ino_t ino;
+                char saved;
+
+                slash = strchrnul(slash, '/');
+                saved = *slash;
+                *slash = 0;
+
+                r = cgroup_stat(u, path, &dev, &ino);
+                if (r == -ENOENT) {
+                        log_debug("Cgroup %s vanished before it could be configured", path);
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+                e = entry_get(u, path);
+                if (!e || e->dev != dev || e->ino != ino) {
+                        r = visit(u, p, path, dev, ino);
+                        if (r < 0)
+                                return r;
+                }
+
+                *slash = saved;
+                if (!saved)
+                        break;
+        }
+        return 0;
+}
+
+int units_apply_unit(UnitState *u, const Policy *p, const char *unit)
+{
+        Settings s = {};
+        WalkContext c = { .u = u, .p = p, .only_name = unit };
+
+        if (!p || !unit || !is_unit_name(unit) || strchr(unit, '/'))
+                return 0;
+        if (!policy_match_unit(p, unit, &s) || !(s.mask & SETTINGS_UNIT_MASK))
+                return 0;
+        return walk(&c);
+}
+
+bool units_seen(UnitState *u, const char *cgroup_path)
+{
+        _cleanup_free_ char *path = NULL;
+        CgroupEntry *e;
+        dev_t dev;
+        ino_t ino;
+
+        if (cgroup_path_normalize(cgroup_path, &path) < 0)
+                return true; /* nothing we could configure */
+        e = entry_get(u, path);
+        if (!e)
+                return false;
+        if (cgroup_stat(u, path, &dev, &ino) < 0)
+                return true; /* gone: nothing to do */
+        return e->dev == dev && e->ino == ino;
+}
+
+bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
+                                Settings *ret)
+{
+        _cleanup_free_ char *path = NULL;
+        Settings merged = {};
+
+        if (cgroup_path_normalize(cgroup_path, &path) < 0)
+                return false;
+        if (!units_seen(u, path))
+                (void) units_apply_cgroup(u, p, path);
+
+        for (char *slash = path + 1;; slash++) {
+                CgroupEntry *e;
+                char saved;
+
+                slash = strchrnul(slash, '/');
+                saved = *slash;
+                *slash = 0;
+                e = entry_get(u, path);
+                if (e && e->configured) {
+                        /* What an inner unit sets itself (in a file or per
+                         * task) is not inherited from the slices around it. */
+                        merged.mask &= ~task_mask_of(&e->wanted);
+                        settings_merge(&merged, &e->fallback);
+                }
+                *slash = saved;
+                if (!saved)
+                        break;
+        }
+        if (!merged.mask)
+                return false;
+        *ret = merged;
+        return true;
+}
+
+bool units_task_fallback(UnitState *u, const Policy *p, const char *unit, Settings *ret)
+{
+        bool tried = false;
+
+        if (!unit)
+                return false;
+        for (;;) {
+                for (size_t i = 0; i < u->n_entries; i++) {
+                        CgroupEntry *e = u->entries[i];
+                        if (e->configured && streq(e->name, unit)) {
+                                if (!e->fallback.mask)
+                                        return false;
+                                *ret = e->fallback;
+                                return true;
+                        }
+                }
+                if (tried || units_apply_unit(u, p, unit) < 0)
+                        return false;
+                tried = true;
+        }
+}
+
+int units_restore_all(UnitState *u)
+{
+        int ret = 0;
+
+        for (size_t i = 0; i < u->n_entries; i++) {
+                CgroupEntry *e = u->entries[i];
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        int r = knob_restore(u, e, k);
+                        if (r < 0 && ret == 0)
+                                ret = r;
+                }
+                e->configured = false;
+                e->fallback = (Settings) {};
+        }
+        return ret;
+}
+
+/* ---- systemd signals ----------------------------------------------------- */
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        UnitState *u = userdata;
+        const char *unit, *result, *job;
+        uint32_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "uoss", &id, &job, &unit, &result);
+        if (r < 0) {
+                log_debug_errno(r, "Malformed JobRemoved signal: %m");
+                return 0;
+        }
+        if (!streq(result, "done"))
+                return 0;
+        r = units_apply_unit(u, u->watch.get_policy(u->watch.userdata), unit);
+        if (r < 0)
+                log_warning_errno(r, "Failed to configure unit %s: %m", unit);
+        return 0;
+}
+
+static int on_unit_new(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        UnitState *u = userdata;
+        const char *unit, *path;
+        int r;
+
+        r = sd_bus_message_read(m, "so", &unit, &path);
+        if (r < 0) {
+                log_debug_errno(r, "Malformed UnitNew signal: %m");
+                return 0;
+        }
+        /* Usually the unit has no cgroup yet (JobRemoved comes later); a
+         * transient scope may already have one. */
+        r = units_apply_unit(u, u->watch.get_policy(u->watch.userdata), unit);
+        if (r < 0)
+                log_warning_errno(r, "Failed to configure unit %s: %m", unit);
+        return 0;
+}
+
+static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e)
+                log_info("systemd did not accept Subscribe (%s: %s); new units are configured "
+                         "when their first process starts",
+                         e->name, strna(e->message));
+        else
+                log_debug("Subscribed to systemd unit signals");
+        return 0;
+}
+
+int units_watch_systemd(UnitState *u, sd_event *event,
+                        const Policy *(*get_policy)(void *userdata), void *userdata)
+{
+        UnitsWatch w = { .get_policy = get_policy, .userdata = userdata };
+        int r;
+
+        if (!get_policy)
+                return -EINVAL;
+        watch_done(&u->watch);
+
+        r = sd_bus_open_system(&w.bus);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_attach_event(w.bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_match_signal_async(w.bus, &w.job_removed, "org.freedesktop.systemd1",
+                                      "/org/freedesktop/systemd1",
+                                      "org.freedesktop.systemd1.Manager", "JobRemoved",
+                                      on_job_removed, NULL, u);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_match_signal_async(w.bus, &w.unit_new, "org.freedesktop.systemd1",
+                                      "/org/freedesktop/systemd1",
+                                      "org.freedesktop.systemd1.Manager", "UnitNew", on_unit_new,
+                                      NULL, u);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_call_method_async(w.bus, &w.subscribe, "org.freedesktop.systemd1",
+                                     "/org/freedesktop/systemd1",
+                                     "org.freedesktop.systemd1.Manager", "Subscribe",
+                                     on_subscribed, u, NULL);
+        if (r < 0)
+                goto fail;
+        u->watch = w;
+        return 0;
+fail:
+        watch_done(&w);
+        return r;
+}
