@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/apply.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/sched.h"
+
+void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
+{
+        *a = (Applier){
+                .tasks = tasks,
+                .ctx = *ctx,
+                .respect_manual_changes = true,
+        };
+        if (!a->ctx.proc_root)
+                a->ctx.proc_root = "/proc";
+}
+
+/* Does any policy file use one of KEYS as a predicate ("key:" or "key~")?
+ * A textual over-approximation (a pattern that contains "parent:" counts
+ * too), which only costs a needless read, never a missed match. */
+static bool policy_mentions_key(const Policy *p, const char *const *keys)
+{
+        for (size_t i = 0; i < policy_n_files(p); i++) {
+                const PolicyFileInfo *f = policy_file(p, i);
+
+                if (!f || !f->text)
+                        continue;
+                for (const char *const *k = keys; *k; k++) {
+                        size_t l = strlen(*k);
+                        for (const char *s = strstr(f->text, *k); s; s = strstr(s + 1, *k))
+                                if (s[l] == ':' || s[l] == '~')
+                                        return true;
+                }
+        }
+        return false;
+}
+
+void applier_set_policy(Applier *a, const Policy *policy)
+{
+        static const char *const ancestry[] = { "parent", "ancestor", NULL };
+        static const char *const ids[] = { "user", "group", NULL };
+
+        a->policy = policy;
+        a->read_flags = 0;
+        a->thread_rules = false;
+        a->uses_ids = false;
+        if (!policy)
+                return;
+        if (policy_mentions_key(policy, ancestry))
+                a->read_flags |= PROC_READ_ANCESTORS;
+        a->thread_rules = policy_has_thread_rules(policy);
+        a->uses_ids = policy_mentions_key(policy, ids);
+}
+
+Settings applier_task_settings(const MatchResult *m)
+{
+        Settings s = {};
+
+        if (m->n_matched == 0)
+                return s;
+        s = m->settings;
+        s.mask &= SETTINGS_TASK_MASK;
+        return s;
+}
+
+static bool settings_same(const Settings *x, const Settings *y)
+{
+        if (x->mask != y->mask)
+                return false;
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                if (!settings_has(x, id))
+                        continue;
+                switch (id) {
+                case SETTING_LATENCY_NICE:
+                        if (x->latency_nice != y->latency_nice)
+                                return false;
+                        break;
+                case SETTING_SLICE:
+                        if (x->slice_ns != y->slice_ns)
+                                return false;
+                        break;
+                case SETTING_NICE:
+                        if (x->nice != y->nice)
+                                return false;
+                        break;
+                case SETTING_POLICY:
+                        if (x->policy != y->policy)
+                                return false;
+                        break;
+                case SETTING_UTIL_MIN:
+                        if (x->util_min != y->util_min)
+                                return false;
+                        break;
+                case SETTING_UTIL_MAX:
+                        if (x->util_max != y->util_max)
+                                return false;
+                        break;
+                case SETTING_TIMER_SLACK:
+                        if (x->timer_slack_ns != y->timer_slack_ns)
+                                return false;
+                        break;
+                case SETTING_CPU_WEIGHT:
+                        if (x->cpu_weight != y->cpu_weight)
+                                return false;
+                        break;
+                case SETTING_CPU_IDLE:
+                        if (x->cpu_idle != y->cpu_idle)
+                                return false;
+                        break;
+                default:
+                        break;
+                }
+        }
+        return true;
+}
+
+static void log_task(int level, const Task *t, const char *fmt, ...) _printf_(3, 4);
+static void log_task(int level, const Task *t, const char *fmt, ...)
+{
+        char pidf[32], tidf[32], *rulef = NULL, *msg = NULL;
+        const char *fields[4] = {};
+        size_t n = 0;
+        va_list ap;
+        int r;
+
+        if (level > log_get_max_level())
+                return;
+        va_start(ap, fmt);
+        r = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return;
+
+        snprintf(pidf, sizeof(pidf), "LATNICE_PID=%d", (int)t->pid);
+        snprintf(tidf, sizeof(tidf), "LATNICE_TID=%d", (int)t->tid);
+        fields[n++] = pidf;
+        fields[n++] = tidf;
+        if (t->rule && asprintf(&rulef, "LATNICE_RULE=%s", t->rule) >= 0)
+                fields[n++] = rulef;
+        fields[n] = NULL;
+
+        (void)log_struct_internal(level, 0, fields, "%s", msg);
+        free(rulef);
+        free(msg);
+}
+
+/* Is TID of PID still the task that started at STARTTIME? */
+static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
+{
+        uint64_t st;
+        int r;
+
+        r = proc_starttime(a->ctx.proc_root, pid, tid, &st);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
+        return st == starttime;
+}
+
+/* Put back the original attributes of T (if it is still the same living
+ * task, still as latniced left it, and not user-owned). Does not remove T.
+ * Returns 1 if restored. */
+static int restore_task(Applier *a, Task *t)
+{
+        SchedState now;
+        int r;
+
+        if (t->user_owned || t->applied_mask == 0 || a->ctx.dry_run)
+                return 0;
+
+        r = task_alive(a, t->pid, t->tid, t->starttime);
+        if (r <= 0)
+                return r;
+
+        r = sched_state_read(t->tid, &now);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
+        if (a->respect_manual_changes && !sched_state_matches(&now, &t->expected, t->applied_mask)) {
+                task_table_set_user_owned(a->tasks, t, true);
+                log_task(LOG_INFO, t,
+                         "%d/%d (%s): attributes changed by someone else, not restoring.",
+                         (int)t->pid, (int)t->tid, strna(t->comm));
+                return 0;
+        }
+
+        r = sched_state_restore_full(a->ctx.proc_root, t->tid, &t->orig, t->applied_mask);
+        if (r < 0) {
+                if (errno_is_gone(r))
+                        return 0;
+                a->counters.n_failed++;
+                return log_warning_errno(r, "Failed to restore attributes of %d/%d (%s): %m",
+                                         (int)t->pid, (int)t->tid, strna(t->comm));
+        }
+        a->counters.n_restored++;
+        log_task(LOG_DEBUG, t, "%d/%d (%s): original attributes restored.", (int)t->pid,
+                 (int)t->tid, strna(t->comm));
+        t->applied_mask = 0;
+        return 1;
+}
+
+/* Apply S (empty: restore) to thread TID of process P. Returns 1 if
+ * something was applied, 0 if not, negative errno on resource failure. */
+static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings *s,
+                        const char *rule, const char *thread_name)
+{
+        const pid_t pid = p->view.pid;
+        SchedState before, now;
+        uint32_t applied = 0, unsupported = 0;
+        uint64_t st;
+        Task *t;
+        bool is_new = false;
+        int r;
+
+        if (tid == pid)
+                st = p->starttime;
+        else {
+                r = proc_starttime(a->ctx.proc_root, pid, tid, &st);
+                if (r < 0) {
+                        if (!errno_is_gone(r))
+                                return r;
+                        applier_forget(a, pid, tid);
+                        return 0;
+                }
+        }
+
+        t = task_table_get(a->tasks, tid);
+        if (t && (t->pid != pid || t->starttime != st)) {
+                /* The entry is of a task that is gone; its tid was reused. */
+                task_table_remove(a->tasks, tid);
+                t = NULL;
+        }
+
+        if (s->mask == 0) {
+                if (!t)
+                        return 0;
+                r = restore_task(a, t);
+                task_table_remove(a->tasks, tid);
+                return r < 0 ? r : 0;
+        }
+
+        if (t && t->user_owned) {
+                a->counters.n_skipped++;
+                return 0;
+        }
+        if (t && settings_same(&t->settings, s)) {
+                (void)task_set_rule(t, rule);
+                return 0;
+        }
+
+        if (t) {
+                r = sched_state_read(tid, &now);
+                if (r < 0) {
+                        if (errno_is_gone(r)) {
+                                applier_forget(a, pid, tid);
+                                return 0;
+                        }
+                        a->counters.n_failed++;
+                        return log_debug_errno(r, "Failed to read attributes of %d/%d: %m",
+                                               (int)pid, (int)tid);
+                }
+                if (!sched_policy_is_fair(now.policy) ||
+                    (t->applied_mask != 0 && a->respect_manual_changes &&
+                     !sched_state_matches(&now, &t->expected, t->applied_mask))) {
+                        task_table_set_user_owned(a->tasks, t, true);
+                        a->counters.n_skipped++;
+                        log_task(LOG_INFO, t,
+                                 "%d/%d (%s): attributes changed by someone else (now %s, nice %d), "
+                                 "leaving it alone.",
+                                 (int)pid, (int)tid, strna(t->comm),
+                                 strna(sched_policy_to_string(now.policy)), now.nice);
+                        return 0;
+                }
+
+                /* Give back what the new settings no longer ask for. */
+                uint32_t drop = t->applied_mask & ~s->mask;
+                if (drop && !a->ctx.dry_run) {
+                        r = sched_state_restore_full(a->ctx.proc_root, tid, &t->orig, drop);
+                        if (r < 0 && !errno_is_gone(r))
+                                log_debug_errno(r, "Failed to restore %d/%d: %m", (int)pid,
+                                                (int)tid);
+                }
+                t->applied_mask &= ~drop;
+        } else {
+                r = task_table_add(a->tasks, pid, tid, st, &t);
+                if (r < 0)
+                        return r;
+                is_new = true;
+        }
+
+        (void)task_set_rule(t, rule);
+        (void)task_set_comm(t, thread_name ? thread_name : p->view.names.comm);
+
+        if (a->ctx.dry_run) {
+                _cleanup_free_ char *str = settings_to_string(s);
+                if (is_new && sched_state_read(tid, &t->orig) < 0) {
+                        task_table_remove(a->tasks, tid);
+                        return 0;
+                }
+                t->settings = *s;
+                log_task(LOG_INFO, t, "%d/%d (%s): would apply %s (rule %s, dry run).",
+                         (int)pid, (int)tid, strna(t->comm), strna(str), strna(rule));
+                if (a->on_applied)
+                        a->on_applied(a->userdata, t);
+                return 1;
+        }
+
+        r = settings_apply_tid(&a->ctx, tid, s, &before, &applied, &unsupported);
+        if (r == -EBUSY) {
+                /* RT, deadline or sched_ext: never ours to change. */
+                a->counters.n_skipped++;
+                if (is_new)
+                        task_table_remove(a->tasks, tid);
+                else
+                        task_table_set_user_owned(a->tasks, t, true);
+                return 0;
+        }
+        if (r < 0) {
+                if (!errno_is_gone(r)) {
+                        a->counters.n_failed++;
+                        log_debug_errno(r, "Failed to apply settings to %d/%d (%s): %m",
+                                        (int)pid, (int)tid, strna(t->comm));
+                }
+                if (is_new || t->applied_mask == 0)
+                        task_table_remove(a->tasks, tid);
+                return 0;
+        }
+        if (is_new) {
+                const Task *leader = task_table_get(a->tasks, pid);
+
+                t->orig = before;
+                /* A new thread of a managed process inherited what latniced
+                 * gave the thread that created it: its originals are the
+                 * process's originals, not what it had now. */
+                if (leader && leader != t && leader->applied_mask != 0 &&
+                    sched_state_matches(&before, &leader->expected, leader->applied_mask))
+                        t->orig = leader->orig;
+        }
+        t->applied_mask |= applied;
+        t->settings = *s;
+
+        /* Pid reuse guard: if TID now names another task, that task got
+         * our settings by accident; put back what it had. */
+        r = task_alive(a, pid, tid, st);
+        if (r <= 0) {
+                if (r == 0 && applied) {
+                        (void)sched_state_restore_full(a->ctx.proc_root, tid, &before, applied);
+                        a->counters.n_reused++;
+                }
+                task_table_remove(a->tasks, tid);
+                return r < 0 ? r : 0;
+        }
+
+        r = sched_state_read(tid, &t->expected);
+        if (r < 0) {
+                task_table_remove(a->tasks, tid);
+                return errno_is_gone(r) ? 0 : r;
+        }
+        if (t->applied_mask == 0 && is_new) {
+                /* Nothing this kernel supports: nothing to remember. */
+                task_table_remove(a->tasks, tid);
+                return 0;
+        }
+
+        a->counters.n_applied++;
+        if (a->on_applied)
+                a->on_applied(a->userdata, t);
+        return 1;
+}
+
+static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        MatchResult res;
+        Settings s, base_of_process = {};
+        const char *base_rule_of_process = NULL;
+        size_t n_tids = 0, n_applied = 0;
+        bool per_thread;
+        const char *applied_rule = NULL;
+        int r;
+
+        if (!a->policy || pid <= 0)
+                return 0;
+
+        r = proc_task_read(a->ctx.proc_root, pid, 0, a->read_flags, &p);
+        if (r < 0) {
+                if (errno_is_gone(r) || r == -EACCES || r == -EIO)
+                        return 0;
+                return r;
+        }
+        if (p->kernel_thread || p->zombie)
+                return 0;
+
+        a->counters.n_evaluated++;
+        r = policy_match(a->policy, &p->view, &res, NULL);
+        if (r < 0)
+                return r;
+        per_thread = a->thread_rules && res.thread_dependent;
+        s = applier_task_settings(&res);
+        if (a->base_settings && a->base_settings(a->userdata, p, &base_of_process,
+                                                 &base_rule_of_process)) {
+                Settings merged = base_of_process;
+
+                base_of_process.mask &= SETTINGS_TASK_MASK;
+                merged.mask &= SETTINGS_TASK_MASK;
+                settings_merge(&merged, &s);
+                s = merged;
+                if (!res.rule)
+                        res.rule = base_rule_of_process;
+        }
+
+        /* The common case: nothing matches and nothing of it is managed. */
+        if (!per_thread && s.mask == 0) {
+                if (only_tid > 0 ? !task_table_get(a->tasks, only_tid)
+                                 : !task_table_has_process(a->tasks, pid))
+                        return 0;
+        }
+
+        if (only_tid > 0) {
+                tids = malloc(sizeof(pid_t));
+                if (!tids)
+                        return -ENOMEM;
+                tids[0] = only_tid;
+                n_tids = 1;
+        } else {
+                r = proc_threads(a->ctx.proc_root, pid, &tids, &n_tids);
+                if (r < 0)
+                        return errno_is_gone(r) ? 0 : r;
+        }
+
+        for (size_t i = 0; i < n_tids; i++) {
+                _cleanup_free_ char *name = NULL;
+                const char *rule = res.rule;
+                Settings ts = s;
+
+                if (per_thread) {
+                        TaskSnapshot view = p->view;
+                        MatchResult tres;
+
+                        r = proc_thread_comm(a->ctx.proc_root, pid, tids[i], &name);
+                        if (r < 0) {
+                                if (errno_is_gone(r))
+                                        continue;
+                                return r;
+                        }
+                        view.tid = tids[i];
+                        view.thread = name;
+                        r = policy_match(a->policy, &view, &tres, NULL);
+                        if (r < 0)
+                                return r;
+                        if (tres.n_matched > 0) {
+                                Settings rs = applier_task_settings(&tres);
+                                ts = base_of_process;
+                                settings_merge(&ts, &rs);
+                                rule = tres.rule;
+                        } else {
+                                ts = base_of_process;
+                                rule = base_rule_of_process;
+                        }
+                }
+
+                r = apply_thread(a, p, tids[i], &ts, rule, name);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        n_applied++;
+                        applied_rule = rule;
+                }
+        }
+
+        if (n_applied > 0) {
+                _cleanup_free_ char *str = settings_to_string(&s);
+                Task fake = { .pid = pid, .tid = only_tid > 0 ? only_tid : pid,
+                              .rule = (char *)applied_rule };
+
+                if (per_thread)
+                        log_task(LOG_INFO, &fake, "%d (%s): thread rules applied to %zu thread(s)%s.",
+                                 (int)pid, p->view.names.comm, n_applied,
+                                 a->ctx.dry_run ? " (dry run)" : "");
+                else
+                        log_task(LOG_INFO, &fake, "%d (%s): %s %s (rule %s) to %zu thread(s).",
+                                 (int)pid, p->view.names.comm,
+                                 a->ctx.dry_run ? "would apply" : "applied", strna(str),
+                                 strna(applied_rule), n_applied);
+        }
+        return 0;
+}
+
+int applier_process(Applier *a, pid_t pid)
+{
+        return evaluate(a, pid, 0);
+}
+
+int applier_thread(Applier *a, pid_t pid, pid_t tid)
+{
+        if (tid == pid)
+                return evaluate(a, pid, 0);
+        /* A thread of a process nothing manages can only matter to thread rules. */
+        if (!a->thread_rules && !task_table_has_process(a->tasks, pid))
+                return 0;
+        return evaluate(a, pid, tid);
+}
+
+void applier_forget(Applier *a, pid_t pid, pid_t tid)
+{
+        Task *t = task_table_get(a->tasks, tid);
+
+        if (t && t->pid == pid)
+                task_table_remove(a->tasks, tid);
+}
+
+int applier_rescan(Applier *a)
+{
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, state = 0;
+        Task *t;
+        int r;
+
+        r = proc_pids(a->ctx.proc_root, &pids, &n);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                r = evaluate(a, pids[i], 0);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        log_debug_errno(r, "Failed to evaluate %d: %m", (int)pids[i]);
+        }
+
+        /* Entries whose task went away while events were lost. */
+        while (task_table_iterate(a->tasks, &state, &t)) {
+                r = task_alive(a, t->pid, t->tid, t->starttime);
+                if (r == 0)
+                        task_table_remove(a->tasks, t->tid);
+        }
+        return 0;
+}
+
+size_t applier_restore_all(Applier *a)
+{
+        size_t state = 0, n = 0;
+        Task *t;
+
+        while (task_table_iterate(a->tasks, &state, &t)) {
+                if (restore_task(a, t) > 0)
+                        n++;
+                task_table_remove(a->tasks, t->tid);
+        }
+        return n;
+}
+
+int applier_set_manual(Applier *a, pid_t pid, const Settings *s, char **ret_error)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n_tids = 0, n_done = 0;
+        int r, first_error = 0;
+
+#define FAIL(err, ...)                                                                             \
+        ({                                                                                         \
+                if (ret_error && asprintf(ret_error, __VA_ARGS__) < 0)                             \
+                        *ret_error = NULL;                                                         \
+                err;                                                                               \
+        })
+
+        if (pid <= 0)
+                return FAIL(-EINVAL, "invalid pid %d", (int)pid);
+        r = proc_task_read(a->ctx.proc_root, pid, 0, 0, &p);
+        if (r < 0) {
+                if (errno_is_gone(r))
+                        return FAIL(-ESRCH, "no such process: %d", (int)pid);
+                return FAIL(r, "cannot read process %d: %s", (int)pid, strerror(-r));
+        }
+        if (p->kernel_thread)
+                return FAIL(-EPERM, "%d (%s) is a kernel thread", (int)pid, p->view.names.comm);
+        if (p->zombie)
+                return FAIL(-ESRCH, "%d (%s) is a zombie", (int)pid, p->view.names.comm);
+
+        r = proc_threads(a->ctx.proc_root, pid, &tids, &n_tids);
+        if (r < 0)
+                return FAIL(errno_is_gone(r) ? -ESRCH : r, "cannot list threads of %d", (int)pid);
+
+        for (size_t i = 0; i < n_tids; i++) {
+                SchedState now, before;
+                uint32_t applied = 0, unsupported = 0;
+                uint64_t st;
+                bool is_new = false;
+                Task *t;
+
+                r = proc_starttime(a->ctx.proc_root, pid, tids[i], &st);
+                if (r < 0)
+                        continue;
+                r = sched_state_read(tids[i], &now);
+                if (r < 0)
+                        continue;
+                if (!sched_policy_is_fair(now.policy)) {
+                        if (first_error == 0)
+                                first_error = FAIL(-EPERM, "%d/%d (%s) runs with policy %s",
+                                                   (int)pid, (int)tids[i], p->view.names.comm,
+                                                   strna(sched_policy_to_string(now.policy)));
+                        continue;
+                }
+                if (a->ctx.dry_run) {
+                        n_done++;
+                        continue;
+                }
+
+                t = task_table_get(a->tasks, tids[i]);
+                if (t && (t->pid != pid || t->starttime != st)) {
+                        task_table_remove(a->tasks, tids[i]);
+                        t = NULL;
+                }
+                if (!t) {
+                        r = task_table_add(a->tasks, pid, tids[i], st, &t);
+                        if (r < 0)
+                                return FAIL(r, "out of memory");
+                        t->orig = now;
+                        is_new = true;
+                }
+
+                r = settings_apply_tid(&a->ctx, tids[i], s, &before, &applied, &unsupported);
+                if (r < 0) {
+                        if (is_new)
+                                task_table_remove(a->tasks, tids[i]);
+                        if (errno_is_gone(r))
+                                continue;
+                        if (first_error == 0)
+                                first_error = FAIL(r, "cannot apply to %d/%d: %s", (int)pid,
+                                                   (int)tids[i], strerror(-r));
+                        continue;
+                }
+                t->applied_mask |= applied;
+                t->settings = *s;
+                (void)task_set_rule(t, "manual");
+                (void)task_set_comm(t, p->view.names.comm);
+                task_table_set_user_owned(a->tasks, t, true);
+                if (sched_state_read(tids[i], &t->expected) < 0)
+                        t->expected = now;
+                a->counters.n_applied++;
+                n_done++;
+                if (a->on_applied)
+                        a->on_applied(a->userdata, t);
+        }
+#undef FAIL
+
+        if (n_done == 0 && first_error < 0)
+                return first_error;
+        if (n_done == 0) {
+                if (ret_error && asprintf(ret_error, "%d has no threads left", (int)pid) < 0)
+                        *ret_error = NULL;
+                return -ESRCH;
+        }
+        if (ret_error && first_error < 0) {
+                free(*ret_error);
+                *ret_error = NULL;
+        }
+        log_info("%d (%s): %s by request; it is user-owned from now on.", (int)pid,
+                 p->view.names.comm, a->ctx.dry_run ? "would apply settings" : "settings applied");
+        return 0;
+}

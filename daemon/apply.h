@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Applier: the policy decision for a task and its application.
+ *
+ * For a process: read a snapshot from /proc (only what the policy needs),
+ * match it (per thread when a thread: predicate took part), apply the result
+ * to every thread, and remember in the task table what each thread had
+ * before. Before changing a thread again, check that its attributes are
+ * still what latniced left: if not, someone else (renice, chrt, rtkit) owns
+ * it now and it is left alone. A thread that no longer matches gets its
+ * original attributes back. Kernel threads and RT/DL tasks are never
+ * touched; a recycled pid is told apart by the start time.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon/tasks.h"
+#include "lib/apply.h"
+#include "lib/proc.h"
+#include "policy/policy.h"
+
+typedef struct Applier Applier;
+
+/* Called after settings were applied to (or, dry run, would be applied to)
+ * one thread. */
+typedef void (*applier_applied_t)(void *userdata, const Task *task);
+
+/* Per-task settings a process gets from outside the rules (the [Unit]
+ * fallback of its cgroup): return true and fill *RET (and *RET_RULE, a name
+ * for listings, borrowed until the next call) if there are any. The rules'
+ * settings are merged on top. */
+typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Settings *ret,
+                                        const char **ret_rule);
+
+typedef struct ApplierCounters {
+        uint64_t n_evaluated;  /* processes matched against the policy */
+        uint64_t n_applied;    /* threads changed */
+        uint64_t n_failed;     /* threads where applying failed (not counting vanished ones) */
+        uint64_t n_restored;   /* threads given their original attributes back */
+        uint64_t n_skipped;    /* threads left alone: RT/DL, kernel thread, user-owned */
+        uint64_t n_reused;     /* pid reuse detected between read and apply */
+} ApplierCounters;
+
+struct Applier {
+        const Policy *policy;      /* borrowed; set with applier_set_policy() */
+        TaskTable *tasks;          /* borrowed */
+        ApplyContext ctx;          /* backend, base slice, dry run, proc root */
+        bool respect_manual_changes;
+        unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */
+        bool thread_rules;         /* policy_has_thread_rules() */
+        bool uses_ids;             /* the policy looks at user or group */
+        applier_applied_t on_applied;
+        applier_base_settings_t base_settings;
+        void *userdata;
+        ApplierCounters counters;
+};
+
+/* Start with no policy; CTX is copied (proc_root borrowed). */
+void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx);
+/* Use POLICY from now on (borrowed) and derive what to read from /proc. */
+void applier_set_policy(Applier *a, const Policy *policy);
+
+/*
+ * Evaluate process PID and every thread of it: apply, re-apply, or restore.
+ * Returns 0 (also when the process vanished or is left alone), negative
+ * errno on resource failures.
+ */
+int applier_process(Applier *a, pid_t pid);
+/* Evaluate one thread TID of PID (new thread, renamed thread). */
+int applier_thread(Applier *a, pid_t pid, pid_t tid);
+/* TID exited: forget it. */
+void applier_forget(Applier *a, pid_t pid, pid_t tid);
+
+/* Evaluate every process in /proc, then drop table entries of tasks that
+ * no longer exist (or whose tid was reused). */
+int applier_rescan(Applier *a);
+
+/* Give every managed, living, not user-owned thread its original attributes
+ * back and empty the table. Returns the number of threads restored. */
+size_t applier_restore_all(Applier *a);
+
+/* SetTask: apply S to every thread of PID now and mark them user-owned.
+ * -ESRCH, -EPERM (kernel thread, RT/DL), other negative errno; *ret_error
+ * (optional) gets a message. */
+int applier_set_manual(Applier *a, pid_t pid, const Settings *s, char **ret_error);
+
+/* Settings a MatchResult asks a task to get: the merged settings limited to
+ * what a task can carry, or an empty set when no rule matched. */
+Settings applier_task_settings(const MatchResult *m);

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * latniced: command line, logging set-up, and the manager's life cycle.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "daemon/events.h"
+#include "daemon/manager.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/util.h"
+
+static ManagerOptions arg = {
+        .log_level = -1,
+        .bus = "system",
+};
+static char **arg_policy_dirs;
+static size_t arg_n_policy_dirs;
+
+static void help(void)
+{
+        printf("Usage: latniced [OPTION...]\n"
+               "\n"
+               "Give processes the scheduling latency they need, by policy.\n"
+               "\n"
+               "  -c, --config FILE       configuration file (default %s)\n"
+               "  -p, --policy-dir DIR    policy directory; repeatable, lowest priority first;\n"
+               "                          replaces %s, %s and %s\n"
+               "  -f, --foreground        stay attached (latniced never forks anyway: it is\n"
+               "                          a Type=notify service)\n"
+               "  -n, --dry-run           log what would be done, change nothing\n"
+               "  -l, --log-level LEVEL   debug, info, notice, warning, err (default info)\n"
+               "  -b, --bus BUS           system, session, none, or a D-Bus address\n"
+               "                          (default system)\n"
+               "      --cgroup-root DIR   the cgroup2 hierarchy (default: from /proc/self/mounts)\n"
+               "      --proc-root DIR     where /proc is (tests)\n"
+               "      --recv-buffer BYTES proc connector receive buffer (default %u; tests use\n"
+               "                          a tiny one to force lost events)\n"
+               "  -h, --help              show this help\n"
+               "      --version           show the version\n",
+               DAEMON_CONFIG_FILE, VENDOR_POLICY_DIR, RUNTIME_POLICY_DIR, ADMIN_POLICY_DIR,
+               PROC_EVENTS_DEFAULT_RCVBUF);
+}
+
+static int parse_size(const char *s, size_t *ret)
+{
+        uint64_t v;
+        char *end = NULL;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || end == s || *s == '-')
+                return -EINVAL;
+        if (*end == 'K' || *end == 'k')
+                v *= 1024, end++;
+        else if (*end == 'M')
+                v *= 1024 * 1024, end++;
+        if (*end || v == 0 || v > (1u << 30))
+                return -EINVAL;
+        *ret = (size_t)v;
+        return 0;
+}
+
+static int parse_argv(int argc, char *argv[])
+{
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_CGROUP_ROOT,
+                ARG_PROC_ROOT,
+                ARG_RECV_BUFFER,
+        };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "policy-dir", required_argument, NULL, 'p' },
+                { "foreground", no_argument, NULL, 'f' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "log-level", required_argument, NULL, 'l' },
+                { "bus", required_argument, NULL, 'b' },
+                { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
+                { "proc-root", required_argument, NULL, ARG_PROC_ROOT },
+                { "recv-buffer", required_argument, NULL, ARG_RECV_BUFFER },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "c:p:fnl:b:h", options, NULL)) >= 0) {
+                switch (c) {
+                case 'c':
+                        arg.config_file = optarg;
+                        break;
+                case 'p': {
+                        char **l = realloc(arg_policy_dirs, (arg_n_policy_dirs + 2) * sizeof(char *));
+                        if (!l)
+                                return log_oom();
+                        arg_policy_dirs = l;
+                        l[arg_n_policy_dirs++] = optarg;
+                        l[arg_n_policy_dirs] = NULL;
+                        break;
+                }
+                case 'f':
+                        break;
+                case 'n':
+                        arg.dry_run = true;
+                        break;
+                case 'l':
+                        r = log_level_from_string(optarg);
+                        if (r < 0) {
+                                log_error("Unknown log level \"%s\".", optarg);
+                                return -EINVAL;
+                        }
+                        arg.log_level = r;
+                        break;
+                case 'b':
+                        if (!*optarg) {
+                                log_error("--bus needs system, session, none or an address.");
+                                return -EINVAL;
+                        }
+                        arg.bus = optarg;
+                        break;
+                case ARG_CGROUP_ROOT:
+                        arg.cgroup_root = optarg;
+                        break;
+                case ARG_PROC_ROOT:
+                        arg.proc_root = optarg;
+                        break;
+                case ARG_RECV_BUFFER:
+                        if (parse_size(optarg, &arg.recv_buffer) < 0) {
+                                log_error("Invalid --recv-buffer \"%s\": expected bytes "
+                                          "(K and M suffixes allowed).", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("latniced %s\n", PACKAGE_VERSION);
+                        return 0;
+                case '?':
+                        return -EINVAL;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                log_error("Unexpected argument \"%s\".", argv[optind]);
+                return -EINVAL;
+        }
+        arg.policy_dirs = arg_policy_dirs;
+        return 1;
+}
+
+/* Log to the journal when stderr is the journal stream systemd gave us,
+ * to the console on a terminal, else "<N>" prefixes for whoever reads. */
+static void setup_logging(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        struct stat st;
+
+        log_set_program_name("latniced");
+        if (e && fstat(STDERR_FILENO, &st) >= 0) {
+                unsigned long long dev, ino;
+                if (sscanf(e, "%llu:%llu", &dev, &ino) == 2 && dev == (unsigned long long)st.st_dev &&
+                    ino == (unsigned long long)st.st_ino) {
+                        log_set_target(LOG_TARGET_JOURNAL);
+                        return;
+                }
+        }
+        log_set_target(isatty(STDERR_FILENO) ? LOG_TARGET_CONSOLE : LOG_TARGET_KMSG_PREFIX);
+}
+
+int main(int argc, char *argv[])
+{
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int r;
+
+        setup_logging();
+        r = parse_argv(argc, argv);
+        if (r <= 0) {
+                free(arg_policy_dirs);
+                return r < 0 ? 2 : 0;
+        }
+        if (arg.log_level >= 0)
+                log_set_max_level(arg.log_level);
+
+        r = manager_new(&arg, &m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up: %m");
+                goto finish;
+        }
+        r = manager_start(m);
+        if (r < 0)
+                goto finish;
+        r = manager_run(m);
+
+finish:
+        m = manager_free(m);
+        free(arg_policy_dirs);
+        return r < 0 ? 1 : 0;
+}
