@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct CliOptions {
         bool json;
@@ -21,7 +22,8 @@ typedef struct CliOptions {
         const char *cgroup_root; /* --cgroup-root or NULL */
 } CliOptions;
 
-/* Offline verbs (cli/offline.c, cli/ananicy.c): no daemon needed. */
+/* Offline verbs (cli/check.c, cli/explain.c, cli/kernel.c, cli/get.c, cli/run.c,
+ * cli/import.c): no daemon needed. */
 int verb_check(int argc, char **argv, const CliOptions *o);
 int verb_cat_policy(int argc, char **argv, const CliOptions *o);
 int verb_explain(int argc, char **argv, const CliOptions *o);
@@ -41,3 +43,25 @@ int verb_unset_unit(int argc, char **argv, const CliOptions *o);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);
+
+/* ---- Helpers for verbs (cli/util.c) ---------------------------------- */
+
+#define CLI_EXIT_SUCCESS 0
+#define CLI_EXIT_FAILURE 1
+#define CLI_EXIT_USAGE 2
+
+/* Prints "latnicectl: MESSAGE" and "Try 'latnicectl --help' ..." to stderr;
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "latnicectl: MESSAGE" to stderr; returns CLI_EXIT_FAILURE. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For verbs without options of their own: the positional arguments of
+ * argv[1..] (NULL-terminated, borrowed from argv; free the array). Anything
+ * that looks like an option is a usage error (returns CLI_EXIT_USAGE after
+ * printing it); after "--" every argument is positional. 0 on success. */
+int cli_positional_args(int argc, char **argv, const char *verb, char ***ret, size_t *ret_n);
+/* A pid or tid given on the command line: decimal, 1..INT_MAX. 0 or -EINVAL. */
+int cli_parse_pid(const char *s, int *ret);
+/* Colour escape for stdout, "" when o->color is off: "red", "yellow",
+ * "green", "bold", "grey", "reset". */
+const char *cli_color(const CliOptions *o, const char *name);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * latnicectl kernel: what the running kernel supports, and the
+ * latency-nice -> slice table for this machine's base slice.
+ */
+#include <inttypes.h>
+#include <langinfo.h>
+
+#include "cli/cli.h"
+#include "cli/format.h"
+#include "cli/json.h"
+#include "cli/table.h"
+#include "lib/macro.h"
+#include "lib/probe.h"
+
+static const char *autogroup_string(int a)
+{
+        return a > 0 ? "on" : a == 0 ? "off" : "unsupported";
+}
+
+static void print_json(const KernelFeatures *k)
+{
+        JsonWriter w;
+
+        json_writer_init(&w, stdout);
+        json_begin_object(&w);
+        json_kv_string(&w, "kernel_release", k->release);
+        json_kv_string(&w, "latency_nice_backend", latency_backend_to_string(k->best_backend));
+        json_kv_bool(&w, "latency_nice_syscall", k->latency_nice_syscall);
+        json_kv_bool(&w, "latency_nice_cgroup", k->latency_nice_cgroup);
+        json_kv_bool(&w, "eevdf_slice", k->eevdf_slice);
+        json_kv_bool(&w, "uclamp_task", k->uclamp_task);
+        json_kv_bool(&w, "uclamp_cgroup", k->uclamp_cgroup);
+        json_kv_bool(&w, "cgroup2_cpu", k->cgroup2_cpu);
+        json_kv_string(&w, "cgroup_root", k->cgroup_root[0] ? k->cgroup_root : NULL);
+        json_kv_bool(&w, "sched_ext_active", k->sched_ext_active);
+        json_kv_string(&w, "autogroup", autogroup_string(k->autogroup));
+        json_kv_uint(&w, "ncpus", k->ncpus);
+        json_kv_uint(&w, "base_slice_ns", k->base_slice_ns);
+        json_kv_string(&w, "base_slice_source", k->base_slice_from_debugfs ? "debugfs" : "computed");
+        json_key(&w, "latency_nice_table");
+        json_begin_array(&w);
+        for (int ln = -20; ln <= 19; ln++) {
+                json_begin_object(&w);
+                json_kv_int(&w, "latency_nice", ln);
+                json_kv_uint(&w, "weight", (uint64_t)sched_prio_to_weight[ln + 20]);
+                json_kv_uint(&w, "slice_ns", latency_nice_to_slice(ln, k->base_slice_ns));
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        (void)json_writer_finish(&w);
+}
+
+static const char *yes_no(bool b)
+{
+        return b ? "yes" : "no";
+}
+
+static int print_text(const KernelFeatures *k, const CliOptions *o)
+{
+        _cleanup_free_ char *base = NULL;
+        bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+        const char *backend = latency_backend_to_string(k->best_backend);
+
+        base = format_duration_ns(k->base_slice_ns, utf8);
+        if (!base)
+                return -ENOMEM;
+
+        printf("Kernel:                   %s\n", k->release[0] ? k->release : "unknown");
+        printf("Latency nice backend:     %s%s%s", cli_color(o, "bold"), backend,
+               cli_color(o, "reset"));
+        switch (k->best_backend) {
+        case LATENCY_BACKEND_LATENCY_NICE:
+                printf(" (the kernel's own latency nice)\n");
+                break;
+        case LATENCY_BACKEND_SLICE:
+                printf(" (emulated with the EEVDF slice)\n");
+                break;
+        default:
+                printf(" (latency nice has no effect on this kernel)\n");
+        }
+        printf("Latency nice (task):      %s\n", yes_no(k->latency_nice_syscall));
+        printf("Latency nice (cgroup):    %s\n", yes_no(k->latency_nice_cgroup));
+        printf("EEVDF slice:              %s\n", yes_no(k->eevdf_slice));
+        printf("uclamp (task / cgroup):   %s / %s\n", yes_no(k->uclamp_task),
+               yes_no(k->uclamp_cgroup));
+        printf("cgroup v2 cpu controller: %s%s%s%s\n", yes_no(k->cgroup2_cpu),
+               k->cgroup_root[0] ? " (" : "", k->cgroup_root, k->cgroup_root[0] ? ")" : "");
+        printf("sched_ext:                %s\n",
+               k->sched_ext_active ? "active: slice and latency nice have no effect" : "inactive");
+        printf("Autogroup:                %s%s\n", autogroup_string(k->autogroup),
+               k->autogroup > 0 ? " (nice only competes inside a task's autogroup)" : "");
+        printf("Base slice:               %s (%s, %u CPU%s)\n", base,
+               k->base_slice_from_debugfs ? "from debugfs" : "computed", k->ncpus,
+               k->ncpus == 1 ? "" : "s");
+        printf("\nLatency nice -> slice (slice = base slice * 1024 / weight, 0.1..100 ms):\n");
+
+        /* three columns of (latency nice, slice): -20..-7, -6..7, 8..19 */
+        printf("%s", cli_color(o, "bold"));
+        for (int c = 0; c < 3; c++)
+                printf("%s%4s %9s", c > 0 ? "    " : "", "LN", "SLICE");
+        printf("%s\n", cli_color(o, "reset"));
+        for (int row = 0; row < 14; row++) {
+                for (int c = 0; c < 3; c++) {
+                        _cleanup_free_ char *slice = NULL;
+                        int v = -20 + c * 14 + row;
+                        size_t w;
+
+                        if (v > 19)
+                                break;
+                        slice = v == 0 ? strdup("base")
+                                       : format_duration_ns(latency_nice_to_slice(v, k->base_slice_ns),
+                                                            utf8);
+                        if (!slice)
+                                return -ENOMEM;
+                        /* pad by display width: "µ" is two bytes, one cell */
+                        w = cell_width(slice);
+                        printf("%s%4d %*s%s", c > 0 ? "    " : "", v, (int)(w < 9 ? 9 - w : 0), "",
+                               slice);
+                }
+                fputc('\n', stdout);
+        }
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
+}
+
+int verb_kernel(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_free_ char **args = NULL;
+        KernelFeatures k;
+        size_t n;
+        int r;
+
+        r = cli_positional_args(argc, argv, "kernel", &args, &n);
+        if (r != 0)
+                return r;
+        if (n > 0)
+                return cli_usage_error("kernel takes no arguments, found '%s'", args[0]);
+
+        r = kernel_probe(o->cgroup_root, &k);
+        if (r < 0)
+                return cli_error("failed to probe the kernel: out of memory");
+        if (o->json) {
+                print_json(&k);
+                return ferror(stdout) ? CLI_EXIT_FAILURE : CLI_EXIT_SUCCESS;
+        }
+        r = print_text(&k, o);
+        if (r == -ENOMEM)
+                return cli_error("out of memory");
+        if (r < 0)
+                return cli_error("failed to write the output");
+        return CLI_EXIT_SUCCESS;
+}
