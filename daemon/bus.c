@@ -333,7 +333,7 @@ static int caller_get(sd_bus_message *m, Caller *ret, sd_bus_error *error)
 static int require_privileged(sd_bus_message *m, const char *what, Caller *ret,
                               sd_bus_error *error)
 {
-        Caller c;
+        Caller c = {};
         int r;
 
         r = caller_get(m, &c, error);
@@ -826,7 +826,7 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
         _cleanup_close_ int pidfd = -EBADF;
         Bus *b = userdata;
         Settings s = {};
-        Caller c;
+        Caller c = {};
         pid_t pid;
         size_t n_tids = 0;
         unsigned flags;
@@ -1150,9 +1150,9 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
 {
         _cleanup_free_ char *name = NULL, *path = NULL, *diag = NULL;
         Bus *b = userdata;
-        const char *unit, *dir;
+        const char *unit, *dir = NULL;
         Settings s = {};
-        Caller c;
+        Caller c = {};
         int r, runtime;
 
         r = sd_bus_message_read(m, "s", &unit);
@@ -1227,7 +1227,7 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
         Bus *b = userdata;
         ManagerStatus st = {};
         static char *const empty[] = { NULL };
-        Caller c;
+        Caller c = {};
         int r;
 
         r = require_privileged(m, "Reload", &c, error);
