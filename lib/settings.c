@@ -432,7 +432,7 @@ static int format_duration(uint64_t ns, char **ret)
         char *s;
         int n;
 
-        if (ns >= 100 * NSEC_PER_USEC && ns % 1000 == 0) {
+        if (ns >= 100 * NSEC_PER_USEC) {
                 char frac[8];
                 uint64_t f = ns % NSEC_PER_MSEC;
 

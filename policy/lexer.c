@@ -61,12 +61,11 @@ static bool is_key_char(char c)
                c == '_' || c == '-';
 }
 
-_printf_(3, 4) static int fail(char **ret_error, size_t *ret_offset_dummy, const char *fmt, ...)
+_printf_(3, 4) static int fail(char **ret_error, void *unused, const char *fmt, ...)
 {
         va_list ap;
         char *m;
 
-        (void)ret_offset_dummy;
         if (!ret_error)
                 return -EINVAL;
         va_start(ap, fmt);
@@ -163,9 +162,14 @@ int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
 
                 if (ret_offset)
                         *ret_offset = k >= 0 ? key_end : start;
+                if (k >= 0 && key_end >= l->size)
+                        return fail(ret_error, NULL,
+                                    "expected ':' or '~' after \"%s\", found end of expression",
+                                    key_names[k]);
                 if (k >= 0)
-                        return fail(ret_error, NULL, "expected ':' or '~' after \"%s\", found %s",
-                                    key_names[k], key_end >= l->size ? "end of expression" : "\"");
+                        return fail(ret_error, NULL,
+                                    "expected ':' or '~' after \"%s\", found '%c'", key_names[k],
+                                    t[key_end]);
                 what = excerpt(t + start, l->size - start);
                 if (!what)
                         return -ENOMEM;

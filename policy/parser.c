@@ -67,6 +67,7 @@ static char *pattern_source(MatchKey key, bool regex, const char *pattern)
 
 typedef struct ExprParser {
         Lexer lexer;
+        size_t base_column; /* column of the expression's first byte, for messages */
         Token tok; /* lookahead */
         char *error;
         size_t error_offset;
@@ -213,8 +214,8 @@ static int parse_unary(ExprParser *p, Expr **ret)
                         if (!what)
                                 return -ENOMEM;
                         return parser_fail(p, p->tok.offset,
-                                           "expected ')' to close '(' at column %zu, found %s",
-                                           open + 1, what);
+                                           "expected ')' to close the '(' at column %zu, found %s",
+                                           p->base_column + open, what);
                 }
                 r = advance(p);
                 if (r < 0) {
@@ -277,9 +278,10 @@ static int parse_or(ExprParser *p, Expr **ret)
         return 0;
 }
 
-int expr_parse(const char *text, size_t size, Expr **ret, char **ret_error, size_t *ret_offset)
+int expr_parse(const char *text, size_t size, size_t base_column, Expr **ret, char **ret_error,
+               size_t *ret_offset)
 {
-        ExprParser p = {};
+        ExprParser p = { .base_column = base_column ? base_column : 1 };
         Expr *e = NULL;
         int r;
 
@@ -428,6 +430,7 @@ typedef struct FileParser {
         size_t index;      /* of the current rule/profile/unit in out */
         uint32_t seen_keys; /* bit per key slot, for duplicate keys */
         bool has_match;
+        size_t section_errors; /* errors before the current section began */
 } FileParser;
 
 _printf_(5, 6) static int error_at(FileParser *fp, DiagLevel level, unsigned line, unsigned column,
@@ -536,7 +539,9 @@ static const char *unit_keys(void)
 
 static int end_section(FileParser *fp)
 {
-        if (fp->section == SECTION_RULE && !fp->has_match) {
+        /* after an error in the section, a missing Match= is most likely its victim */
+        if (fp->section == SECTION_RULE && !fp->has_match &&
+            fp->out->n_errors == fp->section_errors) {
                 Rule *r = &fp->out->rules[fp->index];
 
                 return error_at(fp, DIAG_ERROR, fp->section_line, 1,
@@ -572,6 +577,7 @@ static int parse_section_header(FileParser *fp, unsigned line, const char *s, si
         fp->section_line = line;
         fp->seen_keys = 0;
         fp->has_match = false;
+        fp->section_errors = fp->out->n_errors;
 
         while (end > indent && is_blank(s[end - 1]))
                 end--;
@@ -579,11 +585,15 @@ static int parse_section_header(FileParser *fp, unsigned line, const char *s, si
                 /* Find a ']' followed by something else, for a better message. */
                 const char *close = memchr(s + indent, ']', end - indent);
 
-                if (close)
-                        return error_at(fp, DIAG_ERROR, line, (unsigned)(close - s) + 2,
+                if (close) {
+                        size_t g = (size_t)(close - s) + 1;
+
+                        while (g < end && is_blank(s[g]))
+                                g++;
+                        return error_at(fp, DIAG_ERROR, line, (unsigned)g + 1,
                                         "expected end of line after ']', found \"%.*s\"",
-                                        (int)MIN(end - (size_t)(close - s) - 1, (size_t)32),
-                                        close + 1);
+                                        (int)MIN(end - g, (size_t)32), s + g);
+                }
                 return error_at(fp, DIAG_ERROR, line, (unsigned)end + 1,
                                 "expected ']' to close the section header, found end of line");
         }
@@ -857,7 +867,8 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                 _cleanup_(expr_freep) Expr *e = NULL;
                 size_t offset = 0;
 
-                r = expr_parse(value, strlen(value), &e, &error, &offset);
+                fp->has_match = true; /* even if invalid: no second error about it */
+                r = expr_parse(value, strlen(value), value_col, &e, &error, &offset);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
@@ -868,7 +879,6 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                 rule->match_line = line;
                 rule->match_column = value_col;
                 rule->uses_thread = expr_uses_key(rule->match, KEY_THREAD);
-                fp->has_match = true;
                 return check_never_matches(fp, rule);
         }
         case SLOT_PROFILE:

@@ -54,9 +54,11 @@ static inline void expr_freep(Expr **e)
 /*
  * Parse a match expression. On a syntax error returns -EINVAL with a
  * message in *ret_error and the 0-based byte offset of the problem in
- * *ret_offset; -ENOMEM on allocation failure.
+ * *ret_offset; -ENOMEM on allocation failure. BASE_COLUMN (1-based column of
+ * TEXT in its line, 0 if none) is only used in messages that name a column.
  */
-int expr_parse(const char *text, size_t size, Expr **ret, char **ret_error, size_t *ret_offset);
+int expr_parse(const char *text, size_t size, size_t base_column, Expr **ret, char **ret_error,
+               size_t *ret_offset);
 
 /* The expression in canonical source syntax: operands of && that are || are
  * parenthesized, "!" binds to its operand. */

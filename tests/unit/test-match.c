@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tests for policy/match.c: every key, globs, regexes, NULL fields, merge
+ * order, profiles, Final, thread rules, trace deciders, and the index
+ * against the unindexed trace path over generated snapshots.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/macro.h"
+#include "policy/policy.h"
+
+static int failures;
+
+#define check(expr)                                                                         \
+        do {                                                                                \
+                if (!(expr)) {                                                              \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
+                                #expr);                                                     \
+                        failures++;                                                         \
+                }                                                                           \
+        } while (0)
+
+static Policy *load(const char *text)
+{
+        Diagnostics d = {};
+        Policy *p = NULL;
+
+        if (policy_load_string("m.policy", text, strlen(text), &p, &d) < 0)
+                abort();
+        if (diagnostics_count(&d, DIAG_ERROR) > 0)
+                for (size_t i = 0; i < d.n; i++) {
+                        char *s = diagnostic_format(&d.items[i]);
+                        fprintf(stderr, "%s\n", s);
+                        free(s);
+                        failures++;
+                }
+        diagnostics_done(&d);
+        return p;
+}
+
+static const TaskNames ancestors[] = {
+        { .comm = "bash", .argv0 = "-bash", .exe = "bash" },
+        { .comm = "sshd", .argv0 = "sshd:", .exe = "sshd" },
+        { .comm = "systemd", .argv0 = "init", .exe = "systemd" },
+};
+
+static TaskSnapshot base_task(void)
+{
+        return (TaskSnapshot){
+                .pid = 100,
+                .tid = 100,
+                .names = { .comm = "Web Content", .argv0 = "firefox-bin", .exe = "firefox" },
+                .exe_path = "/usr/lib/firefox/firefox",
+                .cmdline = "/usr/lib/firefox/firefox -contentproc -childID 3",
+                .uid = 1000,
+                .gid = 100,
+                .user = "alice",
+                .group = "users",
+                .cgroup = "/user.slice/user-1000.slice/app.slice/firefox.scope",
+                .unit = "firefox.scope",
+                .thread = NULL,
+                .ancestors = ancestors,
+                .n_ancestors = ELEMENTSOF(ancestors),
+        };
+}
+
+/* Does a one-rule policy with MATCH match T? Also checks that trace and fast path agree. */
+static bool matches(const char *match, const TaskSnapshot *t)
+{
+        _cleanup_free_ char *text = NULL;
+        MatchResult fast, slow;
+        MatchTrace trace = {};
+        Policy *p;
+
+        check(asprintf(&text, "[Rule r]\nMatch = %s\nNice = 1\n", match) > 0);
+        p = load(text);
+        check(policy_n_rules(p) == 1);
+        check(policy_match(p, t, &fast, NULL) == 0);
+        check(policy_match(p, t, &slow, &trace) == 0);
+        check(fast.n_matched == slow.n_matched);
+        check(trace.n == 1);
+        match_trace_done(&trace);
+        policy_free(p);
+        return fast.n_matched == 1;
+}
+
+static void test_keys(void)
+{
+        TaskSnapshot t = base_task();
+
+        /* name: argv0, exe basename or comm */
+        check(matches("name:firefox-bin", &t));
+        check(matches("name:firefox", &t));
+        check(matches("name:\"Web Content\"", &t));
+        check(matches("name:Web*", &t));
+        check(!matches("name:Web", &t));
+        check(!matches("name:web*", &t)); /* case-sensitive */
+        check(matches("comm:\"Web Content\"", &t));
+        check(!matches("comm:firefox", &t));
+        check(matches("exe:/usr/lib/firefox/firefox", &t));
+        check(matches("exe:*/firefox", &t));
+        check(!matches("exe:firefox", &t)); /* whole string */
+        check(matches("cmdline:*-contentproc*", &t));
+        check(matches("cmdline:\"*-childID 3\"", &t));
+        check(!matches("cmdline:-contentproc", &t));
+        check(matches("user:alice", &t));
+        check(matches("user:1000", &t));
+        check(matches("user:1*", &t));
+        check(!matches("user:root", &t));
+        check(!matches("user:0", &t));
+        check(matches("group:users", &t));
+        check(matches("group:100", &t));
+        check(!matches("group:1000", &t));
+        check(matches("cgroup:/user.slice/*", &t));
+        check(matches("cgroup:*/firefox.scope", &t));
+        check(matches("unit:firefox.scope", &t));
+        check(matches("unit:*.scope", &t));
+        check(matches("parent:bash", &t));
+        check(matches("parent:-bash", &t));
+        check(!matches("parent:sshd", &t));
+        check(matches("ancestor:sshd", &t));
+        check(matches("ancestor:init", &t));
+        check(!matches("ancestor:firefox", &t));
+        check(!matches("thread:*", &t)); /* process-level: thread is NULL */
+        t.thread = "Renderer";
+        check(matches("thread:Render*", &t));
+        check(!matches("thread:Compositor", &t));
+
+        /* regex: unanchored search, extended syntax */
+        check(matches("exe~fire", &t));
+        check(matches("exe~\"^/usr/lib/\"", &t));
+        check(!matches("exe~\"^/lib\"", &t));
+        check(matches("cmdline~\"-childID [0-9]+$\"", &t));
+        check(matches("name~\"^(firefox|chrome)$\"", &t));
+        check(matches("user~^al", &t));
+        check(matches("user~\"^1000$\"", &t));
+
+        /* globs: character classes, ?, escapes */
+        check(matches("name:fire[f]ox", &t));
+        check(matches("name:firefo?", &t));
+        check(matches("name:fire\\fox", &t));
+        check(!matches("name:fire[!f]ox", &t));
+
+        /* operators */
+        check(matches("name:firefox && user:alice", &t));
+        check(!matches("name:firefox && user:bob", &t));
+        check(matches("name:chrome || user:alice", &t));
+        check(matches("!name:chrome", &t));
+        check(!matches("!(name:chrome || name:firefox)", &t));
+        check(matches("name:a || name:b && name:c || name:firefox", &t));
+        check(!matches("(name:a || name:firefox) && name:c", &t));
+}
+
+static void test_null_fields(void)
+{
+        TaskSnapshot t = { .names = { .comm = "kworker/0:1" } };
+
+        check(matches("name:kworker*", &t));
+        check(!matches("exe:*", &t));
+        check(!matches("exe~.", &t));
+        check(!matches("cmdline:*", &t));
+        check(!matches("cgroup:*", &t));
+        check(!matches("unit:*", &t));
+        check(!matches("parent:*", &t));
+        check(!matches("ancestor:*", &t));
+        check(!matches("thread:*", &t));
+        check(matches("!exe:*", &t));
+        /* user without a name still matches its id */
+        check(!matches("user:alice", &t));
+        check(matches("user:0", &t));
+}
+
+static void test_merge(void)
+{
+        Policy *p = load("[Profile audio]\n"
+                         "LatencyNice = -15\n"
+                         "Nice = -5\n"
+                         "[Rule a]\n"
+                         "Match = name:pipewire\n"
+                         "Profile = audio\n"
+                         "Nice = -2\n"
+                         "[Rule b]\n"
+                         "Match = user:1000\n"
+                         "LatencyNice = 3\n"
+                         "Slice = 2ms\n"
+                         "[Rule c]\n"
+                         "Match = name:pipewire && user:1000\n"
+                         "Slice = 1ms\n"
+                         "Final = yes\n"
+                         "[Rule d]\n"
+                         "Match = name:pipewire\n"
+                         "Nice = 10\n"
+                         "[Rule e]\n"
+                         "Match = name:wireplumber\n"
+                         "Policy = batch\n");
+        TaskSnapshot t = { .names = { .comm = "pipewire" }, .uid = 1000 };
+        MatchResult m;
+        MatchTrace tr = {};
+
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 3);
+        check(streq(m.rule, "c"));
+        /* a: profile LN -15, Nice -5, then own Nice -2; b: LN 3, Slice 2ms; c: Slice 1ms; Final */
+        check(m.settings.mask == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE) |
+                                  SETTING_BIT(SETTING_SLICE)));
+        check(m.settings.latency_nice == 3);
+        check(m.settings.nice == -2);
+        check(m.settings.slice_ns == 1000000);
+        check(!m.thread_dependent);
+
+        check(policy_match(p, &t, &m, &tr) == 0);
+        check(tr.n == 5);
+        check(tr.rules[0].verdict == RULE_MATCHED && streq(tr.rules[0].decider, "name:pipewire"));
+        check(tr.rules[0].settings.latency_nice == -15 && tr.rules[0].settings.nice == -2);
+        check(tr.rules[1].verdict == RULE_MATCHED && streq(tr.rules[1].decider, "user:1000"));
+        check(tr.rules[2].verdict == RULE_MATCHED &&
+              streq(tr.rules[2].decider, "name:pipewire && user:1000"));
+        check(tr.rules[3].verdict == RULE_SKIPPED_FINAL && !tr.rules[3].decider);
+        check(tr.rules[4].verdict == RULE_SKIPPED_FINAL);
+        check(streq(tr.rules[0].file, "m.policy") && tr.rules[0].line == 4);
+        check(m.n_matched == 3 && m.settings.nice == -2);
+        match_trace_done(&tr);
+
+        /* not user 1000: c does not match, d does, e does not */
+        t.uid = 0;
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 2 && streq(m.rule, "d"));
+        check(m.settings.nice == 10 && m.settings.latency_nice == -15);
+
+        /* no rule: mask 0, rule NULL */
+        t.names.comm = "bash";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 0 && m.settings.mask == 0 && !m.rule);
+        policy_free(p);
+}
+
+static void test_deciders(void)
+{
+        Policy *p = load("[Rule a]\nMatch = name:x && user:root\n"
+                         "[Rule b]\nMatch = name:x && user:alice && !cmdline:*rdd*\n"
+                         "[Rule c]\nMatch = name:y || name:x || name:z\n"
+                         "[Rule d]\nMatch = !(name:x || name:y)\n"
+                         "[Rule e]\nMatch = name:q || comm:r\n"
+                         "[Rule f]\nMatch = !name:q\n"
+                         "[Rule g]\nMatch = (name:a || name:x) && (user:bob || user:alice)\n");
+        TaskSnapshot t = { .names = { .comm = "x" }, .user = "alice", .cmdline = "x --y" };
+        MatchResult m;
+        MatchTrace tr = {};
+        static const struct {
+                RuleVerdict v;
+                const char *d;
+        } expect[] = {
+                { RULE_NOT_MATCHED, "user:root" },
+                { RULE_MATCHED, "name:x && user:alice && !cmdline:*rdd*" },
+                { RULE_MATCHED, "name:x" },
+                { RULE_NOT_MATCHED, "!name:x" },
+                { RULE_NOT_MATCHED, "name:q || comm:r" },
+                { RULE_MATCHED, "!name:q" },
+                { RULE_MATCHED, "name:x && user:alice" },
+        };
+
+        check(policy_match(p, &t, &m, &tr) == 0);
+        check(tr.n == ELEMENTSOF(expect));
+        for (size_t i = 0; i < tr.n && i < ELEMENTSOF(expect); i++) {
+                if (tr.rules[i].verdict != expect[i].v || !streq_ptr(tr.rules[i].decider, expect[i].d)) {
+                        fprintf(stderr, "rule %s: verdict %d decider %s, expected %d %s\n",
+                                tr.rules[i].rule, tr.rules[i].verdict, strna(tr.rules[i].decider),
+                                expect[i].v, expect[i].d);
+                        failures++;
+                }
+        }
+        match_trace_done(&tr);
+        policy_free(p);
+}
+
+static void test_threads(void)
+{
+        Policy *p = load("[Rule pw]\nMatch = name:pipewire\nLatencyNice = -10\n"
+                         "[Rule loop]\nMatch = name:pipewire && thread:data-loop*\nSlice = 0.1ms\n");
+        TaskSnapshot t = { .names = { .comm = "pipewire" } };
+        MatchResult m;
+
+        check(policy_has_thread_rules(p));
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 1 && m.thread_dependent);
+        t.thread = "data-loop.0";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 2 && m.thread_dependent && m.settings.slice_ns == 100000);
+        t.thread = "pipewire";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 1 && m.thread_dependent);
+        /* another process: the thread predicate never ran */
+        t.names.comm = "bash";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 0 && !m.thread_dependent);
+        policy_free(p);
+
+        p = load("[Rule a]\nMatch = name:x\n");
+        check(!policy_has_thread_rules(p));
+        policy_free(p);
+}
+
+/* ---- index vs. trace over generated snapshots ----------------------- */
+
+static unsigned long long rng_state = 88172645463325252ULL;
+
+static unsigned rnd(unsigned n)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        return (unsigned)(rng_state % n);
+}
+
+static const char *const words[] = { "a", "b", "c", "pipewire", "x.exe", "d e", "f" };
+static const char *const keys[] = { "name", "comm", "exe", "user", "parent", "ancestor", "thread", "cmdline" };
+
+static void gen_expr(FILE *f, int depth)
+{
+        unsigned k = depth > 3 ? 0 : rnd(6);
+
+        switch (k) {
+        case 0:
+        case 1: {
+                const char *key = rnd(2) ? "name" : keys[rnd(ELEMENTSOF(keys))];
+                const char *w = words[rnd(ELEMENTSOF(words))];
+
+                if (rnd(8) == 0)
+                        fprintf(f, "%s:\"%s*\"", key, w);
+                else if (rnd(10) == 0)
+                        fprintf(f, "%s~\"^%s\"", key, w);
+                else
+                        fprintf(f, "%s:\"%s\"", key, w);
+                break;
+        }
+        case 2:
+                fputs("!", f);
+                gen_expr(f, depth + 1);
+                break;
+        case 3:
+        case 4:
+                fputs("(", f);
+                gen_expr(f, depth + 1);
+                fputs(k == 3 ? " && " : " || ", f);
+                gen_expr(f, depth + 1);
+                fputs(")", f);
+                break;
+        default:
+                gen_expr(f, depth + 1);
+                fputs(" || ", f);
+                gen_expr(f, depth + 1);
+                break;
+        }
+}
+
+static const char *pick(void)
+{
+        return rnd(5) == 0 ? NULL : words[rnd(ELEMENTSOF(words))];
+}
+
+static void test_index(void)
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        Policy *p;
+        size_t compared = 0;
+
+        check(f);
+        for (int i = 0; i < 300; i++) {
+                fprintf(f, "[Rule r%d]\nMatch = ", i);
+                gen_expr(f, 0);
+                fprintf(f, "\nNice = %d\nLatencyNice = %d\n", (int)rnd(40) - 20, (int)rnd(40) - 20);
+                if (rnd(40) == 0)
+                        fputs("Final = yes\n", f);
+                if (rnd(3) == 0)
+                        fprintf(f, "Slice = %ums\n", 1 + rnd(99));
+        }
+        fclose(f);
+        p = load(text);
+        check(policy_n_rules(p) == 300);
+
+        for (int i = 0; i < 3000; i++) {
+                TaskNames anc[2] = {
+                        { .comm = words[rnd(ELEMENTSOF(words))], .argv0 = pick(), .exe = pick() },
+                        { .comm = words[rnd(ELEMENTSOF(words))], .argv0 = pick(), .exe = pick() },
+                };
+                TaskSnapshot t = {
+                        .names = { .comm = words[rnd(ELEMENTSOF(words))], .argv0 = pick(), .exe = pick() },
+                        .exe_path = pick(),
+                        .cmdline = pick(),
+                        .user = pick(),
+                        .thread = pick(),
+                        .ancestors = anc,
+                        .n_ancestors = rnd(3),
+                };
+                MatchResult a, b;
+                MatchTrace tr = {};
+
+                check(policy_match(p, &t, &a, NULL) == 0);
+                check(policy_match(p, &t, &b, &tr) == 0);
+                if (a.n_matched != b.n_matched || !streq_ptr(a.rule, b.rule) ||
+                    memcmp(&a.settings, &b.settings, sizeof(Settings)) != 0 ||
+                    a.thread_dependent != b.thread_dependent) {
+                        fprintf(stderr, "index mismatch on snapshot %d: %zu/%zu %s/%s\n", i,
+                                a.n_matched, b.n_matched, strna(a.rule), strna(b.rule));
+                        failures++;
+                }
+                compared += a.n_matched;
+                match_trace_done(&tr);
+        }
+        /* the generator must produce matches, or the comparison proves nothing */
+        check(compared > 1000);
+        policy_free(p);
+        free(text);
+}
+
+int main(void)
+{
+        test_keys();
+        test_null_fields();
+        test_merge();
+        test_deciders();
+        test_threads();
+        test_index();
+        if (failures)
+                fprintf(stderr, "%d failures\n", failures);
+        return failures ? 1 : 0;
+}

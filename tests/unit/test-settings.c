@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Tests for lib/settings.c: parsing with units and ranges, errors, merge, formatting. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/macro.h"
+#include "lib/settings.h"
+
+static int failures;
+
+#define check(expr)                                                                         \
+        do {                                                                                \
+                if (!(expr)) {                                                              \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
+                                #expr);                                                     \
+                        failures++;                                                         \
+                }                                                                           \
+        } while (0)
+
+/* Parse and format back. */
+static void roundtrip(SettingId id, const char *in, const char *out)
+{
+        _cleanup_free_ char *f = NULL, *err = NULL;
+        Settings s = {};
+
+        check(settings_parse(&s, id, in, &err, NULL) == 0);
+        check(settings_has(&s, id) && s.mask == SETTING_BIT(id));
+        check(setting_format(&s, id, &f) == 0);
+        if (!f || !streq(f, out)) {
+                fprintf(stderr, "%s=%s formatted as %s, expected %s (%s)\n", setting_to_string(id),
+                        in, strna(f), out, strna(err));
+                failures++;
+        }
+}
+
+static void bad(SettingId id, const char *in, const char *message, unsigned column)
+{
+        _cleanup_free_ char *err = NULL;
+        Settings s = { .mask = SETTING_BIT(SETTING_NICE), .nice = 7 };
+        unsigned col = 999;
+
+        check(settings_parse(&s, id, in, &err, &col) == -EINVAL);
+        check(s.mask == SETTING_BIT(SETTING_NICE) && s.nice == 7); /* unchanged */
+        if (!err || !streq(err, message) || col != column) {
+                fprintf(stderr, "%s=%s: got %u %s\n", setting_to_string(id), in, col, strna(err));
+                failures++;
+        }
+}
+
+int main(void)
+{
+        Settings s = {}, t = {};
+        char *str, *err = NULL;
+
+        for (SettingId i = 0; i < _SETTING_MAX; i++)
+                check(setting_from_string(setting_to_string(i)) == i);
+        check(setting_from_string("latencynice") == -EINVAL);
+        check(setting_to_string(_SETTING_MAX) == NULL);
+
+        roundtrip(SETTING_LATENCY_NICE, "-20", "-20");
+        roundtrip(SETTING_LATENCY_NICE, " 19 ", "19");
+        roundtrip(SETTING_LATENCY_NICE, "+3", "3");
+        roundtrip(SETTING_NICE, "0", "0");
+        roundtrip(SETTING_SLICE, "0.1ms", "0.1ms");
+        roundtrip(SETTING_SLICE, "100ms", "100ms");
+        roundtrip(SETTING_SLICE, "100us", "0.1ms");
+        roundtrip(SETTING_SLICE, "2500us", "2.5ms");
+        roundtrip(SETTING_SLICE, "100000ns", "0.1ms");
+        roundtrip(SETTING_SLICE, "0.123456ms", "0.123456ms");
+        roundtrip(SETTING_SLICE, "3.ms", "3ms");
+        roundtrip(SETTING_TIMER_SLACK, "1ns", "1ns");
+        roundtrip(SETTING_TIMER_SLACK, "50us", "50us");
+        roundtrip(SETTING_TIMER_SLACK, "1.5us", "1500ns");
+        roundtrip(SETTING_POLICY, "batch", "batch");
+        roundtrip(SETTING_POLICY, "idle", "idle");
+        roundtrip(SETTING_POLICY, "other", "other");
+        roundtrip(SETTING_UTIL_MIN, "0", "0%");
+        roundtrip(SETTING_UTIL_MIN, "512", "50%");
+        roundtrip(SETTING_UTIL_MIN, "50%", "50%");
+        roundtrip(SETTING_UTIL_MAX, "100%", "100%");
+        roundtrip(SETTING_UTIL_MAX, "300", "300");
+        roundtrip(SETTING_UTIL_MAX, "12.5%", "128");
+        roundtrip(SETTING_CPU_WEIGHT, "1", "1");
+        roundtrip(SETTING_CPU_WEIGHT, "10000", "10000");
+        roundtrip(SETTING_CPU_IDLE, "yes", "yes");
+        roundtrip(SETTING_CPU_IDLE, "no", "no");
+
+        check(settings_parse(&s, SETTING_SLICE, "0.1ms", NULL, NULL) == 0 && s.slice_ns == 100000);
+        check(settings_parse(&s, SETTING_POLICY, "batch", NULL, NULL) == 0 && s.policy == SCHED_BATCH);
+        check(settings_parse(&s, SETTING_UTIL_MIN, "25%", NULL, NULL) == 0 && s.util_min == 256);
+
+        bad(SETTING_LATENCY_NICE, "20", "expected an integer in -20..19, found \"20\"", 0);
+        bad(SETTING_LATENCY_NICE, "  x", "expected an integer in -20..19, found \"x\"", 2);
+        bad(SETTING_LATENCY_NICE, "99999999999999999999",
+            "expected an integer in -20..19, found \"99999999999999999999\"", 0);
+        bad(SETTING_NICE, "-", "expected an integer in -20..19, found \"-\"", 0);
+        bad(SETTING_SLICE, "5", "expected a unit (ns, us, ms) after \"5\", found end of value", 1);
+        bad(SETTING_SLICE, " 0.05ms", "expected a duration in 0.1ms..100ms, found \"0.05ms\"", 1);
+        bad(SETTING_SLICE, "1s", "expected a unit (ns, us, ms), found \"s\"", 1);
+        bad(SETTING_SLICE, "1 ms", "expected a unit (ns, us, ms), found \" ms\"", 1);
+        bad(SETTING_SLICE, "-1ms",
+            "expected a duration in 0.1ms..100ms with a unit (ns, us, ms), found \"-1ms\"", 0);
+        bad(SETTING_SLICE, "99999999999999999999ms",
+            "expected a duration in 0.1ms..100ms with a unit (ns, us, ms), found "
+            "\"99999999999999999999ms\"", 0);
+        bad(SETTING_TIMER_SLACK, "0.5ns", "expected a whole number of nanoseconds, found \"0.5ns\"", 0);
+        bad(SETTING_TIMER_SLACK, "101ms", "expected a duration in 1ns..100ms, found \"101ms\"", 0);
+        bad(SETTING_POLICY, "fifo", "expected other, batch or idle, found \"fifo\"", 0);
+        bad(SETTING_POLICY, "Batch", "expected other, batch or idle, found \"Batch\"", 0);
+        bad(SETTING_UTIL_MIN, "-1",
+            "expected an integer in 0..1024 or a percentage in 0..100%, found \"-1\"", 0);
+        bad(SETTING_UTIL_MIN, "50 %",
+            "expected an integer in 0..1024 or a percentage in 0..100%, found \"50 %\"", 0);
+        bad(SETTING_CPU_WEIGHT, "0", "expected an integer in 1..10000, found \"0\"", 0);
+        bad(SETTING_CPU_IDLE, "2", "expected yes or no, found \"2\"", 0);
+
+        /* assignments */
+        s = (Settings){};
+        check(settings_parse_assignment(&s, "LatencyNice=-5", NULL) == 0 && s.latency_nice == -5);
+        check(settings_parse_assignment(&s, "Slice=0.1ms", NULL) == 0);
+        check(settings_parse_assignment(&s, "Bogus=1", &err) == -EINVAL);
+        check(err && strstr(err, "found \"Bogus\""));
+        free(err);
+        err = NULL;
+        check(settings_parse_assignment(&s, "Nice", &err) == -EINVAL);
+        check(err && streq(err, "expected KEY=VALUE, found \"Nice\""));
+        free(err);
+
+        str = settings_to_string(&s);
+        check(str && streq(str, "LatencyNice=-5 Slice=0.1ms"));
+        free(str);
+        str = settings_to_string(&(Settings){});
+        check(str && streq(str, ""));
+        free(str);
+
+        /* merge: present settings override, absent ones are kept */
+        t = (Settings){};
+        check(settings_parse_assignment(&t, "LatencyNice=3", NULL) == 0);
+        check(settings_parse_assignment(&t, "Policy=idle", NULL) == 0);
+        settings_merge(&s, &t);
+        check(s.latency_nice == 3 && s.slice_ns == 100000 && s.policy == SCHED_IDLE);
+        check(s.mask == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE) |
+                         SETTING_BIT(SETTING_POLICY)));
+        check(setting_format(&(Settings){}, SETTING_NICE, &str) == -ENODATA);
+
+        check(parse_boolean("yes") == 1 && parse_boolean("no") == 0);
+        check(parse_boolean("true") == 1 && parse_boolean("off") == 0);
+        check(parse_boolean("Yes") == -EINVAL && parse_boolean("") == -EINVAL);
+        check(sched_policy_from_string("fifo") == -EINVAL);
+        check(streq(sched_policy_to_string(SCHED_FIFO), "fifo"));
+        check(sched_policy_to_string(42) == NULL);
+
+        if (failures)
+                fprintf(stderr, "%d failures\n", failures);
+        return failures ? 1 : 0;
+}
