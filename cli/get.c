@@ -28,7 +28,8 @@ static const char *policy_name(int policy)
         return s ? s : "unknown";
 }
 
-static int print_table(const ThreadState *ts, size_t n, const CliOptions *o)
+static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
+                       const CliOptions *o)
 {
         _cleanup_(table_freep) Table *t = NULL;
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
@@ -67,7 +68,11 @@ static int print_table(const ThreadState *ts, size_t n, const CliOptions *o)
                         snprintf(ln, sizeof(ln), "%d", s->latency_nice);
                 else
                         snprintf(ln, sizeof(ln), "n/a");
-                snprintf(uclamp, sizeof(uclamp), "%" PRIu32 "-%" PRIu32, s->util_min, s->util_max);
+                if (k->uclamp_task)
+                        snprintf(uclamp, sizeof(uclamp), "%" PRIu32 "-%" PRIu32, s->util_min,
+                                 s->util_max);
+                else
+                        snprintf(uclamp, sizeof(uclamp), "n/a");
                 if (s->timer_slack_ns > 0) {
                         slack = format_duration_ns(s->timer_slack_ns, utf8);
                         if (!slack)
@@ -113,8 +118,16 @@ static void print_json(pid_t pid, const ThreadState *ts, size_t n, const KernelF
                         json_int(&w, s->latency_nice);
                 else
                         json_null(&w);
-                json_kv_uint(&w, "util_min", s->util_min);
-                json_kv_uint(&w, "util_max", s->util_max);
+                json_key(&w, "util_min");
+                if (k->uclamp_task)
+                        json_uint(&w, s->util_min);
+                else
+                        json_null(&w);
+                json_key(&w, "util_max");
+                if (k->uclamp_task)
+                        json_uint(&w, s->util_max);
+                else
+                        json_null(&w);
                 json_key(&w, "timer_slack_ns");
                 if (s->timer_slack_ns > 0)
                         json_uint(&w, s->timer_slack_ns);
@@ -194,7 +207,7 @@ int verb_get(int argc, char **argv, const CliOptions *o)
                 print_json(pid, ts, n, &k);
                 r = ferror(stdout) ? -EIO : 0;
         } else
-                r = print_table(ts, n, o);
+                r = print_table(ts, n, &k, o);
         if (r == -ENOMEM)
                 ret = cli_error("out of memory");
         else if (r < 0)

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests: cli/json (the writer), cli/table (cells, widths, truncation),
+ * cli/utf8 (strict decoding, widths).
+ */
+#include <stdarg.h>
+
+#include "cli/json.h"
+#include "cli/table.h"
+#include "cli/utf8.h"
+#include "lib/macro.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                     \
+        do {                                                                            \
+                if (!(cond)) {                                                          \
+                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+                                #cond);                                                 \
+                        failures++;                                                     \
+                }                                                                       \
+        } while (0)
+
+#define CHECK_STR(got, want)                                                            \
+        do {                                                                            \
+                const char *_g = (got), *_w = (want);                                   \
+                if (!streq_ptr(_g, _w)) {                                               \
+                        fprintf(stderr, "%s:%d: got  [%s]\n%*swant [%s]\n", __FILE__,   \
+                                __LINE__, strna(_g), (int)strlen(__FILE__) + 8, "",     \
+                                strna(_w));                                             \
+                        failures++;                                                     \
+                }                                                                       \
+        } while (0)
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+typedef struct Mem {
+        char *buf;
+        size_t size;
+        FILE *f;
+} Mem;
+
+static void mem_open(Mem *m)
+{
+        *m = (Mem){};
+        m->f = open_memstream(&m->buf, &m->size);
+        if (!m->f)
+                abort();
+}
+
+static char *mem_close(Mem *m)
+{
+        fclose(m->f);
+        return m->buf;
+}
+
+static char *escaped(const char *s, size_t n)
+{
+        Mem m;
+        mem_open(&m);
+        json_fputs_escaped(m.f, s, n);
+        return mem_close(&m);
+}
+
+static void test_json_escape(void)
+{
+        _cleanup_free_ char *a = escaped("plain", 5);
+        _cleanup_free_ char *b = escaped("q\"b\\s/", 6);
+        _cleanup_free_ char *c = escaped("\n\t\r\b\f\x01\x1f\x7f", 8);
+        _cleanup_free_ char *d = escaped("caf\xc3\xa9 \xe6\x96\x87 \xf0\x9f\x98\x80", 14);
+        _cleanup_free_ char *e = escaped("a\xff" "b\xc3", 4);      /* invalid, truncated */
+        _cleanup_free_ char *f = escaped("\xed\xa0\x80", 3);        /* a surrogate in UTF-8 */
+        _cleanup_free_ char *g = escaped("\xc0\xaf", 2);            /* overlong '/' */
+        _cleanup_free_ char *h = escaped("a\0b", 3);                /* NUL inside */
+
+        CHECK_STR(a, "\"plain\"");
+        CHECK_STR(b, "\"q\\\"b\\\\s/\"");
+        CHECK_STR(c, "\"\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f\"");
+        CHECK_STR(d, "\"caf\xc3\xa9 \xe6\x96\x87 \xf0\x9f\x98\x80\"");
+        CHECK_STR(e, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
+        CHECK_STR(f, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+        CHECK_STR(g, "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+        CHECK_STR(h, "\"a\\u0000b\"");
+}
+
+static void test_json_document(void)
+{
+        JsonWriter w;
+        Mem m;
+        _cleanup_free_ char *out = NULL;
+
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_begin_object(&w);
+        json_kv_string(&w, "name", "x\"y");
+        json_kv_int(&w, "neg", -20);
+        json_kv_uint(&w, "big", UINT64_MAX);
+        json_kv_bool(&w, "t", true);
+        json_key(&w, "null");
+        json_string(&w, NULL);
+        json_key(&w, "d");
+        json_double(&w, 0.1);
+        json_key(&w, "inf");
+        json_double(&w, 1.0 / 0.0);
+        json_key(&w, "empty");
+        json_begin_array(&w);
+        json_end_array(&w);
+        json_key(&w, "list");
+        json_begin_array(&w);
+        json_int(&w, 1);
+        json_begin_object(&w);
+        json_end_object(&w);
+        json_end_array(&w);
+        json_end_object(&w);
+        CHECK(json_writer_finish(&w) == 0);
+        out = mem_close(&m);
+        CHECK_STR(out, "{\n"
+                       "  \"name\": \"x\\\"y\",\n"
+                       "  \"neg\": -20,\n"
+                       "  \"big\": 18446744073709551615,\n"
+                       "  \"t\": true,\n"
+                       "  \"null\": null,\n"
+                       "  \"d\": 0.1,\n"
+                       "  \"inf\": null,\n"
+                       "  \"empty\": [],\n"
+                       "  \"list\": [\n"
+                       "    1,\n"
+                       "    {}\n"
+                       "  ]\n"
+                       "}\n");
+
+        /* compact */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_writer_set_pretty(&w, false);
+        json_begin_array(&w);
+        json_string(&w, "a");
+        json_kv_int(&w, "k", 1); /* a key inside an array: misuse */
+        json_end_array(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_writer_set_pretty(&w, false);
+        json_begin_object(&w);
+        json_kv_string(&w, "a", "b");
+        json_key(&w, "c");
+        json_begin_array(&w);
+        json_null(&w);
+        json_bool(&w, false);
+        json_end_array(&w);
+        json_end_object(&w);
+        CHECK(json_writer_finish(&w) == 0);
+        out = (free(out), mem_close(&m));
+        CHECK_STR(out, "{\"a\":\"b\",\"c\":[null,false]}\n");
+}
+
+static void test_json_misuse(void)
+{
+        JsonWriter w;
+        Mem m;
+
+        /* a value without a key in an object */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_begin_object(&w);
+        json_int(&w, 1);
+        json_end_object(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* unbalanced */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_begin_object(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* mismatched end */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_begin_array(&w);
+        json_end_object(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* two top-level values */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_int(&w, 1);
+        json_int(&w, 2);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* a key left without its value */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        json_begin_object(&w);
+        json_key(&w, "k");
+        json_end_object(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* nesting deeper than JSON_MAX_DEPTH */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        for (int i = 0; i < JSON_MAX_DEPTH + 1; i++)
+                json_begin_array(&w);
+        for (int i = 0; i < JSON_MAX_DEPTH + 1; i++)
+                json_end_array(&w);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+
+        /* nothing at all */
+        mem_open(&m);
+        json_writer_init(&w, m.f);
+        CHECK(json_writer_finish(&w) == -EINVAL);
+        free(mem_close(&m));
+}
+
+/* ---- UTF-8 --------------------------------------------------------------- */
+
+static void test_utf8(void)
+{
+        uint32_t cp = 0;
+        char buf[4];
+
+        CHECK(utf8_decode("A", 1, &cp) == 1 && cp == 'A');
+        CHECK(utf8_decode("\xc3\xa9", 2, &cp) == 2 && cp == 0xe9);
+        CHECK(utf8_decode("\xe2\x80\xa6", 3, &cp) == 3 && cp == 0x2026);
+        CHECK(utf8_decode("\xf0\x9f\x98\x80", 4, &cp) == 4 && cp == 0x1f600);
+        CHECK(utf8_decode("\xc3", 1, &cp) == 0);             /* truncated */
+        CHECK(utf8_decode("\xc0\x80", 2, &cp) == 0);         /* overlong NUL */
+        CHECK(utf8_decode("\xe0\x80\xaf", 3, &cp) == 0);     /* overlong */
+        CHECK(utf8_decode("\xed\xb0\x80", 3, &cp) == 0);     /* surrogate */
+        CHECK(utf8_decode("\xf4\x90\x80\x80", 4, &cp) == 0); /* > U+10FFFF */
+        CHECK(utf8_decode("\x80", 1, &cp) == 0);             /* continuation byte */
+        CHECK(utf8_decode("\xff", 1, &cp) == 0);
+        CHECK(utf8_encode(0x1f600, buf) == 4 && memcmp(buf, "\xf0\x9f\x98\x80", 4) == 0);
+        CHECK(utf8_encode(0xd800, buf) == 0);
+        CHECK(utf8_encode(0x110000, buf) == 0);
+        CHECK(utf8_is_valid("caf\xc3\xa9", 5));
+        CHECK(!utf8_is_valid("caf\xc3", 4));
+        CHECK(utf8_cp_width('a') == 1);
+        CHECK(utf8_cp_width(0x6587) == 2);  /* 文 */
+        CHECK(utf8_cp_width(0x1f600) == 2); /* emoji */
+        CHECK(utf8_cp_width(0x0301) == 0);  /* combining acute */
+        CHECK(utf8_cp_width(0xff01) == 2);  /* fullwidth ! */
+        CHECK(utf8_cp_width(0x00e9) == 1);
+}
+
+/* ---- Cells and tables ---------------------------------------------------- */
+
+static void test_cells(void)
+{
+        _cleanup_free_ char *a = cell_sanitize("ok\x1b[31mred\n\xff" "end");
+        _cleanup_free_ char *b = cell_sanitize("caf\xc3\xa9\xc2\x9b");
+        _cleanup_free_ char *c = cell_truncate("abcdefghij", 5, false);
+        _cleanup_free_ char *d = cell_truncate("abcdefghij", 5, true);
+        _cleanup_free_ char *e = cell_truncate("abc", 5, false);
+        _cleanup_free_ char *f = cell_truncate("\xe6\x96\x87\xe5\xad\x97\xe9\x81\x8a", 4, false);
+        _cleanup_free_ char *g = cell_truncate("abcdef", 2, true);
+        _cleanup_free_ char *h = cell_truncate("abcdef", 0, false);
+
+        CHECK_STR(a, "ok?[31mred??end");
+        CHECK_STR(b, "caf\xc3\xa9?"); /* C1 control U+009B (CSI) replaced */
+        CHECK(cell_width("caf\xc3\xa9") == 4);
+        CHECK(cell_width("\xe6\x96\x87\xe5\xad\x97") == 4);
+        CHECK(cell_width("e\xcc\x81") == 1);
+        CHECK_STR(c, "abcd\xe2\x80\xa6");
+        CHECK_STR(d, "ab...");
+        CHECK_STR(e, "abc");
+        /* 3 wide characters = 6 cells; 4 cells: one wide char + ellipsis (3 cells) */
+        CHECK_STR(f, "\xe6\x96\x87\xe2\x80\xa6");
+        CHECK(cell_width(f) <= 4);
+        CHECK_STR(g, "..");
+        CHECK_STR(h, "");
+}
+
+static char *print_table(const Table *t)
+{
+        Mem m;
+
+        mem_open(&m);
+        CHECK(table_print(t, m.f) == 0);
+        return mem_close(&m);
+}
+
+static void test_table(void)
+{
+        _cleanup_(table_freep) Table *t = NULL;
+        _cleanup_free_ char *out = NULL, *out2 = NULL, *out3 = NULL;
+        char longname[200];
+
+        t = table_new(3, (const char *[]){ "PID", "NAME", "RULE" });
+        CHECK(t);
+        if (!t)
+                return;
+        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+        CHECK(table_add_row(t, (const char *[]){ "1", "systemd", "init" }) == 0);
+        CHECK(table_add_row(t, (const char *[]){ "12345", "a\tb", NULL }) == 0);
+        CHECK(table_n_rows(t) == 2);
+        out = print_table(t);
+        CHECK_STR(out, "  PID NAME    RULE\n"
+                       "    1 systemd init\n"
+                       "12345 a?b     -\n");
+
+        /* a long cell is cut with the ellipsis so that every line fits 80 cells */
+        memset(longname, 'x', sizeof(longname) - 1);
+        longname[sizeof(longname) - 1] = '\0';
+        CHECK(table_add_row(t, (const char *[]){ "7", longname, "r" }) == 0);
+        out2 = print_table(t);
+        {
+                const char *line = out2;
+                size_t lines = 0;
+                while (line && *line) {
+                        const char *nl = strchr(line, '\n');
+                        _cleanup_free_ char *l = strndup(line, nl ? (size_t)(nl - line) : strlen(line));
+                        CHECK(cell_width(l) <= 80);
+                        lines++;
+                        line = nl ? nl + 1 : NULL;
+                }
+                CHECK(lines == 4);
+                CHECK(strstr(out2, "x\xe2\x80\xa6 r\n"));
+                /* exactly 80 cells: the widest line was shrunk to the limit */
+                /* exactly 80 cells: the widest column was shrunk to the limit, no more */
+                {
+                        _cleanup_free_ char *l = strndup(out2, strcspn(out2, "\n"));
+                        CHECK(l && cell_width(l) == 80); /* the header, padded to RULE */
+                }
+        }
+
+        /* no header, ascii ellipsis, narrower width, non-shrinkable column */
+        table_set_header(t, false);
+        table_set_ascii(t, true);
+        table_set_width(t, 20);
+        table_set_shrinkable(t, 2, false);
+        out3 = print_table(t);
+        CHECK(strstr(out3, "PID") == NULL);
+        CHECK(strstr(out3, "...") != NULL);
+        CHECK(strstr(out3, "\xe2\x80\xa6") == NULL);
+        {
+                const char *line = out3;
+                while (line && *line) {
+                        const char *nl = strchr(line, '\n');
+                        CHECK((size_t)(nl - line) <= 20);
+                        line = nl ? nl + 1 : NULL;
+                }
+        }
+}
+
+static void test_table_color(void)
+{
+        _cleanup_(table_freep) Table *t = table_new(1, (const char *[]){ "H" });
+        _cleanup_free_ char *out = NULL;
+
+        CHECK(t);
+        if (!t)
+                return;
+        table_set_color(t, true);
+        CHECK(table_add_row(t, (const char *[]){ "v" }) == 0);
+        out = print_table(t);
+        CHECK_STR(out, "\x1b[1mH\x1b[0m\nv\n");
+}
+
+int main(void)
+{
+        test_json_escape();
+        test_json_document();
+        test_json_misuse();
+        test_utf8();
+        test_cells();
+        test_table();
+        test_table_color();
+        if (failures) {
+                fprintf(stderr, "%d check(s) failed\n", failures);
+                return 1;
+        }
+        printf("test-table: all checks passed\n");
+        return 0;
+}
