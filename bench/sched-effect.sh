@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/sched-effect.sh: does a scheduling mechanism make a latency-sensitive
+# sleeper wake up faster under CPU overload, and what does it cost the
+# background work?
+#
+# Latency part: a periodic sleeper (bench/sleeper, SCHED_OTHER, 1 ms period,
+# one thread named "data-loop.0"; or cyclictest --policy=other with
+# --sleeper cyclictest) runs next to N CPU hogs (stress-ng --cpu N, default 2x the
+# cores). Every condition changes one thing (the sleeper's nice, slice or
+# timer slack; the hogs' policy, nice or slice), or everything latniced with
+# the default policy would do. Conditions run interleaved (A B C A B C ...)
+# so slow drifts of a shared machine hit every condition alike; the summary
+# gives the median of each statistic over the repeats and its ratio against
+# the baseline of the same run.
+#
+# Every process is started from this script's session, so sleeper and hogs
+# share one autogroup (nice only competes inside an autogroup) unless a
+# condition says otherwise ("s-setsid").
+#
+# Throughput part: a build-like job (compiling a C file many times on all
+# cores) alone and next to a foreground load (hackbench), with and without
+# the background class, to show what the class costs the background work.
+#
+# usage: bench/sched-effect.sh [--duration S] [--repeats N] [--hogs N]
+#            [--conditions c1,c2,...] [--part latency|throughput|all]
+#            [--sleeper sleeper|cyclictest] [--build DIR] [--out DIR] [--smoke]
+#   cyclictest resets its own timer slack at start-up (it switches to
+#   SCHED_FIFO and back), so s-slack shows nothing with it.
+#   --smoke: 2 s runs of two conditions, one repeat, no throughput part
+#            (checks that the benchmark still starts and produces output)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+duration=15
+repeats=3
+hogs=$((2 * $(nproc)))
+part=all
+build="$root/build"
+out=""
+smoke=0
+sleeper_kind=sleeper
+all_conditions="base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo latniced"
+conditions=""
+
+while [ $# -gt 0 ]; do
+        case "$1" in
+        --duration) duration=$2; shift 2 ;;
+        --repeats) repeats=$2; shift 2 ;;
+        --hogs) hogs=$2; shift 2 ;;
+        --conditions) conditions=${2//,/ }; shift 2 ;;
+        --part) part=$2; shift 2 ;;
+        --build) build=$(cd "$2" && pwd); shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        --sleeper) sleeper_kind=$2; shift 2 ;;
+        --smoke) smoke=1; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "sched-effect: unknown option $1" >&2; exit 2 ;;
+        esac
+done
+
+if [ $smoke -eq 1 ]; then
+        duration=2
+        repeats=1
+        part=latency
+        [ -n "$conditions" ] || conditions="base h-idle"
+fi
+[ -n "$conditions" ] || conditions=$all_conditions
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "sched-effect: must run as root (negative nice, timer slack of other tasks)" >&2
+        exit 77
+fi
+
+# ---- dependencies: the script installs what it needs ---------------------
+need=()
+command -v cyclictest >/dev/null || need+=(rt-tests)
+command -v hackbench >/dev/null || need+=(rt-tests)
+command -v stress-ng >/dev/null || need+=(stress-ng)
+command -v cc >/dev/null || need+=(gcc)
+if [ ${#need[@]} -gt 0 ]; then
+        echo "sched-effect: installing ${need[*]}" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}" >/dev/null
+fi
+
+[ -n "$out" ] || out="$here/out/sched-effect-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$out/hist"
+ln -sfn "$(basename "$out")" "$here/out/sched-effect-latest" 2>/dev/null || true
+
+# The attribute wrapper and the sleeper: from the build tree, else compiled here.
+setattr="$build/bench/setattr"
+if [ ! -x "$setattr" ]; then
+        setattr="$out/setattr"
+        cc -O2 -Wall -o "$setattr" "$here/setattr.c"
+fi
+sleeper="$build/bench/sleeper"
+if [ ! -x "$sleeper" ]; then
+        sleeper="$out/sleeper"
+        cc -O2 -Wall -pthread -o "$sleeper" "$here/sleeper.c"
+fi
+case $sleeper_kind in
+sleeper) sleeper_cmd=("$sleeper" --interval 1000 --max 200000 --duration) ;;
+cyclictest) sleeper_cmd=(cyclictest --policy=other -t1 -i 1000 -q -h 200000 -D) ;;
+*) echo "sched-effect: unknown sleeper $sleeper_kind" >&2; exit 2 ;;
+esac
+latniced="$build/daemon/latniced"
+
+pids=()
+latniced_pid=""
+cleanup() {
+        local p
+        for p in "${pids[@]}"; do
+                kill "$p" 2>/dev/null || true
+        done
+        if [ -n "$latniced_pid" ]; then
+                kill "$latniced_pid" 2>/dev/null || true
+                wait "$latniced_pid" 2>/dev/null || true
+        fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- conditions ------------------------------------------------------------
+# Each sets two wrappers, prepended to the hog and the sleeper command.
+hog_wrap=()
+sleeper_wrap=()
+condition_setup() {
+        hog_wrap=()
+        sleeper_wrap=()
+        case "$1" in
+        base) ;;
+        s-slice) sleeper_wrap=("$setattr" --slice 100000 --) ;;
+        s-nice) sleeper_wrap=("$setattr" --nice -10 --) ;;
+        s-slack) sleeper_wrap=("$setattr" --slack 1 --) ;;
+        s-setsid) sleeper_wrap=("$setattr" --setsid --) ;;
+        h-idle) hog_wrap=("$setattr" --policy idle --) ;;
+        h-batch) hog_wrap=("$setattr" --policy batch --) ;;
+        h-nice19) hog_wrap=("$setattr" --nice 19 --) ;;
+        h-batch19) hog_wrap=("$setattr" --policy batch --nice 19 --) ;;
+        # ... with the slice LatencyNice=10 maps to (13 ms at 2 CPUs)
+        h-b19-s13) hog_wrap=("$setattr" --policy batch --nice 19 --slice 13000000 --) ;;
+        h-slice100) hog_wrap=("$setattr" --slice 100000000 --) ;;
+        # What the default policy's audio and background-batch profiles
+        # ask for, applied by hand.
+        combo)
+                sleeper_wrap=("$setattr" --nice -11 --slack 1000 --slice 100000 --)
+                hog_wrap=("$setattr" --policy batch --nice 19 --slice 13000000 --)
+                ;;
+        latniced) ;; # the daemon does it, by name
+        *) echo "sched-effect: unknown condition $1" >&2; exit 2 ;;
+        esac
+}
+
+start_latniced() {
+        if [ ! -x "$latniced" ]; then
+                echo "sched-effect: $latniced not built, condition latniced left out" >&2
+                return 1
+        fi
+        "$latniced" --foreground --bus none --policy-dir "$root/policy/default" \
+                >>"$out/latniced.log" 2>&1 &
+        latniced_pid=$!
+        sleep 1
+        if ! kill -0 "$latniced_pid" 2>/dev/null; then
+                echo "sched-effect: latniced exited, see $out/latniced.log" >&2
+                latniced_pid=""
+                return 1
+        fi
+}
+
+stop_latniced() {
+        [ -n "$latniced_pid" ] || return 0
+        kill "$latniced_pid" 2>/dev/null || true
+        wait "$latniced_pid" 2>/dev/null || true
+        latniced_pid=""
+}
+
+# One line per task: what the kernel says it runs with.
+snapshot_attrs() { # label pid...
+        local label=$1 p t
+        shift
+        for p in "$@"; do
+                for t in /proc/"$p"/task/*; do
+                        [ -r "$t/sched" ] || continue
+                        t=${t##*/}
+                        printf '%s pid=%s tid=%s comm=%s policy=%s nice=%s slice=%s slack=%s %s\n' \
+                                "$label" "$p" "$t" "$(cat /proc/"$t"/comm 2>/dev/null)" \
+                                "$(awk '$1 == "policy" { print $3 }' /proc/"$p"/task/"$t"/sched)" \
+                                "$(awk '{ print $19 }' /proc/"$p"/task/"$t"/stat)" \
+                                "$(awk '$1 == "se.slice" { print $3 }' /proc/"$p"/task/"$t"/sched)" \
+                                "$(cat /proc/"$t"/timerslack_ns 2>/dev/null)" \
+                                "$(cut -d' ' -f1 /proc/"$p"/autogroup 2>/dev/null)"
+                done
+        done
+}
+
+# Percentiles from a cyclictest histogram (1 us buckets): p50 p99 p99.9 max
+hist_stats() { # file
+        awk '
+                /^# Histogram Overflows:/ { over = $4 + 0 }
+                /^# Max Latencies:/ { max = $4 + 0 }
+                /^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] += $2; total += $2; if ($1 + 0 > top) top = $1 + 0 }
+                END {
+                        total += over
+                        if (total == 0) { print "NA NA NA NA"; exit }
+                        split("0.5 0.99 0.999", q, " ")
+                        for (i = 1; i <= 3; i++) {
+                                want = q[i] * total; c = 0; v = "overflow"
+                                for (b = 0; b <= top; b++) { c += n[b]; if (c >= want) { v = b; break } }
+                                printf "%s ", v
+                        }
+                        printf "%d %d\n", max, total
+                }' "$1"
+}
+
+# ---- latency part ------------------------------------------------------------
+run_latency() {
+        local cond=$1 rep=$2 hist="$out/hist/$cond.$rep.txt" raw="$out/hist/$cond.$rep.raw"
+        local hog_pid sleeper_pid hog_log="$out/hist/$cond.$rep.hogs"
+
+        condition_setup "$cond"
+        if [ "$cond" = latniced ]; then
+                start_latniced || return 0
+        fi
+
+        # Hogs and sleeper carry the names the default policy knows: the
+        # first exec gives latniced a process to configure, the second
+        # (after 0.5 s) starts the real program, which inherits it all.
+        # stress-ng --keep-name keeps argv[0] in its workers.
+        "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a cc1plus "$@"' cc1plus \
+                stress-ng --cpu "$hogs" --keep-name --metrics-brief -t $((duration + 3)) \
+                >"$hog_log" 2>&1 &
+        hog_pid=$!
+        pids+=("$hog_pid")
+        sleep 1.5
+
+        "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a pipewire "$@"' pipewire \
+                "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
+        sleeper_pid=$!
+        pids+=("$sleeper_pid")
+        sleep 1.5
+        snapshot_attrs "$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
+        snapshot_attrs "$cond.$rep sleeper" "$sleeper_pid" >>"$out/attrs.txt"
+
+        wait "$sleeper_pid" || echo "sched-effect: cyclictest failed ($cond.$rep)" >&2
+        kill "$hog_pid" 2>/dev/null || true
+        wait "$hog_pid" 2>/dev/null || true
+        pids=()
+        [ "$cond" != latniced ] || stop_latniced
+
+        # Keep only the buckets that count: a full histogram is 200000 lines.
+        awk '/^#/ || $2 + 0 > 0' "$raw" >"$hist" && rm -f "$raw"
+        local ops
+        ops=$(awk '$3 ~ /^\[/ && $4 == "cpu" && $5 ~ /^[0-9]+$/ { print $9 }' "$hog_log")
+        printf '%s\t%s\t%s\t%s\n' "$cond" "$rep" "$(hist_stats "$hist" | tr ' ' '\t')" \
+                "${ops:-NA}" >>"$out/latency.tsv"
+        printf '  %-10s #%s  p50/p99/p99.9/max us: %s  hog ops/s %s\n' "$cond" "$rep" \
+                "$(hist_stats "$hist" | cut -d' ' -f1-4)" "${ops:-NA}"
+}
+
+summarize_latency() {
+        {
+                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
+                echo "# medians over repeats; x = baseline p99.9 / condition p99.9 (higher is better)"
+                printf '| %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
+                        condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"
+                echo "|------------|----------|----------|----------|----------|---------|---------|------------|"
+                awk -F'\t' -v order="$conditions" '
+                        function median(list,   a, n, i, j, t) {
+                                n = split(list, a, " ")
+                                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                                        if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                if (n == 0) return "NA"
+                                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+                        }
+                        { for (k = 3; k <= 6; k++) v[$1, k] = v[$1, k] " " $k; v[$1, 8] = v[$1, 8] " " $8 }
+                        END {
+                                bp99 = median(v["base", 4]); bp999 = median(v["base", 5])
+                                n = split(order, c, " ")
+                                for (i = 1; i <= n; i++) {
+                                        if (!((c[i], 3) in v)) continue
+                                        p99 = median(v[c[i], 4]); p999 = median(v[c[i], 5])
+                                        printf "| %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n", c[i],
+                                                median(v[c[i], 3]), p99, p999, median(v[c[i], 6]),
+                                                (bp99 > 0 && p99 > 0) ? sprintf("%.1f", bp99 / p99) : "-",
+                                                (bp999 > 0 && p999 > 0) ? sprintf("%.1f", bp999 / p999) : "-",
+                                                median(v[c[i], 8])
+                                }
+                        }' "$out/latency.tsv"
+        } | tee "$out/latency.md"
+}
+
+# ---- throughput part -----------------------------------------------------------
+# A build-like background job: compile bench/setattr.c $jobs times, $(nproc)
+# at a time. Foreground: hackbench (messaging between process groups).
+build_job() { # wrapper...
+        local t0 t1 dir
+        dir=$(mktemp -d "$out/cc.XXXXXX")
+        t0=$(date +%s.%N)
+        seq "$jobs" | "$@" xargs -P "$(nproc)" -I{} cc -O2 -c "$here/setattr.c" -o "$dir/{}.o"
+        t1=$(date +%s.%N)
+        rm -rf "$dir"
+        echo "$t1 - $t0" | bc
+}
+
+hackbench_time() {
+        hackbench -g 4 -l "$hb_loops" 2>/dev/null | awk '/^Time:/ { print $2 }'
+}
+
+run_throughput() { # rep
+        local rep=$1 bg fg cls name
+        for cls in normal batch19 idle; do
+                case $cls in
+                normal) w=() ;;
+                batch19) w=("$setattr" --policy batch --nice 19 --) ;;
+                idle) w=("$setattr" --policy idle --nice 19 --) ;;
+                esac
+                bg=$(build_job "${w[@]}")
+                printf 'alone\t%s\t%s\t%s\tNA\n' "$cls" "$rep" "$bg" >>"$out/throughput.tsv"
+                # Concurrently: the build and a foreground hackbench.
+                local f="$out/hb.$cls.$rep"
+                ( for _ in $(seq "$hb_reps"); do hackbench_time; done >"$f" ) &
+                local hb=$!
+                bg=$(build_job "${w[@]}")
+                wait "$hb"
+                fg=$(sort -n "$f" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+                printf 'with-fg\t%s\t%s\t%s\t%s\n' "$cls" "$rep" "$bg" "$fg" >>"$out/throughput.tsv"
+                printf '  %-8s #%s  build alone %6.2fs | with hackbench: build %6.2fs, hackbench %ss\n' \
+                        "$cls" "$rep" "$(awk -v c="$cls" -v r="$rep" '$1 == "alone" && $2 == c && $3 == r { print $4 }' "$out/throughput.tsv")" \
+                        "$bg" "$fg"
+        done
+}
+
+summarize_throughput() {
+        {
+                echo "# sched-effect throughput: build job ($jobs compiles, -P $(nproc)) and hackbench -g 4 -l $hb_loops, medians of $repeats"
+                printf '| %-8s | %14s | %20s | %20s |\n' class "build alone s" "build with fg s" "hackbench with bg s"
+                echo "|----------|----------------|----------------------|----------------------|"
+                awk -F'\t' '
+                        function median(list,   a, n, i, j, t) {
+                                n = split(list, a, " ")
+                                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                                        if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+                        }
+                        $1 == "alone" { al[$2] = al[$2] " " $4 }
+                        $1 == "with-fg" { wb[$2] = wb[$2] " " $4; wf[$2] = wf[$2] " " $5 }
+                        END {
+                                split("normal batch19 idle", c, " ")
+                                for (i = 1; i <= 3; i++)
+                                        if (c[i] in al)
+                                                printf "| %-8s | %14.2f | %20.2f | %20.3f |\n", c[i],
+                                                        median(al[c[i]]), median(wb[c[i]]), median(wf[c[i]])
+                        }' "$out/throughput.tsv"
+        } | tee "$out/throughput.md"
+}
+
+# ---- main ------------------------------------------------------------------
+{
+        echo "date: $(date -Is)"
+        echo "kernel: $(uname -r)  cpus: $(nproc)  autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
+        echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind conditions=$conditions"
+        echo "cyclictest: $(cyclictest --help 2>&1 | head -1)  stress-ng: $(stress-ng --version 2>&1 | head -1)"
+} | tee "$out/info.txt"
+
+if [ "$part" = latency ] || [ "$part" = all ]; then
+        for rep in $(seq "$repeats"); do
+                echo "latency: repeat $rep of $repeats"
+                for cond in $conditions; do
+                        run_latency "$cond" "$rep"
+                done
+        done
+        summarize_latency
+fi
+
+if [ "$part" = throughput ] || [ "$part" = all ]; then
+        jobs=$((duration * 4))
+        hb_loops=$((duration * 100))
+        hb_reps=3
+        command -v bc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y bc >/dev/null
+        for rep in $(seq "$repeats"); do
+                echo "throughput: repeat $rep of $repeats"
+                run_throughput "$rep"
+        done
+        summarize_throughput
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/info.txt"
+echo "results in $out"

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The shipped default policy (policy/default) against the sample table
+ * tests/unit/default-policy-samples.tsv, through the real loader and matcher:
+ *
+ *   - the policy loads with no error and no warning;
+ *   - every sample matches exactly the rules the table names, and gets
+ *     exactly the expected settings (indexed and traced paths alike);
+ *   - every rule of the policy has at least one sample (the check is shown
+ *     to fail on a policy with one extra, unsampled rule);
+ *   - do no harm: no result asks for more than the audio class does, and
+ *     nothing latency-sensitive is also made batch or idle.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/macro.h"
+#include "lib/sched.h"
+#include "policy/policy.h"
+
+#define POLICY_DIR SOURCE_ROOT "/policy/default"
+#define SAMPLES SOURCE_ROOT "/tests/unit/default-policy-samples.tsv"
+
+/* The strongest settings the default policy may hand out (the audio class). */
+#define MIN_NICE (-11)
+#define MIN_LATENCY_NICE (-15)
+
+static int failures;
+
+#define fail(...)                                                                           \
+        do {                                                                                \
+                fprintf(stderr, __VA_ARGS__);                                               \
+                fputc('\n', stderr);                                                        \
+                failures++;                                                                 \
+        } while (0)
+
+typedef struct ProfileExpect {
+        char *name;
+        Settings settings;
+} ProfileExpect;
+
+typedef struct Sample {
+        unsigned line;
+        char **rules;      /* expected set of matching rules, NULL-terminated */
+        char *fields[8];   /* the raw columns, "-" already turned into NULL */
+        TaskNames *ancestors;
+        size_t n_ancestors;
+        Settings expected; /* mask 0: nothing */
+        TaskSnapshot task;
+        char *argv0_base;
+        char *exe_base;
+} Sample;
+
+enum { COL_RULES, COL_ARGV0, COL_COMM, COL_EXE, COL_CMDLINE, COL_THREAD, COL_ANCESTORS, COL_EXPECTED };
+
+typedef struct Table {
+        ProfileExpect *profiles;
+        size_t n_profiles;
+        Sample *samples;
+        size_t n_samples;
+} Table;
+
+static char *xstrdup(const char *s)
+{
+        char *r = strdup(s);
+        if (!r)
+                abort();
+        return r;
+}
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+        void *r = reallocarray(p, n, size);
+        if (!r)
+                abort();
+        return r;
+}
+
+/* Split S at SEP into a NULL-terminated vector of copies. */
+static char **split(const char *s, char sep, size_t *ret_n)
+{
+        char **v = NULL;
+        size_t n = 0;
+
+        for (;;) {
+                const char *e = strchr(s, sep);
+                size_t len = e ? (size_t) (e - s) : strlen(s);
+
+                v = xrealloc(v, n + 2, sizeof(char *));
+                v[n] = strndup(s, len);
+                if (!v[n])
+                        abort();
+                v[++n] = NULL;
+                if (!e)
+                        break;
+                s = e + 1;
+        }
+        if (ret_n)
+                *ret_n = n;
+        return v;
+}
+
+static const char *basename_of(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+        return slash && slash[1] ? slash + 1 : path;
+}
+
+static bool settings_equal(const Settings *a, const Settings *b)
+{
+        if (a->mask != b->mask)
+                return false;
+        if (settings_has(a, SETTING_LATENCY_NICE) && a->latency_nice != b->latency_nice)
+                return false;
+        if (settings_has(a, SETTING_SLICE) && a->slice_ns != b->slice_ns)
+                return false;
+        if (settings_has(a, SETTING_NICE) && a->nice != b->nice)
+                return false;
+        if (settings_has(a, SETTING_POLICY) && a->policy != b->policy)
+                return false;
+        if (settings_has(a, SETTING_UTIL_MIN) && a->util_min != b->util_min)
+                return false;
+        if (settings_has(a, SETTING_UTIL_MAX) && a->util_max != b->util_max)
+                return false;
+        if (settings_has(a, SETTING_TIMER_SLACK) && a->timer_slack_ns != b->timer_slack_ns)
+                return false;
+        return true;
+}
+
+/* "Key=Value Key=Value" into *ret; 0 or -EINVAL (reported). */
+static int parse_settings(const char *text, unsigned line, Settings *ret)
+{
+        Settings s = {};
+        size_t n;
+        char **words = split(text, ' ', &n);
+        int r = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *err = NULL;
+
+                if (words[i][0] == '\0')
+                        continue;
+                if (settings_parse_assignment(&s, words[i], &err) < 0) {
+                        fail("%s:%u: bad setting \"%s\": %s", SAMPLES, line, words[i],
+                             strna(err));
+                        r = -EINVAL;
+                }
+        }
+        strv_free(words);
+        if (r == 0)
+                *ret = s;
+        return r;
+}
+
+static const ProfileExpect *table_profile(const Table *t, const char *name)
+{
+        for (size_t i = 0; i < t->n_profiles; i++)
+                if (streq(t->profiles[i].name, name))
+                        return &t->profiles[i];
+        return NULL;
+}
+
+static int parse_sample(Table *t, char *line, unsigned lineno)
+{
+        size_t n;
+        char **cols = split(line, '\t', &n);
+        Sample s = { .line = lineno };
+
+        if (n != 8) {
+                fail("%s:%u: expected 8 tab-separated columns, found %zu", SAMPLES, lineno, n);
+                strv_free(cols);
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < 8; i++) {
+                if (streq(cols[i], "-"))
+                        free(cols[i]);
+                else
+                        s.fields[i] = cols[i];
+        }
+        free(cols);
+
+        if (!s.fields[COL_ARGV0] || !s.fields[COL_COMM] || !s.fields[COL_EXPECTED]) {
+                fail("%s:%u: argv0, comm and expected are required", SAMPLES, lineno);
+                return -EINVAL;
+        }
+        if (strlen(s.fields[COL_COMM]) > 15) {
+                fail("%s:%u: comm \"%s\" is longer than the kernel's 15 bytes", SAMPLES, lineno,
+                     s.fields[COL_COMM]);
+                return -EINVAL;
+        }
+
+        s.rules = s.fields[COL_RULES] ? split(s.fields[COL_RULES], ',', NULL) : split("", ',', NULL);
+        if (!s.fields[COL_RULES]) {
+                free(s.rules[0]);
+                s.rules[0] = NULL;
+        }
+
+        const char *exp = s.fields[COL_EXPECTED];
+        if (exp[0] == '@') {
+                const ProfileExpect *pe = table_profile(t, exp + 1);
+                if (!pe) {
+                        fail("%s:%u: unknown profile \"%s\" (define it with an @ line first)",
+                             SAMPLES, lineno, exp);
+                        return -EINVAL;
+                }
+                s.expected = pe->settings;
+        } else if (!streq(exp, "none")) {
+                if (parse_settings(exp, lineno, &s.expected) < 0)
+                        return -EINVAL;
+        }
+        if ((s.expected.mask == 0) != (s.rules[0] == NULL)) {
+                fail("%s:%u: a sample matched by no rule must expect \"none\", and only then",
+                     SAMPLES, lineno);
+                return -EINVAL;
+        }
+
+        if (s.fields[COL_ANCESTORS]) {
+                char **names = split(s.fields[COL_ANCESTORS], ',', &s.n_ancestors);
+                s.ancestors = xrealloc(NULL, s.n_ancestors, sizeof(TaskNames));
+                for (size_t i = 0; i < s.n_ancestors; i++)
+                        s.ancestors[i] = (TaskNames) { .comm = names[i], .argv0 = names[i],
+                                                       .exe = names[i] };
+                free(names); /* the strings now belong to s.ancestors */
+        }
+
+        s.argv0_base = xstrdup(basename_of(s.fields[COL_ARGV0]));
+        s.exe_base = s.fields[COL_EXE] ? xstrdup(basename_of(s.fields[COL_EXE])) : NULL;
+        t->samples = xrealloc(t->samples, t->n_samples + 1, sizeof(Sample));
+        t->samples[t->n_samples++] = s;
+        return 0;
+}
+
+/* Build the snapshots once the sample array no longer moves. */
+static void table_fix_snapshots(Table *t)
+{
+        for (size_t i = 0; i < t->n_samples; i++) {
+                Sample *s = &t->samples[i];
+                s->task = (TaskSnapshot) {
+                        .pid = 1000 + (pid_t) i,
+                        .tid = 1000 + (pid_t) i,
+                        .names = { .comm = s->fields[COL_COMM], .argv0 = s->argv0_base,
+                                   .exe = s->exe_base },
+                        .exe_path = s->fields[COL_EXE],
+                        .cmdline = s->fields[COL_CMDLINE] ? s->fields[COL_CMDLINE]
+                                                          : s->fields[COL_ARGV0],
+                        .uid = 1000,
+                        .gid = 1000,
+                        .user = "alice",
+                        .group = "alice",
+                        .cgroup = "/user.slice/user-1000.slice/session-2.scope",
+                        .thread = s->fields[COL_THREAD],
+                        .ancestors = s->ancestors,
+                        .n_ancestors = s->n_ancestors,
+                };
+        }
+}
+
+static int table_load(Table *t)
+{
+        _cleanup_fclose_ FILE *f = fopen(SAMPLES, "re");
+        _cleanup_free_ char *line = NULL;
+        size_t size = 0;
+        unsigned lineno = 0;
+        ssize_t len;
+
+        if (!f) {
+                fail("%s: %m", SAMPLES);
+                return -errno;
+        }
+        while ((len = getline(&line, &size, f)) >= 0) {
+                lineno++;
+                if (len > 0 && line[len - 1] == '\n')
+                        line[--len] = '\0';
+                if (len == 0 || line[0] == '#')
+                        continue;
+                if (line[0] == '@') {
+                        char *tab = strchr(line, '\t');
+                        ProfileExpect pe = {};
+
+                        if (!tab) {
+                                fail("%s:%u: expected \"@profile<TAB>settings\"", SAMPLES, lineno);
+                                continue;
+                        }
+                        *tab = '\0';
+                        if (parse_settings(tab + 1, lineno, &pe.settings) < 0)
+                                continue;
+                        pe.name = xstrdup(line + 1);
+                        t->profiles = xrealloc(t->profiles, t->n_profiles + 1, sizeof(pe));
+                        t->profiles[t->n_profiles++] = pe;
+                        continue;
+                }
+                (void) parse_sample(t, line, lineno);
+        }
+        table_fix_snapshots(t);
+        return 0;
+}
+
+static void table_done(Table *t)
+{
+        for (size_t i = 0; i < t->n_profiles; i++)
+                free(t->profiles[i].name);
+        free(t->profiles);
+        for (size_t i = 0; i < t->n_samples; i++) {
+                Sample *s = &t->samples[i];
+                strv_free(s->rules);
+                for (size_t j = 0; j < 8; j++)
+                        free(s->fields[j]);
+                for (size_t j = 0; j < s->n_ancestors; j++)
+                        free((char *) s->ancestors[j].comm);
+                free(s->ancestors);
+                free(s->argv0_base);
+                free(s->exe_base);
+        }
+        free(t->samples);
+}
+
+static bool strv_contains(char *const *v, const char *s)
+{
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
+
+static void check_no_harm(const Sample *s, const Settings *r)
+{
+        bool sensitive = false;
+
+        if (settings_has(r, SETTING_NICE)) {
+                if (r->nice < MIN_NICE)
+                        fail("%s:%u: Nice=%d is stronger than the audio class (%d)", SAMPLES,
+                             s->line, r->nice, MIN_NICE);
+                sensitive |= r->nice < 0;
+        }
+        if (settings_has(r, SETTING_LATENCY_NICE)) {
+                if (r->latency_nice < MIN_LATENCY_NICE)
+                        fail("%s:%u: LatencyNice=%d is stronger than the audio class (%d)",
+                             SAMPLES, s->line, r->latency_nice, MIN_LATENCY_NICE);
+                sensitive |= r->latency_nice < 0;
+        }
+        if (settings_has(r, SETTING_POLICY)) {
+                if (r->policy != SCHED_OTHER && r->policy != SCHED_BATCH && r->policy != SCHED_IDLE)
+                        fail("%s:%u: policy %d is not other, batch or idle", SAMPLES, s->line,
+                             r->policy);
+                if (sensitive && r->policy != SCHED_OTHER)
+                        fail("%s:%u: latency-sensitive settings with a batch/idle policy",
+                             SAMPLES, s->line);
+        }
+}
+
+/*
+ * Match every sample against P. With CHECK_EXPECTED, compare each with its
+ * expected rules and settings. Returns the number of rules of P that no
+ * sample matched (each reported when REPORT), or -ENOMEM.
+ */
+static int run_samples(const Policy *p, const Table *t, bool check_expected, bool report)
+{
+        const char **names = NULL;
+        bool *seen = NULL;
+        size_t n_rules = 0;
+        int uncovered = 0;
+
+        for (size_t i = 0; i < t->n_samples; i++) {
+                const Sample *s = &t->samples[i];
+                MatchTrace trace = {};
+                MatchResult traced = {}, fast = {};
+                size_t n_matched = 0;
+
+                if (policy_match(p, &s->task, &traced, &trace) < 0)
+                        return -ENOMEM;
+                if (policy_match(p, &s->task, &fast, NULL) < 0) {
+                        match_trace_done(&trace);
+                        return -ENOMEM;
+                }
+
+                if (!names) {
+                        n_rules = trace.n;
+                        names = xrealloc(NULL, n_rules + 1, sizeof(char *));
+                        seen = xrealloc(NULL, n_rules + 1, sizeof(bool));
+                        for (size_t j = 0; j < n_rules; j++) {
+                                names[j] = trace.rules[j].rule;
+                                seen[j] = false;
+                        }
+                }
+
+                for (size_t j = 0; j < trace.n && j < n_rules; j++) {
+                        const RuleTrace *rt = &trace.rules[j];
+
+                        if (rt->verdict != RULE_MATCHED)
+                                continue;
+                        seen[j] = true;
+                        n_matched++;
+                        if (check_expected && !strv_contains(s->rules, rt->rule))
+                                fail("%s:%u: also matched by rule %s (%s:%u, decided by %s)",
+                                     SAMPLES, s->line, rt->rule, rt->file, rt->line,
+                                     strna(rt->decider));
+                }
+
+                if (check_expected) {
+                        for (char **r = s->rules; *r; r++) {
+                                bool found = false;
+                                for (size_t j = 0; j < trace.n; j++)
+                                        if (streq(trace.rules[j].rule, *r) &&
+                                            trace.rules[j].verdict == RULE_MATCHED)
+                                                found = true;
+                                if (!found)
+                                        fail("%s:%u: not matched by rule %s", SAMPLES, s->line,
+                                             *r);
+                        }
+                        if (!settings_equal(&traced.settings, &s->expected)) {
+                                _cleanup_free_ char *got = settings_to_string(&traced.settings);
+                                _cleanup_free_ char *want = settings_to_string(&s->expected);
+                                fail("%s:%u: settings \"%s\", expected \"%s\"", SAMPLES, s->line,
+                                     strna(got), strna(want));
+                        }
+                        check_no_harm(s, &traced.settings);
+                }
+
+                /* The indexed path must agree with the traced one. */
+                if (!settings_equal(&fast.settings, &traced.settings) ||
+                    fast.n_matched != traced.n_matched || traced.n_matched != n_matched)
+                        fail("%s:%u: indexed match (%zu rules) differs from traced match (%zu)",
+                             SAMPLES, s->line, fast.n_matched, traced.n_matched);
+
+                match_trace_done(&trace);
+        }
+
+        for (size_t j = 0; j < n_rules; j++)
+                if (!seen[j]) {
+                        uncovered++;
+                        if (report)
+                                fail("rule %s has no sample in %s", names[j], SAMPLES);
+                }
+        free(names);
+        free(seen);
+        return uncovered;
+}
+
+static Policy *load_dirs(char *const *dirs, size_t *ret_errors, size_t *ret_warnings)
+{
+        Diagnostics d = {};
+        Policy *p = NULL;
+
+        if (policy_load(dirs, NULL, &p, &d) < 0) {
+                fail("policy_load failed");
+                diagnostics_done(&d);
+                return NULL;
+        }
+        for (size_t i = 0; i < d.n; i++) {
+                _cleanup_free_ char *msg = diagnostic_format(&d.items[i]);
+                fprintf(stderr, "%s\n", strna(msg));
+        }
+        *ret_errors = diagnostics_count(&d, DIAG_ERROR);
+        *ret_warnings = diagnostics_count(&d, DIAG_WARNING);
+        diagnostics_done(&d);
+        return p;
+}
+
+/* The coverage check must be able to fail: add one rule no sample matches. */
+static void test_coverage_can_fail(const Table *t)
+{
+        char dir[] = "/tmp/test-default-policy-XXXXXX";
+        _cleanup_free_ char *path = NULL;
+        size_t errors = 0, warnings = 0;
+        FILE *f;
+
+        if (!mkdtemp(dir)) {
+                fail("mkdtemp: %m");
+                return;
+        }
+        if (asprintf(&path, "%s/99-extra.policy", dir) < 0)
+                abort();
+        f = fopen(path, "we");
+        if (!f) {
+                fail("%s: %m", path);
+                (void) rmdir(dir);
+                return;
+        }
+        fputs("[Rule extra-unsampled]\nMatch = name:no-sample-has-this-name\nNice = 5\n", f);
+        if (fclose(f) != 0)
+                fail("%s: write failed", path);
+
+        char *dirs[] = { (char *) POLICY_DIR, dir, NULL };
+        Policy *p = load_dirs(dirs, &errors, &warnings);
+        if (p) {
+                int r = run_samples(p, t, false, false);
+                if (r != 1)
+                        fail("coverage check with one unsampled rule: %d uncovered, expected 1", r);
+                policy_free(p);
+        }
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+int main(void)
+{
+        char *dirs[] = { (char *) POLICY_DIR, NULL };
+        size_t errors = 0, warnings = 0;
+        Table t = {};
+        Policy *p;
+        int r;
+
+        if (table_load(&t) < 0)
+                return 1;
+        if (t.n_samples == 0)
+                fail("%s: no samples", SAMPLES);
+
+        p = load_dirs(dirs, &errors, &warnings);
+        if (!p) {
+                table_done(&t);
+                return 1;
+        }
+        if (errors > 0 || warnings > 0)
+                fail("%s: %zu error(s), %zu warning(s); the default policy must have none",
+                     POLICY_DIR, errors, warnings);
+        if (policy_n_rules(p) == 0)
+                fail("%s: no rules loaded", POLICY_DIR);
+        for (size_t i = 0; i < policy_n_files(p); i++) {
+                const PolicyFileInfo *fi = policy_file(p, i);
+                if (fi->rejected || fi->masked)
+                        fail("%s: rejected or masked", fi->path);
+        }
+
+        r = run_samples(p, &t, true, true);
+        if (r < 0)
+                fail("out of memory");
+        printf("%zu samples, %zu rules in %zu files, %d rule(s) without a sample\n", t.n_samples,
+               policy_n_rules(p), policy_n_files(p), r);
+
+        test_coverage_can_fail(&t);
+
+        policy_free(p);
+        table_done(&t);
+        if (failures > 0) {
+                fprintf(stderr, "%d failure(s)\n", failures);
+                return 1;
+        }
+        return 0;
+}
