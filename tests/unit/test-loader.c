@@ -163,7 +163,15 @@ static void test_dirs(void)
         diagnostics_done(&d);
 
         /* and again from a policy that itself used the previous version */
-        check(policy_load(dirs, p2, &p, &d) == 0 || true);
+        {
+                Policy *p3 = NULL;
+
+                check(policy_load(dirs, p2, &p3, &d) == 0);
+                check(policy_file(p3, 4)->from_previous);
+                check(strstr(policy_file(p3, 4)->text, "Nice = 9"));
+                check(streq_ptr(matched_rule(p3, "b"), "bad"));
+                policy_free(p3);
+        }
         policy_free(p2);
         p2 = NULL;
         /* without PREVIOUS the file contributes nothing */

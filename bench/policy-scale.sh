@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run bench/policy-scale on the shipped default policy, the CachyOS ananicy
+# rule set converted to one policy file, and 1,000 / 10,000 / 100,000
+# generated name rules; print a table.
+#
+#   bench/policy-scale.sh [BUILD_DIR]      (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+bin=$build/bench/policy-scale
+ninja -C "$build" bench/policy-scale >/dev/null
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+runs=()
+if [ -d policy/default ] && ls policy/default/*.policy >/dev/null 2>&1; then
+        runs+=("$("$bin" --dir policy/default --label default)")
+fi
+data=../shared/data/ananicy-rules
+[ -d "$data" ] || data=/work/shared/data/ananicy-rules
+if [ -d "$data" ]; then
+        /usr/bin/python3 bench/ananicy-to-policy.py "$data" "$out/cachyos.policy" 2>/dev/null
+        runs+=("$("$bin" --file "$out/cachyos.policy" --label cachyos)")
+else
+        echo "policy-scale: $data not found, skipping the CachyOS rule set" >&2
+fi
+for n in 1000 10000 100000; do
+        runs+=("$("$bin" --generate $n --label "generated-$n")")
+done
+
+printf '%-18s %8s %10s %10s %10s %10s %12s %12s\n' set rules load_ms match_ns hit_ns miss_ns rss_before rss_after
+for line in "${runs[@]}"; do
+        declare -A v=()
+        for kv in $line; do v[${kv%%=*}]=${kv#*=}; done
+        printf '%-18s %8s %10s %10s %10s %10s %9s KiB %9s KiB\n' "${v[label]}" "${v[rules]}" \
+                "${v[load_ms]}" "${v[match_ns]}" "${v[match_hit_ns]}" "${v[match_miss_ns]}" \
+                "${v[rss_before_kib]}" "${v[rss_after_kib]}"
+        unset v
+done

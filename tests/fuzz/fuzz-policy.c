@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fuzz target: the policy loader (policy_load_string) and the matcher
+ * (policy_match, fast and traced, and policy_match_unit) on a fixed snapshot.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lib/macro.h"
+#include "policy/policy.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        static const TaskNames ancestors[] = {
+                { .comm = "bash", .argv0 = "bash", .exe = "bash" },
+                { .comm = "systemd", .argv0 = "systemd", .exe = "systemd" },
+        };
+        TaskSnapshot task = {
+                .pid = 42,
+                .tid = 43,
+                .names = { .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" },
+                .exe_path = "/usr/bin/pipewire",
+                .cmdline = "/usr/bin/pipewire --verbose",
+                .uid = 1000,
+                .gid = 1000,
+                .user = "alice",
+                .group = "alice",
+                .cgroup = "/user.slice/user-1000.slice/user@1000.service/pipewire.service",
+                .unit = "pipewire.service",
+                .thread = "data-loop.0",
+                .ancestors = ancestors,
+                .n_ancestors = 2,
+        };
+        Diagnostics d = {};
+        Policy *p = NULL;
+        MatchResult fast, slow;
+        MatchTrace trace = {};
+        Settings s;
+
+        if (size > 1024 * 1024)
+                return 0;
+        if (policy_load_string("fuzz.policy", (const char *)data, size, &p, &d) < 0) {
+                diagnostics_done(&d);
+                return 0;
+        }
+        for (size_t i = 0; i < d.n; i++)
+                free(diagnostic_format(&d.items[i]));
+
+        if (policy_match(p, &task, &fast, NULL) < 0)
+                abort();
+        if (policy_match(p, &task, &slow, &trace) == 0) {
+                /* the index must agree with evaluating every rule */
+                if (fast.n_matched != slow.n_matched || fast.settings.mask != slow.settings.mask ||
+                    fast.thread_dependent != slow.thread_dependent)
+                        abort();
+                match_trace_done(&trace);
+        }
+        task.thread = NULL;
+        (void)policy_match(p, &task, &fast, NULL);
+        (void)policy_match_unit(p, "pipewire.service", &s);
+        for (size_t i = 0; i < policy_n_files(p); i++)
+                (void)policy_file(p, i);
+
+        policy_free(p);
+        diagnostics_done(&d);
+        return 0;
+}
