@@ -65,6 +65,108 @@ static char *pattern_source(MatchKey key, bool regex, const char *pattern)
         return s;
 }
 
+/*
+ * An estimate of how large glibc's regcomp() makes RE: it copies the operand
+ * of every bounded repetition once per count, and of '+' once more, so
+ * stacked or nested repetitions ("a++++", "(a{1,99}){1,99}") grow
+ * exponentially in time and memory. Saturates at REGEX_COST_MAX.
+ */
+#define REGEX_COST_MAX 20000
+
+static size_t sat_mul(size_t a, size_t b)
+{
+        return a > REGEX_COST_MAX / (b ? b : 1) ? REGEX_COST_MAX + 1 : a * b;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+        return a + b > REGEX_COST_MAX ? REGEX_COST_MAX + 1 : a + b;
+}
+
+static size_t regex_cost(const char *re)
+{
+        /* per nesting level: the sum so far and the cost of the last atom */
+        size_t sum[EXPR_DEPTH_MAX + 2] = {}, last[EXPR_DEPTH_MAX + 2] = {};
+        size_t depth = 0;
+
+        for (const char *c = re; *c; c++) {
+                size_t mult = 0, atom = 1;
+
+                switch (*c) {
+                case '\\':
+                        if (c[1])
+                                c++;
+                        break;
+                case '[':
+                        c++;
+                        if (*c == '^')
+                                c++;
+                        if (*c == ']')
+                                c++;
+                        while (*c && *c != ']') {
+                                if (c[0] == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '=')) {
+                                        const char *e = strstr(c + 2, (char[]){ c[1], ']', 0 });
+
+                                        if (e)
+                                                c = e + 1;
+                                }
+                                c++;
+                        }
+                        if (!*c)
+                                return sum[0]; /* unterminated: regcomp reports it */
+                        break;
+                case '(':
+                        if (depth + 1 >= ELEMENTSOF(sum))
+                                return REGEX_COST_MAX + 1;
+                        depth++;
+                        sum[depth] = last[depth] = 0;
+                        continue;
+                case ')':
+                        if (depth == 0)
+                                break;
+                        atom = sat_add(sum[depth], 1);
+                        depth--;
+                        break;
+                case '|':
+                        last[depth] = 0;
+                        continue;
+                case '*':
+                case '+':
+                case '?':
+                        mult = 2;
+                        break;
+                case '{': {
+                        unsigned long m = 0, n = 0;
+                        char *end;
+
+                        m = strtoul(c + 1, &end, 10);
+                        n = m;
+                        if (*end == ',')
+                                n = strtoul(end + 1, &end, 10);
+                        if (*end != '}')
+                                break; /* not a bound: a literal, or an error regcomp reports */
+                        mult = (size_t)MIN(MAX(m, n), (unsigned long)REGEX_COST_MAX) + 1;
+                        c = end;
+                        break;
+                }
+                default:
+                        break;
+                }
+                if (mult > 0) {
+                        size_t grown = sat_mul(last[depth] ? last[depth] : 1, mult);
+
+                        sum[depth] = sat_add(sum[depth] - MIN(last[depth], sum[depth]), grown);
+                        last[depth] = grown;
+                } else {
+                        sum[depth] = sat_add(sum[depth], atom);
+                        last[depth] = atom;
+                }
+                if (sum[depth] > REGEX_COST_MAX)
+                        return REGEX_COST_MAX + 1;
+        }
+        return sum[0];
+}
+
 typedef struct ExprParser {
         Lexer lexer;
         size_t base_column; /* column of the expression's first byte, for messages */
@@ -154,6 +256,11 @@ static int parse_predicate(ExprParser *p, Expr **ret)
         if (!e->source)
                 return -ENOMEM;
         if (e->regex) {
+                if (regex_cost(t->pattern) > REGEX_COST_MAX)
+                        return parser_fail(p, t->offset + strlen(match_key_to_string(t->key)) + 1,
+                                           "expected a regular expression with fewer or smaller "
+                                           "repetitions, found \"%.64s\"",
+                                           t->pattern);
                 r = regcomp(&e->re, t->pattern, REG_EXTENDED | REG_NOSUB);
                 if (r != 0) {
                         char msg[256];

@@ -96,6 +96,12 @@ static const BadCase bad_cases[] = {
           "expected an extended regular expression, found \"[a\": Unmatched [, [^, [:, [., or [=" },
         { R "Match = name:a && exe~\"a{2\"\n", 0, DIAG_ERROR, 2, 23,
           "expected an extended regular expression, found \"a{2\": Unmatched \\{" },
+        { R "Match = exe~\"^/u++++++++++++++++++++++++++++++sr/\"\n", 0, DIAG_ERROR, 2, 13,
+          "expected a regular expression with fewer or smaller repetitions, found "
+          "\"^/u++++++++++++++++++++++++++++++sr/\"" },
+        { R "Match = cmdline~\"((a{1,200}){1,200})\"\n", 0, DIAG_ERROR, 2, 17,
+          "expected a regular expression with fewer or smaller repetitions, found "
+          "\"((a{1,200}){1,200})\"" },
         { R "Match = name:\"abc\n", 0, DIAG_ERROR, 2, 14,
           "expected a closing '\"', found end of expression" },
         { R "Match = cmdline:\"a\\\"\n", 0, DIAG_ERROR, 2, 17,
@@ -324,6 +330,9 @@ static void test_expressions(void)
                 { "parent:bash && ancestor:sshd && thread:worker*",
                   "parent:bash && ancestor:sshd && thread:worker*" },
                 { "name:a!b", "name:a!b" },
+                { "cmdline~\"-id [0-9]+ (a|b){2,5}x?y*[[:alpha:]]+\"",
+                  "cmdline~\"-id [0-9]+ (a|b){2,5}x?y*[[:alpha:]]+\"" },
+                { "exe~\"^(a+b+c+)+$\"", "exe~\"^(a+b+c+)+$\"" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
