@@ -1,0 +1,123 @@
+# Shared helpers for the latniced integration tests (sourced, not run).
+# Usage in a test: . "$(dirname "$0")/test-daemon-lib.sh" "$@"
+#   $1 latniced, $2 ln-spawn, $3 ln-getattr
+set -uo pipefail
+
+LATNICED=${1:?latniced path}
+SPAWN=${2:?ln-spawn path}
+GETATTR=${3:?ln-getattr path}
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "SKIP: needs root (CAP_SYS_NICE, CAP_NET_ADMIN)"
+        exit 77
+fi
+
+T=$(mktemp -d /tmp/latniced-test.XXXXXX)
+POL=$T/policy
+CONF=$T/latniced.conf
+LOG=$T/latniced.log
+mkdir -p "$POL"
+: >"$CONF"
+DAEMON=
+PIDS=()
+
+cleanup() {
+        local p
+        for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+        if [ -n "$DAEMON" ]; then kill -KILL "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; fi
+        wait 2>/dev/null
+        rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+        echo "FAIL: $*" >&2
+        if [ -f "$LOG" ]; then
+                echo "--- latniced log (last 40 lines)" >&2
+                tail -n 40 "$LOG" >&2
+        fi
+        exit 1
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# Poll CMD... until it succeeds or TIMEOUT seconds pass.
+wait_until() { # timeout cmd...
+        local timeout=$1 end
+        shift
+        end=$(($(now_ms) + timeout * 1000))
+        while ! "$@"; do
+                [ "$(now_ms)" -ge "$end" ] && return 1
+                sleep 0.02
+        done
+        return 0
+}
+
+# The kernel's view of one thread, never latniced's: ln-getattr (sched_getattr).
+attr() { # tid field
+        "$GETATTR" "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+attr_is() { # tid field value
+        [ "$(attr "$1" "$2")" = "$3" ]
+}
+
+# The base slice as the kernel computes it (debugfs when readable).
+base_slice() {
+        local n
+        if [ -r /sys/kernel/debug/sched/base_slice_ns ]; then
+                cat /sys/kernel/debug/sched/base_slice_ns
+                return
+        fi
+        n=$(nproc)
+        [ "$n" -gt 8 ] && n=8
+        local l=0
+        while [ $((1 << (l + 1))) -le "$n" ]; do l=$((l + 1)); done
+        echo $((700000 * (1 + l)))
+}
+# slice = base * 1024 / sched_prio_to_weight[ln + 20], clamped to [0.1 ms, 100 ms]
+WEIGHTS=(88761 71755 56483 46273 36291 29154 23254 18705 14949 11916 9548 7620 6100 4904
+        3906 3121 2501 1991 1586 1277 1024 820 655 526 423 335 272 215 172 137 110 87 70
+        56 45 36 29 23 18 15)
+ln_slice() { # latency_nice
+        local s=$(($(base_slice) * 1024 / WEIGHTS[$1 + 20]))
+        [ $s -lt 100000 ] && s=100000
+        [ $s -gt 100000000 ] && s=100000000
+        echo $s
+}
+
+start_daemon() { # extra latniced options...
+        : >"$LOG"
+        "$LATNICED" --foreground --bus none --config "$CONF" --policy-dir "$POL" \
+                --log-level debug "$@" 2>>"$LOG" &
+        DAEMON=$!
+        wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready"
+}
+
+stop_daemon() { # signal (default TERM)
+        kill -"${1:-TERM}" "$DAEMON"
+        wait "$DAEMON"
+        local rc=$?
+        DAEMON=
+        return $rc
+}
+
+reload_daemon() {
+        local n
+        n=$(grep -c "Reloaded:" "$LOG")
+        kill -HUP "$DAEMON"
+        wait_until 10 eval '[ "$(grep -c "Reloaded:" "$LOG")" -gt '"$n"' ]' ||
+                fail "latniced did not reload"
+}
+
+# Start ln-spawn in the background; sets SPAWNED_PID and SPAWNED_TIDS (array).
+spawn() { # ln-spawn options...
+        local out=$T/spawn.$RANDOM$RANDOM line
+        : >"$out"
+        "$SPAWN" "$@" >"$out" &
+        PIDS+=($!)
+        wait_until 10 grep -q "^pid=" "$out" || fail "ln-spawn $* did not start"
+        line=$(grep "^pid=" "$out" | head -1)
+        SPAWNED_PID=$(echo "$line" | sed 's/^pid=\([0-9]*\).*/\1/')
+        IFS=, read -r -a SPAWNED_TIDS <<<"$(echo "$line" | sed 's/.*tids=//')"
+        SPAWNED_OUT=$out
+}
