@@ -840,7 +840,8 @@ int ananicy_convert(const char *dir, FILE *out, AnanicyStats *ret_stats, char **
                 }
                 goto finish;
         }
-        qsort(c.files, c.n_files, sizeof(char *), cmp_paths);
+        if (c.n_files > 0)
+                qsort(c.files, c.n_files, sizeof(char *), cmp_paths);
 
         for (size_t i = 0; i < c.n_files; i++) {
                 r = read_file(&c, top, c.files[i]);

@@ -119,17 +119,23 @@ static void json_result(JsonWriter *w, const MatchResult *m)
 
 /* ---- Text ---------------------------------------------------------------- */
 
+/* "  label:     value", the value cut to fit the terminal (JSON has it whole). */
 static void fact(const char *label, const char *value)
 {
-        _cleanup_free_ char *clean = value ? cell_sanitize(value) : NULL;
+        _cleanup_free_ char *clean = value ? cell_sanitize(value) : NULL, *cut = NULL;
+        size_t width = cli_terminal_width();
 
-        printf("  %-10s %s\n", label, clean ? clean : value ? "?" : "-");
+        if (clean)
+                cut = cell_truncate(clean, width > 13 ? width - 13 : 1,
+                                    !streq(nl_langinfo(CODESET), "UTF-8"));
+        printf("  %-10s %s\n", label, cut ? cut : value ? "?" : "-");
 }
 
 static void print_task(const ProcTask *t, const CliOptions *o)
 {
         const TaskSnapshot *v = &t->view;
         _cleanup_free_ char *comm = cell_sanitize(v->names.comm ? v->names.comm : "");
+        _cleanup_free_ char *parents = NULL, *user = NULL, *group = NULL;
         char buf[64];
 
         printf("%sProcess %d (%s)%s\n", cli_color(o, "bold"), (int)v->pid, comm ? comm : "?",
@@ -138,26 +144,25 @@ static void print_task(const ProcTask *t, const CliOptions *o)
         fact("argv[0]:", v->names.argv0);
         fact("exe:", v->exe_path);
         fact("cmdline:", v->cmdline);
-        if (v->user)
-                printf("  %-10s %u (%s)\n", "user:", (unsigned)v->uid, v->user);
-        else
-                printf("  %-10s %u\n", "user:", (unsigned)v->uid);
-        if (v->group)
-                printf("  %-10s %u (%s)\n", "group:", (unsigned)v->gid, v->group);
-        else
-                printf("  %-10s %u\n", "group:", (unsigned)v->gid);
+        if (asprintf(&user, "%u (%s)", (unsigned)v->uid, v->user ? v->user : "no name") < 0)
+                user = NULL;
+        fact("user:", user);
+        if (asprintf(&group, "%u (%s)", (unsigned)v->gid, v->group ? v->group : "no name") < 0)
+                group = NULL;
+        fact("group:", group);
         fact("cgroup:", v->cgroup);
         fact("unit:", v->unit);
         snprintf(buf, sizeof(buf), "%d", (int)t->ppid);
         fact("ppid:", buf);
-        printf("  %-10s", "parents:");
-        if (v->n_ancestors == 0)
-                fputs(" -", stdout);
         for (size_t i = 0; i < v->n_ancestors; i++) {
-                _cleanup_free_ char *n = cell_sanitize(name_of(&v->ancestors[i]));
-                printf("%s%s", i == 0 ? " " : " < ", n ? n : "?");
+                char *n;
+                if (asprintf(&n, "%s%s%s", parents ? parents : "", i == 0 ? "" : " < ",
+                             name_of(&v->ancestors[i])) < 0)
+                        break;
+                free(parents);
+                parents = n;
         }
-        fputc('\n', stdout);
+        fact("parents:", parents);
         if (t->kernel_thread)
                 printf("  %sA kernel thread: latniced never touches it.%s\n",
                        cli_color(o, "yellow"), cli_color(o, "reset"));
@@ -221,9 +226,9 @@ static void print_result(const MatchResult *m, const CliOptions *o, const char *
                        cli_color(o, "bold"), cli_color(o, "reset"), what);
                 return;
         }
-        printf("\n%sResult%s for %s: %s%s%s (%zu matching rule%s, last: %s)\n",
-               cli_color(o, "bold"), cli_color(o, "reset"), what, cli_color(o, "green"),
-               s && s[0] ? s : "no settings", cli_color(o, "reset"), m->n_matched,
+        printf("\n%sResult%s for %s: %s%s%s\n", cli_color(o, "bold"), cli_color(o, "reset"), what,
+               cli_color(o, "green"), s && s[0] ? s : "no settings", cli_color(o, "reset"));
+        printf("  from %zu matching rule%s, the last one \"%s\"\n", m->n_matched,
                m->n_matched == 1 ? "" : "s", strna(m->rule));
 }
 

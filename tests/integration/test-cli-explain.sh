@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# latnicectl explain and get on real processes started here with a chosen
+# argv[0], exe, cmdline and thread names, against a test policy directory
+# (no daemon).
+#   $1 latnicectl  $2 ln-spawn  $3 ln-getattr
+CTL=${1:?latnicectl path}
+SPAWN=${2:?ln-spawn path}
+GETATTR=${3:?ln-getattr path}
+. "$(dirname "$0")/test-cli-lib.sh"
+
+NAME=cli-test-very-long-process-name
+POL=$T/policy
+mkdir -p "$POL"
+cat >"$POL/50-test.policy" <<P
+[Profile audio]
+LatencyNice = -15
+
+[Rule by-name]
+Match = name:$NAME
+Profile = audio
+
+[Rule by-exe]
+Match = exe:*/ln-spawn && cmdline:"*--threads 2*"
+Nice = 3
+
+[Rule not-me]
+Match = name:$NAME && !exe:*/ln-spawn
+Nice = 10
+
+[Rule data-loop]
+Match = name:$NAME && thread:data-loop*
+Slice = 0.1ms
+
+[Rule spaced]
+Match = name:"Crab Game.x86_64"
+Nice = 4
+
+[Rule final]
+Match = comm:ln-spawn
+Final = yes
+TimerSlack = 1ms
+
+[Rule after-final]
+Match = user:root
+Nice = 7
+P
+
+# spawn NAME ARGS...: start ln-spawn, wait for its "pid=... tids=..." line;
+# sets SPID and STIDS (array).
+spawn() {
+        local out=$T/spawn.$RANDOM line
+        "$SPAWN" --argv0 "$@" >"$out" &
+        PIDS+=($!)
+        wait_until 5 grep -qs "^pid=" "$out" || fail "ln-spawn did not start"
+        line=$(head -n1 "$out")
+        SPID=${line#pid=}
+        SPID=${SPID%% *}
+        IFS=, read -r -a STIDS <<<"${line#*tids=}"
+}
+
+spawn "$NAME" --threads 2 --thread-name data-loop --thread-name io
+P1=$SPID
+TIDS=("${STIDS[@]}")
+[ "${#TIDS[@]}" -eq 3 ] || fail "expected 3 threads, got ${TIDS[*]}"
+
+# ---- text --------------------------------------------------------------------
+expect_rc 0 --policy-dir "$POL" explain "$P1"
+grep -q "^Process $P1 (ln-spawn)" "$T/out" || fail "explain header: $(head -3 "$T/out")"
+grep -q "^  argv\[0\]: *$NAME$" "$T/out" || fail "argv[0] fact"
+grep -q "^  exe: *$(readlink -f "$SPAWN")$" "$T/out" || fail "exe fact"
+grep -q "^matched *by-name *50-test.policy:4 *name:cli-test.* LatencyNice=-15$" "$T/out" ||
+        fail "by-name row: $(cat "$T/out")"
+grep -q "^no *not-me .*!exe:\*/ln-spawn" "$T/out" || fail "not-me row: $(cat "$T/out")"
+grep -q "^skipped *after-final .*an earlier rule has Final" "$T/out" || fail "after-final row"
+grep -q "^Result for process $P1: LatencyNice=-15 Nice=3 TimerSlack=1ms" "$T/out" ||
+        fail "result line: $(grep Result "$T/out")"
+grep -q "^Threads (matched one by one" "$T/out" || fail "no per-thread section"
+fits80 "$T/out" || fail "explain is wider than 80 columns"
+
+# ---- JSON --------------------------------------------------------------------
+expect_rc 0 --policy-dir "$POL" --json explain "$P1"
+"$PY" - "$T/out" "$P1" "$NAME" "$(readlink -f "$SPAWN")" "$(cat /proc/$$/comm)" "${TIDS[@]}" <<'PYEOF' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+pid, name, exe, parent_comm = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+tids = [int(x) for x in sys.argv[6:]]
+t = d["task"]
+assert d["pid"] == pid and d["tid"] is None, d
+assert t["argv0"] == name and t["comm"] == "ln-spawn" and t["exe"] == exe, t
+assert t["cmdline"].startswith(name + " ") and "--threads 2" in t["cmdline"], t
+assert t["uid"] == 0 and t["user"] == "root" and t["kernel_thread"] is False, t
+assert t["ancestors"][0]["comm"] == parent_comm, (t["ancestors"][0], parent_comm)
+assert t["ancestors"][-1]["comm"] in ("systemd", "init") or len(t["ancestors"]) >= 1
+rules = {r["rule"]: r for r in d["rules"]}
+assert [r["rule"] for r in d["rules"]] == ["by-name", "by-exe", "not-me", "data-loop", "spaced",
+                                          "final", "after-final"]
+def v(n): return rules[n]["verdict"]
+assert v("by-name") == "matched" and rules["by-name"]["decider"] == "name:" + name
+assert rules["by-name"]["settings"] == {"LatencyNice": "-15"}
+assert rules["by-name"]["line"] == 4 and rules["by-name"]["file"].endswith("/50-test.policy")
+assert v("by-exe") == "matched"
+assert v("not-me") == "not-matched" and rules["not-me"]["decider"] == "!exe:*/ln-spawn"
+assert v("data-loop") == "not-matched" and rules["data-loop"]["decider"] == "thread:data-loop*"
+assert v("spaced") == "not-matched" and rules["spaced"]["decider"] == 'name:"Crab Game.x86_64"'
+assert v("final") == "matched"
+assert v("after-final") == "skipped-final" and rules["after-final"]["decider"] is None
+res = d["result"]
+assert res["settings"] == {"LatencyNice": "-15", "Nice": "3", "TimerSlack": "1ms"}, res
+assert res["matched_rules"] == 3 and res["last_rule"] == "final", res
+assert d["policy"]["thread_rules"] is True
+th = {x["tid"]: x for x in d["threads"]}
+assert sorted(th) == sorted(tids), (th.keys(), tids)
+names = {x["name"]: x["result"]["settings"] for x in d["threads"]}
+assert names["data-loop"] == {"LatencyNice": "-15", "Slice": "0.1ms", "Nice": "3",
+                              "TimerSlack": "1ms"}, names
+assert names["io"] == res["settings"], names
+PYEOF
+        fail "explain --json: $(cat "$T/out")"
+
+# one thread: --tid, and a thread id given as the PID
+for args in "--tid ${TIDS[1]} $P1" "${TIDS[1]}"; do
+        # shellcheck disable=SC2086
+        expect_rc 0 --policy-dir "$POL" --json explain $args
+        py 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["pid"] == int(sys.argv[2]) and d["tid"] == int(sys.argv[3]) and d["thread"] == "data-loop", d
+r = {x["rule"]: x for x in d["rules"]}
+assert r["data-loop"]["verdict"] == "matched" and "thread:data-loop*" in r["data-loop"]["decider"], r["data-loop"]
+assert d["result"]["settings"]["Slice"] == "0.1ms"' "$T/out" "$P1" "${TIDS[1]}" ||
+                fail "explain $args: $(cat "$T/out")"
+done
+expect_rc 1 --policy-dir "$POL" explain --tid "${TIDS[1]}" 1
+
+# a name with a blank, quoted in the policy
+spawn "Crab Game.x86_64" --sleep 60
+expect_rc 0 --policy-dir "$POL" --json explain "$SPID"
+py 'import json,sys
+d = json.load(open(sys.argv[1]))
+r = {x["rule"]: x for x in d["rules"]}
+assert r["spaced"]["verdict"] == "matched", r["spaced"]
+assert r["by-name"]["verdict"] == "not-matched"
+assert d["result"]["settings"] == {"Nice": "4", "TimerSlack": "1ms"}, d["result"]' "$T/out" ||
+        fail "explain of a name with a blank"
+
+# a process no rule matches
+mkdir -p "$T/pol2"
+printf '[Rule other]\nMatch = name:nothing-matches-this || user:nobody-at-all\nNice = 1\n' \
+        >"$T/pol2/50-test.policy"
+sleep 60 &
+PIDS+=($!)
+expect_rc 0 --policy-dir "$T/pol2" explain $!
+grep -q "no rule matches; latniced leaves it alone" "$T/out" || fail "no-match result: $(tail -3 "$T/out")"
+
+# a kernel thread (kthreadd)
+expect_rc 0 --policy-dir "$POL" --json explain 2
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["task"]["kernel_thread"] is True, d["task"]' \
+        "$T/out" || fail "explain of a kernel thread"
+
+# a pid that does not exist
+expect_rc 1 --policy-dir "$POL" explain 2147483647
+grep -qx "latnicectl: no process with PID 2147483647" "$T/err" || fail "missing pid: $(cat "$T/err")"
+expect_rc 1 get 2147483647
+grep -qx "latnicectl: no process with PID 2147483647" "$T/err" || fail "get missing pid: $(cat "$T/err")"
+
+# ---- get ---------------------------------------------------------------------
+need_root
+renice -n 6 -p "${TIDS[2]}" >/dev/null || fail "renice"
+expect_rc 0 get "$P1"
+[ "$(grep -c '^ *[0-9]\+ ' "$T/out")" -eq 3 ] || fail "get: expected 3 thread rows: $(cat "$T/out")"
+grep -q "^ *${TIDS[1]} data-loop *other " "$T/out" || fail "get: data-loop row: $(cat "$T/out")"
+fits80 "$T/out" || fail "get is wider than 80 columns"
+expect_rc 0 --json get "$P1"
+"$GETATTR" --json "${TIDS[@]}" >"$T/kernel.json" || fail "ln-getattr"
+"$PY" - "$T/out" "$T/kernel.json" <<'PYEOF' || fail "get --json disagrees with sched_getattr: $(cat "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kern = {x["tid"]: x for x in map(json.loads, open(sys.argv[2]))}
+th = {x["tid"]: x for x in d["threads"]}
+assert sorted(th) == sorted(kern), (th.keys(), kern.keys())
+for tid, k in kern.items():
+    g = th[tid]
+    assert g["policy"] == k["policy"], (g, k)
+    assert g["nice"] == k["nice"], (g, k)
+    assert g["slice_ns"] == k["slice_ns"], (g, k)
+    assert g["custom_slice"] == k["custom_slice"], (g, k)
+    assert g["latency_nice"] == k["latency_nice"], (g, k)
+    assert g["timer_slack_ns"] == k["timerslack_ns"], (g, k)
+assert sorted(x["nice"] for x in d["threads"]) == [0, 0, 6], d
+assert {x["name"] for x in d["threads"]} == {"ln-spawn", "data-loop", "io"}
+PYEOF
+
+echo "PASS"
