@@ -240,7 +240,9 @@ int main(int argc, char **argv)
                hit[ROUNDS / 2], miss[ROUNDS / 2], rss_before, rss_after,
                diagnostics_count(&d, DIAG_ERROR));
 
-        strv_free(names);
+        for (size_t i = 0; i < n_names; i++)
+                free(names[i]);
+        free(names);
         free(snaps);
         free(comms);
         policy_free(p);

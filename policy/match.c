@@ -38,7 +38,20 @@ static bool match_string(const Expr *e, const char *s)
                 return regexec(&e->re, s, 0, NULL, 0) == 0;
         if (e->exact)
                 return strcmp(e->pattern, s) == 0;
-        return fnmatch(e->pattern, s, 0) == 0;
+        switch (e->glob_kind) {
+        case GLOB_PREFIX:
+                return strncmp(s, e->literal, e->literal_len) == 0;
+        case GLOB_SUFFIX: {
+                size_t n = strlen(s);
+
+                return n >= e->literal_len &&
+                       memcmp(s + n - e->literal_len, e->literal, e->literal_len) == 0;
+        }
+        case GLOB_CONTAINS:
+                return memmem(s, strlen(s), e->literal, e->literal_len) != NULL;
+        default:
+                return fnmatch(e->pattern, s, 0) == 0;
+        }
 }
 
 static bool match_names(const Expr *e, const TaskNames *n)

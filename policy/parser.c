@@ -273,6 +273,20 @@ static int parse_predicate(ExprParser *p, Expr **ret)
         } else
                 e->exact = glob_is_exact(t->pattern);
         e->pattern = TAKE_PTR(t->pattern);
+        if (!e->regex && !e->exact) {
+                size_t len = strlen(e->pattern);
+                bool lead = e->pattern[0] == '*', trail = len > 1 && e->pattern[len - 1] == '*';
+                size_t lit = len - lead - trail;
+                const char *l = e->pattern + lead;
+
+                /* a literal with no metacharacter of its own between the stars */
+                if ((lead || trail) && lit > 0 && !memchr(l, '*', lit) && !memchr(l, '?', lit) &&
+                    !memchr(l, '[', lit) && !memchr(l, '\\', lit)) {
+                        e->glob_kind = lead && trail ? GLOB_CONTAINS : lead ? GLOB_SUFFIX : GLOB_PREFIX;
+                        e->literal = l;
+                        e->literal_len = lit;
+                }
+        }
 
         r = advance(p);
         if (r < 0)

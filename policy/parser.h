@@ -39,6 +39,10 @@ struct Expr {
         MatchKey key;
         bool regex;
         bool exact;    /* a glob without metacharacters: plain string compare */
+        /* "abc*", "*abc", "*abc*": compared without fnmatch() (same result) */
+        enum { GLOB_GENERIC, GLOB_PREFIX, GLOB_SUFFIX, GLOB_CONTAINS } glob_kind;
+        size_t literal_len; /* of the literal part for PREFIX/SUFFIX/CONTAINS */
+        const char *literal; /* points into pattern */
         char *pattern; /* unescaped */
         char *source;  /* in source syntax, quoted when needed: cmdline:"a b" */
         regex_t re;    /* compiled when regex */

@@ -4,6 +4,7 @@
  * order, profiles, Final, thread rules, trace deciders, and the index
  * against the unindexed trace path over generated snapshots.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,8 +418,31 @@ static void test_index(void)
         free(text);
 }
 
+/* The shortcuts for "abc*", "*abc" and "*abc*" agree with fnmatch(). */
+static void test_glob_kinds(void)
+{
+        static const char *const pats[] = { "ab*", "*ab", "*ab*", "*", "**", "a*b", "*a*b*",
+                                            "*.exe", "*/firefox*", "ab**", "*a", "a*" };
+        static const char *const strs[] = { "", "a", "ab", "ba", "abab", "xaby", "b", "x.exe",
+                                            ".exe", "/usr/lib/firefox/firefox", "aab", "ab*" };
+
+        for (size_t i = 0; i < ELEMENTSOF(pats); i++)
+                for (size_t j = 0; j < ELEMENTSOF(strs); j++) {
+                        TaskSnapshot t = { .names = { .comm = strs[j] } };
+                        _cleanup_free_ char *m = NULL;
+
+                        check(asprintf(&m, "comm:\"%s\"", pats[i]) > 0);
+                        if (matches(m, &t) != (fnmatch(pats[i], strs[j], 0) == 0)) {
+                                fprintf(stderr, "glob %s on \"%s\" disagrees with fnmatch\n",
+                                        pats[i], strs[j]);
+                                failures++;
+                        }
+                }
+}
+
 int main(void)
 {
+        test_glob_kinds();
         test_keys();
         test_null_fields();
         test_merge();
