@@ -1379,7 +1379,7 @@ int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
                 log_debug_errno(r, "Cannot connect to the bus %s: %m", address);
                 goto fail;
         }
-        b->bus = sd_bus_ref(bus);
+        b->bus = TAKE_PTR(bus);
 
         r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE,
                                      daemon_vtable, b);

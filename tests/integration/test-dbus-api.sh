@@ -18,8 +18,13 @@ Match = name:ln-dbus-sleep
 Nice = 7
 TimerSlack = 3ms
 POLICY
+# A cgroup tree of our own (--cgroup-root): set-unit must reach this unit's files.
+cg=$TMP/cg/system.slice/latnice-test.service
+mkdir -p "$cg"
+echo 100 >"$cg/cpu.weight"
+echo 0 >"$cg/cpu.idle"
 dbus_start_bus
-dbus_start_daemon
+dbus_start_daemon --cgroup-root "$TMP/cg"
 
 version=$(sed -n "s/^ *version : '\([^']*\)'.*/\1/p" "$SRC/meson.build" | head -n1)
 [ -n "$version" ] || fail "cannot find the project version in meson.build"
@@ -152,7 +157,8 @@ wait_for "ListTasks to show $target as user-owned" sh -c \
 echo "ok - SetTask via latnicectl and busctl, verified with sched_getattr"
 
 # ---- TaskApplied, latnicectl monitor --------------------------------------
-ctl --json monitor >"$TMP/monitor.json" 2>"$TMP/monitor.err" &
+# (background jobs of a script start with SIGINT ignored: restore the default)
+env --default-signal=INT "$LATNICECTL" --bus "$ADDR" --json monitor >"$TMP/monitor.json" 2>"$TMP/monitor.err" &
 mon=$!
 CHILDREN+=("$mon")
 # subscribed once its match is registered on the bus: give it a moment, then
@@ -166,15 +172,15 @@ grep "\"pid\":$second," "$TMP/monitor.json" | head -n1 | py_assert \
         "d['pid'] == $second and d['tid'] == $second and d['rule'] == 'dbus-test' and 'Nice=7' in d['settings'] and d['timestamp_usec'] > 0" \
         "monitor JSON line"
 kill -INT "$mon"
-wait "$mon"
-rc=$?
+rc=0
+wait "$mon" || rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/monitor.err" >&2; fail "latnicectl monitor: exit $rc after SIGINT"; }
 while read -r line; do
         echo "$line" | py_assert "set(d) == {'timestamp_usec', 'pid', 'tid', 'rule', 'settings'}" "monitor line"
 done <"$TMP/monitor.json"
 echo "ok - TaskApplied, latnicectl --json monitor (one object per line, exit 0 on SIGINT)"
 
-ctl monitor >"$TMP/monitor.txt" 2>&1 &
+env --default-signal=INT "$LATNICECTL" --bus "$ADDR" monitor >"$TMP/monitor.txt" 2>&1 &
 mon=$!
 CHILDREN+=("$mon")
 sleep 1
@@ -195,10 +201,13 @@ ctl reload || fail "latnicectl reload"
 [ "$(bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 Rules)" = "t 2" ] ||
         fail "reload did not load the new rule"
 printf '[Rule broken]\nMatch = name:x\nNice = 99\n' >"$TMP/admin/70-broken.policy"
-ctl reload 2>"$TMP/err"
-rc=$?
+rc=0
+ctl reload 2>"$TMP/err" || rc=$?
 [ $rc -eq 1 ] && grep -q "70-broken.policy:3" "$TMP/err" || { cat "$TMP/err"; fail "reload with a broken file: exit $rc"; }
-ctl --json reload | py_assert "d['errors'] >= 1 and any('70-broken.policy:3' in x for x in d['diagnostics'])" "latnicectl --json reload"
+rc=0
+ctl --json reload >"$TMP/reload.json" || rc=$?
+[ $rc -eq 1 ] || fail "latnicectl --json reload with a broken file: exit $rc, expected 1"
+py_assert "d['errors'] >= 1 and any('70-broken.policy:3' in x for x in d['diagnostics'])" "latnicectl --json reload" <"$TMP/reload.json"
 call Reload | py_assert "any('70-broken.policy' in x for x in d['data'][0])" "busctl Reload"
 call GetStatus | py_assert "any('70-broken.policy:3' in x for x in d['data'][0]['Diagnostics']['data'])" "status diagnostics"
 rm "$TMP/admin/70-broken.policy"
@@ -207,36 +216,50 @@ echo "ok - Reload via latnicectl and busctl, diagnostics reported"
 
 # ---- SetUnit / set-unit / unset-unit --------------------------------------
 unitfile=$TMP/admin/90-unit-latnice-test.service.policy
+runfile=$TMP/run/90-unit-latnice-test.service.policy
+files=$(bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 PolicyFiles)
 ctl set-unit latnice-test.service LatencyNice=-3 CPUWeight=200 >"$TMP/out" || fail "latnicectl set-unit"
 grep -q "Wrote $unitfile" "$TMP/out" || fail "set-unit output: $(cat "$TMP/out")"
 grep -qx '\[Unit latnice-test.service\]' "$unitfile" && grep -qx 'LatencyNice = -3' "$unitfile" &&
         grep -qx 'CPUWeight = 200' "$unitfile" || { cat "$unitfile"; fail "drop-in content"; }
 [ "$(stat -c %a "$unitfile")" = 644 ] || fail "drop-in mode is not 0644"
+[ "$(bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 PolicyFiles)" = "t $((${files#t }+ 1))" ] ||
+        fail "set-unit did not reload (PolicyFiles did not grow)"
+[ "$(cat "$cg/cpu.weight")" = 200 ] || fail "set-unit CPUWeight=200: cpu.weight is $(cat "$cg/cpu.weight")"
 [ "$(bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 Units)" = "t 1" ] ||
-        fail "set-unit did not reload (Units is not 1)"
+        fail "Units is not 1 after set-unit"
+echo "ok - set-unit wrote $unitfile, reloaded, cpu.weight of the unit is 200"
+
+# The runtime drop-in has the same name: the admin one hides it until removed.
 ctl --json set-unit --runtime latnice-test.service CPUIdle=yes | py_assert \
-        "d['path'] == '$TMP/run/90-unit-latnice-test.service.policy' and d['runtime'] is True and d['removed'] is False and d['settings'] == 'CPUIdle=yes'" \
+        "d['path'] == '$runfile' and d['runtime'] is True and d['removed'] is False and d['settings'] == 'CPUIdle=yes'" \
         "set-unit --runtime --json"
-grep -qx 'CPUIdle = yes' "$TMP/run/90-unit-latnice-test.service.policy" || fail "runtime drop-in content"
+grep -qx 'CPUIdle = yes' "$runfile" || fail "runtime drop-in content"
+[ "$(cat "$cg/cpu.idle")" = 0 ] || fail "the runtime drop-in was not hidden by the admin one"
 ctl unset-unit latnice-test.service >"$TMP/out" || fail "latnicectl unset-unit"
+grep -q "Removed $unitfile" "$TMP/out" || fail "unset-unit output: $(cat "$TMP/out")"
 [ ! -e "$unitfile" ] || fail "unset-unit left $unitfile"
+[ "$(cat "$cg/cpu.weight")" = 100 ] || fail "unset-unit: cpu.weight not restored ($(cat "$cg/cpu.weight"))"
+[ "$(cat "$cg/cpu.idle")" = 1 ] || fail "unset-unit: the runtime drop-in (CPUIdle=yes) did not take over"
 expect_fail "unset-unit of a unit without drop-in" "No drop-in for latnice-test.service" \
         ctl unset-unit latnice-test.service
-ctl --json unset-unit --runtime latnice-test.service | py_assert "d['removed'] is True" "unset-unit --runtime"
-[ ! -e "$TMP/run/90-unit-latnice-test.service.policy" ] || fail "unset-unit --runtime left the file"
+ctl --json unset-unit --runtime latnice-test.service | py_assert "d['removed'] is True and d['path'] == '$runfile'" "unset-unit --runtime"
+[ ! -e "$runfile" ] || fail "unset-unit --runtime left the file"
+[ "$(cat "$cg/cpu.idle")" = 0 ] || fail "unset-unit --runtime: cpu.idle not restored"
 [ "$(bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 Units)" = "t 0" ] ||
-        fail "unset-unit did not reload (Units is not 0)"
+        fail "Units is not 0 after unset-unit"
+echo "ok - set-unit --runtime, unset-unit (admin and runtime), cgroup files restored"
 
 call SetUnit 'sa{sv}b' 'getty@tty9.service' 2 Slice t 2000000 UtilMax s 50% false |
         py_assert "d['data'][0] == '$TMP/admin/90-unit-getty@tty9.service.policy'" "busctl SetUnit"
 grep -qx 'Slice = 2ms' "$TMP/admin/90-unit-getty@tty9.service.policy" || fail "SetUnit Slice"
 call SetUnit 'sa{sv}b' 'foo\x2dbar.service' 1 LatencyNice i 4 false |
         py_assert "d['data'][0] == '$TMP/admin/90-unit-foo%5cx2dbar.service.policy'" "SetUnit with a backslash"
-call GetStatus | py_assert "d['data'][0]['Diagnostics']['data'] == [] and d['data'][0]['Units']['data'] == 2" "drop-ins load cleanly"
+call GetStatus | py_assert "d['data'][0]['Diagnostics']['data'] == []" "drop-ins load cleanly"
 call SetUnit 'sa{sv}b' 'getty@tty9.service' 0 false >/dev/null || fail "SetUnit with no settings"
 call SetUnit 'sa{sv}b' 'foo\x2dbar.service' 0 false >/dev/null || fail "SetUnit with no settings"
 [ -z "$(ls "$TMP/admin" | grep 90-unit)" ] || fail "drop-ins left: $(ls "$TMP/admin")"
-echo "ok - SetUnit, set-unit/unset-unit (admin and runtime dirs), reload"
+echo "ok - SetUnit via busctl (unit names with @ and backslash), removal with no settings"
 
 daemon_alive "end of API test"
 echo "PASS"

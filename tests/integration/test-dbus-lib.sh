@@ -12,10 +12,14 @@
 #   dbus_start_bus                      # sets ADDR
 #   dbus_start_daemon                   # policy: $TMP/{vendor,run,admin}
 #
+# Tests run under `set -e` with pipefail, so a failing check anywhere (also
+# py_assert at the end of a pipeline) ends the test; commands expected to
+# fail are run as `rc=0; cmd || rc=$?` or through expect_fail.
+#
 # Helpers: ctl (latnicectl on the bus), bctl (busctl on the bus),
 # as_nobody CMD..., call METHOD SIG ARGS... (busctl call, JSON reply),
 # py EXPR (python on stdin), stat_field PID N, fail, expect_fail.
-set -u -o pipefail
+set -eu -o pipefail
 
 fail() {
         echo "FAIL: $*" >&2
@@ -49,11 +53,16 @@ dbus_init() {
         DAEMON_PID=
         CHILDREN=()
         trap dbus_cleanup EXIT
+        # say which command failed when `set -e` ends the test
+        set -E
+        trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 }
 
 dbus_cleanup() {
         local rc=$?
         local p
+        set +e
+        trap - ERR
         for p in "${CHILDREN[@]}"; do
                 kill -KILL "$p" 2>/dev/null
         done
@@ -130,7 +139,7 @@ call() {
 py() {
         "$PY" -c 'import json, sys
 d = json.load(sys.stdin)
-v = eval(sys.argv[1])
+v = eval("(" + sys.argv[1] + ")")
 print(json.dumps(v) if isinstance(v, (dict, list)) else v)' "$1"
 }
 
@@ -138,7 +147,7 @@ print(json.dumps(v) if isinstance(v, (dict, list)) else v)' "$1"
 py_assert() {
         "$PY" -c 'import json, sys
 d = json.load(sys.stdin)
-if not eval(sys.argv[1]):
+if not eval("(" + sys.argv[1] + ")"):
     print("FAIL: " + sys.argv[2] + "\n  document: " + json.dumps(d)[:2000], file=sys.stderr)
     sys.exit(1)' "$1" "$2" || exit 1
 }
@@ -181,6 +190,7 @@ spawn() {
         [ -x "$TMP/$name" ] || cp /bin/sleep "$TMP/$name"
         "$@" "$TMP/$name" 600 &
         SPAWNED=$!
+        disown "$SPAWNED"
         CHILDREN+=("$SPAWNED")
 }
 
