@@ -143,11 +143,12 @@ condition_setup() {
         # ... with the slice LatencyNice=10 maps to (13 ms at 2 CPUs)
         h-b19-s13) hog_wrap=("$setattr" --policy batch --nice 19 --slice 13000000 --) ;;
         h-slice100) hog_wrap=("$setattr" --slice 100000000 --) ;;
-        # What the default policy's audio and background-batch profiles
-        # ask for, applied by hand.
+        # What the default policy's audio and background-idle profiles
+        # ask for, applied by hand (LatencyNice=-15 as its stock-kernel
+        # emulation, a 0.1 ms slice).
         combo)
                 sleeper_wrap=("$setattr" --nice -11 --slack 1000 --slice 100000 --)
-                hog_wrap=("$setattr" --policy batch --nice 19 --slice 13000000 --)
+                hog_wrap=("$setattr" --policy idle --nice 19 --)
                 ;;
         latniced) ;; # the daemon does it, by name
         *) echo "sched-effect: unknown condition $1" >&2; exit 2 ;;
@@ -225,18 +226,26 @@ run_latency() {
                 start_latniced || return 0
         fi
 
-        # Hogs and sleeper carry the names the default policy knows: the
-        # first exec gives latniced a process to configure, the second
-        # (after 0.5 s) starts the real program, which inherits it all.
-        # stress-ng --keep-name keeps argv[0] in its workers.
-        "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a cc1plus "$@"' cc1plus \
+        # With latniced, hogs and sleeper carry names the default policy
+        # knows (cc1plus, and pipewire with a data-loop.0 thread): the first
+        # exec gives latniced a process to configure, the second (after
+        # 0.5 s) starts the real program, which inherits it all. stress-ng
+        # --keep-name keeps argv[0] in its workers. Otherwise the names
+        # match no rule, so that a latniced someone else runs on the machine
+        # leaves the other conditions alone.
+        local hog_name=ln-bench-hog sleeper_name=ln-bench-sleeper
+        if [ "$cond" = latniced ]; then
+                hog_name=cc1plus
+                sleeper_name=pipewire
+        fi
+        "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$hog_name" \
                 stress-ng --cpu "$hogs" --keep-name --metrics-brief -t $((duration + 3)) \
                 >"$hog_log" 2>&1 &
         hog_pid=$!
         pids+=("$hog_pid")
         sleep 1.5
 
-        "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a pipewire "$@"' pipewire \
+        "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$sleeper_name" \
                 "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
         sleeper_pid=$!
         pids+=("$sleeper_pid")
@@ -362,6 +371,8 @@ summarize_throughput() {
         echo "date: $(date -Is)"
         echo "kernel: $(uname -r)  cpus: $(nproc)  autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
         echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+        others=$(pgrep -x latniced | tr '\n' ' ')
+        [ -z "$others" ] || echo "WARNING: latniced already running (pid $others): results of condition latniced are not its alone"
         echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind conditions=$conditions"
         echo "cyclictest: $(cyclictest --help 2>&1 | head -1)  stress-ng: $(stress-ng --version 2>&1 | head -1)"
 } | tee "$out/info.txt"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/plot.sh: plot the wake-up latency distributions of a
+# bench/sched-effect.sh run as a PNG.
+#
+#   bench/plot.sh [RUN_DIR] [-o FILE.png] [-c cond1,cond2,...]
+#
+# RUN_DIR defaults to bench/out/sched-effect-latest. For each condition the
+# histograms of all repeats are summed, and the plot shows the fraction of
+# wake-ups later than x (a complementary CDF), both axes logarithmic: the
+# tail, which is what a user hears or sees, is the right-hand part.
+# Default output: RUN_DIR/sched-effect.png, copied to bench/out/.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+run="$here/out/sched-effect-latest"
+png=""
+conds=""
+
+while [ $# -gt 0 ]; do
+        case "$1" in
+        -o) png=$2; shift 2 ;;
+        -c) conds=${2//,/ }; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "plot: unknown option $1" >&2; exit 2 ;;
+        *) run=$1; shift ;;
+        esac
+done
+
+if [ ! -d "$run/hist" ]; then
+        echo "plot: $run/hist not found (run bench/sched-effect.sh first)" >&2
+        exit 1
+fi
+run=$(cd "$run" && pwd)
+[ -n "$png" ] || png="$run/sched-effect.png"
+
+if ! command -v gnuplot >/dev/null; then
+        echo "plot: installing gnuplot-nox" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null
+fi
+
+# Conditions in the order of the run (latency.tsv), unless given.
+if [ -z "$conds" ]; then
+        conds=$(awk -F'\t' '!seen[$1]++ { printf "%s ", $1 }' "$run/latency.tsv")
+fi
+
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+
+plots=()
+for c in $conds; do
+        files=("$run"/hist/"$c".*.txt)
+        [ -e "${files[0]}" ] || continue
+        # Sum the repeats, then print "x fraction-later-than-x" per bucket.
+        awk '
+                /^# Histogram Overflows:/ { over += $4; next }
+                /^#/ { next }
+                NF >= 2 { n[$1 + 0] += $2; total += $2; if ($1 + 0 > top) top = $1 + 0 }
+                END {
+                        total += over
+                        if (total == 0) exit
+                        above = total
+                        for (b = 0; b <= top; b++) {
+                                if (!(b in n)) continue
+                                above -= n[b]
+                                if (above > 0) printf "%d %.9g\n", (b > 0 ? b : 1), above / total
+                        }
+                }' "${files[@]}" >"$data/$c.dat"
+        [ -s "$data/$c.dat" ] || continue
+        plots+=("'$data/$c.dat' using 1:2 with steps lw 2 title '$c'")
+done
+
+if [ ${#plots[@]} -eq 0 ]; then
+        echo "plot: no histograms in $run/hist" >&2
+        exit 1
+fi
+
+title=$(head -1 "$run/latency.md" 2>/dev/null | sed 's/^# //; s/_/\\_/g; s/'"'"'//g')
+{
+        echo "set terminal pngcairo size 1200,800 font ',11'"
+        echo "set output '$png'"
+        echo "set title '${title:-sched-effect}' noenhanced"
+        echo "set logscale xy"
+        echo "set xlabel 'wake-up latency (us)'"
+        echo "set ylabel 'fraction of wake-ups later than x'"
+        echo "set format y '10^{%L}'"
+        echo "set grid"
+        echo "set key outside right top"
+        echo "set xrange [1:*]"
+        echo "set yrange [1e-5:1]"
+        printf 'plot %s\n' "$(IFS=,; echo "${plots[*]}")"
+} | gnuplot
+
+mkdir -p "$here/out"
+[ "$(dirname "$png")" = "$here/out" ] || cp "$png" "$here/out/sched-effect.png"
+echo "$png"
