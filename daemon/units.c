@@ -515,9 +515,8 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
  */
 static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
 {
-        Settings want = {}, fallback = {};
+        Settings want = {}, fallback = {}, in_files = {};
         bool match = false, gone = false;
-        unsigned n_files = 0;
 
         if (p && is_unit_name(e->name))
                 match = policy_match_unit(p, e->name, &want);
@@ -538,7 +537,7 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
                 }
                 switch (knob_write(u, e, k, value)) {
                 case KNOB_OK:
-                        n_files++;
+                        in_files.mask |= SETTING_BIT(knobs[k].id);
                         break;
                 case KNOB_MISSING:
                         knob_fallback(k, &want, &fallback);
@@ -563,11 +562,17 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
                 fallback.mask |= SETTING_BIT(SETTING_SLICE);
         }
 
-        if (match && (!e->configured || e->wanted.mask != want.mask ||
+        if (match && (!e->configured || memcmp(&e->wanted, &want, sizeof(want)) != 0 ||
                       memcmp(&e->fallback, &fallback, sizeof(fallback)) != 0)) {
-                _cleanup_free_ char *f = settings_to_string(&fallback);
-                log_info("Unit %s (%s): %u cgroup file(s) written%s%s%s", e->name, e->path, n_files,
-                         fallback.mask ? ", per task: " : "", fallback.mask ? strna(f) : "",
+                _cleanup_free_ char *c = NULL, *f = settings_to_string(&fallback);
+
+                uint32_t written = in_files.mask;
+
+                in_files = want; /* the values of what went to files */
+                in_files.mask = written;
+                c = settings_to_string(&in_files);
+                log_info("Unit %s (%s): cgroup files: %s; per task: %s%s", e->name, e->path,
+                         in_files.mask ? strna(c) : "none", fallback.mask ? strna(f) : "none",
                          u->dry_run ? " (dry run)" : "");
         }
         e->configured = match;
