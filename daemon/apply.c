@@ -381,6 +381,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         Settings s, base_of_process = {};
         const char *base_rule_of_process = NULL;
         size_t n_tids = 0, n_applied = 0;
+        unsigned flags;
         bool per_thread;
         const char *applied_rule = NULL;
         int r;
@@ -388,7 +389,10 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         if (!a->policy || pid <= 0)
                 return 0;
 
-        r = proc_task_read(a->ctx.proc_root, pid, 0, a->read_flags, &p);
+        flags = a->read_flags;
+        if (a->ancestors)
+                flags &= ~PROC_READ_ANCESTORS;
+        r = proc_task_read(a->ctx.proc_root, pid, 0, flags, &p);
         if (r < 0) {
                 if (errno_is_gone(r) || r == -EACCES || r == -EIO)
                         return 0;
@@ -396,6 +400,12 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         }
         if (p->kernel_thread || p->zombie)
                 return 0;
+        if (a->ancestors && (a->read_flags & PROC_READ_ANCESTORS)) {
+                r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
+                                       &p->view.n_ancestors);
+                if (r < 0)
+                        return r;
+        }
 
         a->counters.n_evaluated++;
         r = policy_match(a->policy, &p->view, &res, NULL);

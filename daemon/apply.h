@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/ancestors.h"
 #include "daemon/tasks.h"
 #include "lib/apply.h"
 #include "lib/proc.h"
@@ -47,6 +48,7 @@ typedef struct ApplierCounters {
 struct Applier {
         const Policy *policy;      /* borrowed; set with applier_set_policy() */
         TaskTable *tasks;          /* borrowed */
+        AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
         unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */

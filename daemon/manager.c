@@ -47,6 +47,7 @@ struct Manager {
         Policy *policy;
         char **diagnostics;
         TaskTable *tasks;
+        AncestorCache *ancestors;
         Applier applier;
 #if HAVE_BUS
         Bus *bus;
@@ -314,9 +315,12 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         m->n_events++;
         switch (e->type) {
         case PROC_EV_EXEC:
+                ancestor_cache_stale(m->ancestors, e->pid);
                 r = applier_process(&m->applier, e->pid);
                 break;
         case PROC_EV_COMM:
+                if (e->tid == e->pid)
+                        ancestor_cache_stale(m->ancestors, e->pid);
                 r = applier_thread(&m->applier, e->pid, e->tid);
                 break;
         case PROC_EV_UID:
@@ -329,9 +333,12 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                         r = applier_thread(&m->applier, e->pid, e->tid);
                 break;
         case PROC_EV_EXIT:
+                if (e->tid == e->pid)
+                        ancestor_cache_exit(m->ancestors, e->pid);
                 applier_forget(&m->applier, e->pid, e->tid);
                 break;
         case PROC_EV_LOST:
+                ancestor_cache_flush(m->ancestors);
                 m->n_lost++;
                 log_debug("Proc connector queue overflowed (%" PRIu64 " so far), rescan scheduled.",
                           m->n_lost);
@@ -383,10 +390,14 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         r = task_table_new(&m->tasks);
         if (r < 0)
                 return r;
+        r = ancestor_cache_new(o->proc_root, &m->ancestors);
+        if (r < 0)
+                return r;
 
         ctx.dry_run = o->dry_run;
         ctx.proc_root = o->proc_root;
         applier_init(&m->applier, m->tasks, &ctx);
+        m->applier.ancestors = m->ancestors;
         m->applier.on_applied = on_task_applied;
         m->applier.userdata = m;
 
@@ -416,6 +427,7 @@ Manager *manager_free(Manager *m)
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_unref(m->event);
         task_table_free(m->tasks);
+        ancestor_cache_free(m->ancestors);
         policy_free(m->policy);
         strv_free(m->diagnostics);
         strv_free(m->policy_dirs);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * apply-latency: time from exec to the attributes latniced applies being
+ * visible to the process itself (bench/apply-latency.sh runs it against a
+ * latniced whose policy gives "lt-bench-target" Nice=NICE).
+ *
+ *   apply-latency COUNT NICE        measure COUNT processes, print statistics
+ *
+ * For each process: fork; the child takes CLOCK_MONOTONIC and execs this
+ * program as "lt-bench-target T0 NICE"; the new image polls getpriority()
+ * (yielding between polls) until it reads NICE, and reports now - T0 in ns
+ * through a pipe. A process that does not see NICE within 1 s is counted as
+ * missed. Prints p50, p90, p99, max in microseconds and the number missed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* The exec'ed image: poll until the nice value shows up. */
+static int target(const char *t0s, const char *nices)
+{
+        uint64_t t0 = strtoull(t0s, NULL, 10), end = t0 + 1000000000u, t;
+        int want = atoi(nices);
+
+        for (;;) {
+                errno = 0;
+                int n = getpriority(PRIO_PROCESS, 0);
+                t = now_ns();
+                if (errno == 0 && n == want)
+                        break;
+                if (t > end) {
+                        t = 0;
+                        break;
+                }
+                sched_yield();
+        }
+        uint64_t d = t ? t - t0 : UINT64_MAX;
+        return write(STDOUT_FILENO, &d, sizeof(d)) == sizeof(d) ? 0 : 1;
+}
+
+int main(int argc, char *argv[])
+{
+        long count;
+        uint64_t *lat;
+        size_t n = 0, missed = 0;
+
+        if (argc == 3 && strcmp(argv[0], "lt-bench-target") == 0)
+                return target(argv[1], argv[2]);
+        if (argc != 3 || (count = strtol(argv[1], NULL, 10)) <= 0) {
+                fprintf(stderr, "usage: apply-latency COUNT NICE\n");
+                return 2;
+        }
+        lat = calloc((size_t)count, sizeof(uint64_t));
+        if (!lat)
+                return 1;
+
+        for (long i = 0; i < count; i++) {
+                int fd[2];
+                uint64_t d = UINT64_MAX;
+                pid_t p;
+
+                if (pipe2(fd, O_CLOEXEC) < 0)
+                        return 1;
+                p = fork();
+                if (p < 0)
+                        return 1;
+                if (p == 0) {
+                        char t0[32];
+                        char *args[] = { (char *)"lt-bench-target", t0, argv[2], NULL };
+                        dup2(fd[1], STDOUT_FILENO);
+                        snprintf(t0, sizeof(t0), "%" PRIu64, now_ns());
+                        execv("/proc/self/exe", args);
+                        _exit(127);
+                }
+                close(fd[1]);
+                if (read(fd[0], &d, sizeof(d)) != sizeof(d))
+                        d = UINT64_MAX;
+                close(fd[0]);
+                waitpid(p, NULL, 0);
+                if (d == UINT64_MAX)
+                        missed++;
+                else
+                        lat[n++] = d;
+        }
+
+        qsort(lat, n, sizeof(uint64_t), cmp_u64);
+        if (n == 0) {
+                printf("processes %ld missed %zu\n", count, missed);
+                return 1;
+        }
+        printf("processes %ld applied %zu missed %zu  p50 %.1f us  p90 %.1f us  p99 %.1f us  "
+               "max %.1f us\n",
+               count, n, missed, lat[n / 2] / 1e3, lat[n * 90 / 100] / 1e3,
+               lat[n * 99 / 100] / 1e3, lat[n - 1] / 1e3);
+        free(lat);
+        return missed ? 1 : 0;
+}
