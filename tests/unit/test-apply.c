@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit test for daemon/apply.c (and the ancestor cache) on real child
+ * processes: apply to every thread, re-apply on change, respect a change
+ * made by someone else, restore when the rule goes away, leave kernel
+ * threads and RT tasks alone, dry run. Needs root (restoring a lower nice
+ * needs CAP_SYS_NICE); skips otherwise. */
+#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon/ancestors.h"
+#include "daemon/apply.h"
+#include "lib/macro.h"
+
+static Policy *load(const char *text)
+{
+        Policy *p = NULL;
+        Diagnostics d = {};
+
+        assert(policy_load_string("test.policy", text, strlen(text), &p, &d) == 0);
+        assert(diagnostics_count(&d, DIAG_ERROR) == 0);
+        diagnostics_done(&d);
+        return p;
+}
+
+static void *idle_thread(void *arg)
+{
+        for (;;)
+                pause();
+        return NULL;
+}
+
+/* A child named NAME with one extra thread; returns its pid once both
+ * threads exist. */
+static pid_t kid(const char *name)
+{
+        int fd[2];
+        char c;
+        pid_t p;
+
+        assert(pipe(fd) == 0);
+        p = fork();
+        assert(p >= 0);
+        if (p == 0) {
+                pthread_t t;
+                prctl(PR_SET_NAME, name);
+                if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+                        _exit(1);
+                if (write(fd[1], "x", 1) != 1)
+                        _exit(1);
+                for (;;)
+                        pause();
+        }
+        close(fd[1]);
+        assert(read(fd[0], &c, 1) == 1);
+        close(fd[0]);
+        return p;
+}
+
+static void kill_kid(pid_t p)
+{
+        kill(p, SIGKILL);
+        waitpid(p, NULL, 0);
+}
+
+static int nice_of(pid_t tid)
+{
+        errno = 0;
+        int n = getpriority(PRIO_PROCESS, (id_t)tid);
+        assert(errno == 0);
+        return n;
+}
+
+static size_t threads_of(pid_t pid, pid_t **ret)
+{
+        size_t n = 0;
+        assert(proc_threads(NULL, pid, ret, &n) == 0);
+        return n;
+}
+
+static void init(Applier *a, TaskTable **t, bool dry)
+{
+        ApplyContext ctx = { .backend = LATENCY_BACKEND_SLICE, .dry_run = dry };
+
+        assert(task_table_new(t) == 0);
+        applier_init(a, *t, &ctx);
+}
+
+static void test_apply_change_restore(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL, *p3 = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        pid_t k = kid("lt-apply-kid");
+        size_t n = threads_of(k, &tids);
+        Task *t;
+
+        assert(n == 2);
+        init(&a, &tt, false);
+        p1 = load("[Rule kid]\nMatch = comm:lt-apply-kid\nNice = 4\n");
+        p2 = load("[Rule kid]\nMatch = comm:lt-apply-kid\nNice = 6\n");
+        p3 = load("[Rule other]\nMatch = comm:nothing-like-it\nNice = 1\n");
+
+        /* no policy: nothing */
+        assert(applier_process(&a, k) == 0);
+        assert(task_table_size(tt) == 0);
+
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        for (size_t i = 0; i < n; i++) {
+                assert(nice_of(tids[i]) == 4);
+                t = task_table_get(tt, tids[i]);
+                assert(t && t->pid == k && streq(t->rule, "kid"));
+                assert(t->applied_mask & SETTING_BIT(SETTING_NICE));
+                assert(t->orig.nice == 0 && !t->user_owned);
+        }
+        assert(task_table_has_process(tt, k));
+        assert(a.counters.n_applied == 2);
+
+        /* same decision again: nothing to do */
+        assert(applier_process(&a, k) == 0);
+        assert(a.counters.n_applied == 2);
+
+        /* the rule changes */
+        applier_set_policy(&a, p2);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 6 && nice_of(tids[1]) == 6);
+        assert(task_table_get(tt, tids[0])->orig.nice == 0);
+
+        /* the rule goes away: originals back, entries gone */
+        applier_set_policy(&a, p3);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 0 && nice_of(tids[1]) == 0);
+        assert(task_table_size(tt) == 0);
+        assert(a.counters.n_restored == 2);
+
+        kill_kid(k);
+        /* gone: fine, and nothing is left behind */
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(task_table_size(tt) == 0);
+}
+
+static void test_manual_change(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        pid_t k = kid("lt-apply-man");
+
+        assert(threads_of(k, &tids) == 2);
+        init(&a, &tt, false);
+        p1 = load("[Rule m]\nMatch = comm:lt-apply-man\nNice = 4\n");
+        p2 = load("[Rule m]\nMatch = comm:lt-apply-man\nNice = 7\n");
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 4);
+
+        /* someone renices the main thread */
+        assert(setpriority(PRIO_PROCESS, (id_t)tids[0], 10) == 0);
+        applier_set_policy(&a, p2);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 10);                /* theirs now */
+        assert(task_table_get(tt, tids[0])->user_owned);
+        assert(nice_of(tids[1]) == 7);                 /* the other thread is still ours */
+        assert(task_table_n_user_owned(tt) == 1);
+
+        /* restore_all leaves the user-owned one alone */
+        assert(applier_restore_all(&a) == 1);
+        assert(nice_of(tids[0]) == 10 && nice_of(tids[1]) == 0);
+        assert(task_table_size(tt) == 0);
+
+        /* without RespectManualChanges it is taken back */
+        a.respect_manual_changes = false;
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 7);
+        assert(setpriority(PRIO_PROCESS, (id_t)tids[0], 11) == 0);
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 4);
+        kill_kid(k);
+}
+
+static void test_untouchable(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        struct sched_param sp = { .sched_priority = 1 };
+        Applier a;
+        pid_t k;
+
+        init(&a, &tt, false);
+        p = load("[Rule all]\nMatch = comm:*\nNice = 3\n");
+        applier_set_policy(&a, p);
+
+        /* kthreadd */
+        assert(applier_process(&a, 2) == 0);
+        assert(nice_of(2) == 0 && task_table_size(tt) == 0);
+
+        /* an RT task */
+        k = kid("lt-apply-rt");
+        if (sched_setscheduler(k, SCHED_FIFO, &sp) == 0) {
+                _cleanup_free_ pid_t *tids = NULL;
+                threads_of(k, &tids);
+                assert(applier_process(&a, k) == 0);
+                assert(!task_table_get(tt, k));
+                assert(nice_of(k) == 0);
+                assert(task_table_get(tt, tids[1])); /* the other thread is still fair */
+                assert(nice_of(tids[1]) == 3);
+                (void)applier_restore_all(&a);
+        } else
+                printf("RT part skipped: %m\n");
+        kill_kid(k);
+}
+
+static void test_dry_run(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t k = kid("lt-apply-dry");
+
+        init(&a, &tt, true);
+        p = load("[Rule d]\nMatch = comm:lt-apply-dry\nNice = 5\nPolicy = batch\n");
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 0 && sched_getscheduler(k) == SCHED_OTHER);
+        assert(task_table_size(tt) == 2);
+        assert(task_table_get(tt, k)->applied_mask == 0);
+        assert(applier_restore_all(&a) == 0);
+        kill_kid(k);
+}
+
+static void test_ancestors(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_(ancestor_cache_freep) AncestorCache *c = NULL;
+        const TaskNames *names;
+        size_t n;
+        char me[16] = {};
+        char text[256];
+        Applier a;
+        pid_t k;
+
+        assert(prctl(PR_GET_NAME, me) == 0);
+        assert(ancestor_cache_new(NULL, &c) == 0);
+        assert(ancestor_cache_get(c, getpid(), &names, &n) == 0);
+        assert(n >= 2); /* us ... init */
+        assert(streq(names[0].comm, me));
+        assert(ancestor_cache_size(c) == n);
+        /* cached: same answer without reading */
+        assert(ancestor_cache_get(c, getpid(), &names, &n) == 0 && streq(names[0].comm, me));
+        /* our own exit drops us */
+        ancestor_cache_exit(c, getpid());
+        assert(ancestor_cache_size(c) == n - 1);
+        ancestor_cache_flush(c);
+        assert(ancestor_cache_size(c) == 0);
+
+        init(&a, &tt, false);
+        a.ancestors = c;
+        snprintf(text, sizeof(text), "[Rule a]\nMatch = parent:%s && comm:lt-apply-anc\nNice = 2\n",
+                 me);
+        p = load(text);
+        applier_set_policy(&a, p);
+        assert(a.read_flags & PROC_READ_ANCESTORS);
+        k = kid("lt-apply-anc");
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 2);
+        (void)applier_restore_all(&a);
+        assert(nice_of(k) == 0);
+        kill_kid(k);
+}
+
+static void test_task_settings(void)
+{
+        MatchResult m = {};
+
+        m.settings.mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_CPU_WEIGHT);
+        assert(applier_task_settings(&m).mask == 0); /* nothing matched */
+        m.n_matched = 1;
+        assert(applier_task_settings(&m).mask == SETTING_BIT(SETTING_NICE));
+}
+
+int main(void)
+{
+        test_task_settings();
+        if (geteuid() != 0) {
+                printf("skipping: needs root\n");
+                return 77;
+        }
+        test_apply_change_restore();
+        test_manual_change();
+        test_untouchable();
+        test_dry_run();
+        test_ancestors();
+        return 0;
+}
