@@ -68,7 +68,8 @@ for c in $conds; do
                         }
                 }' "${files[@]}" >"$data/$c.dat"
         [ -s "$data/$c.dat" ] || continue
-        plots+=("'$data/$c.dat' using 1:2 with steps lw 2 title '$c'")
+        # gnuplot has 8 colours: later conditions get dashed lines
+        plots+=("'$data/$c.dat' using 1:2 with steps lw 2 dt $((${#plots[@]} / 8 + 1)) title '$c'")
 done
 
 if [ ${#plots[@]} -eq 0 ]; then

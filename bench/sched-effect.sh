@@ -320,10 +320,10 @@ hackbench_time() {
 
 run_throughput() { # rep
         local rep=$1 bg fg cls name
-        for cls in normal batch19 idle; do
+        for cls in normal nice19 idle; do
                 case $cls in
                 normal) w=() ;;
-                batch19) w=("$setattr" --policy batch --nice 19 --) ;;
+                nice19) w=("$setattr" --nice 19 --) ;;
                 idle) w=("$setattr" --policy idle --nice 19 --) ;;
                 esac
                 bg=$(build_job "${w[@]}")
@@ -357,7 +357,7 @@ summarize_throughput() {
                         $1 == "alone" { al[$2] = al[$2] " " $4 }
                         $1 == "with-fg" { wb[$2] = wb[$2] " " $4; wf[$2] = wf[$2] " " $5 }
                         END {
-                                split("normal batch19 idle", c, " ")
+                                split("normal nice19 idle", c, " ")
                                 for (i = 1; i <= 3; i++)
                                         if (c[i] in al)
                                                 printf "| %-8s | %14.2f | %20.2f | %20.3f |\n", c[i],
