@@ -183,12 +183,16 @@ daemon_alive() {
         call GetStatus >/dev/null || fail "latniced no longer answers GetStatus ($*)"
 }
 
-# spawn NAME [ARGS]: a sleep process with comm NAME (a copy of sleep), sets SPAWNED
+# spawn NAME [nobody]: a sleep process with comm NAME (a copy of sleep),
+# as root or as nobody; sets SPAWNED to its pid (exec'ed, no shell in between)
 spawn() {
-        local name=$1
-        shift
+        local name=$1 user=${2:-root}
         [ -x "$TMP/$name" ] || cp /bin/sleep "$TMP/$name"
-        "$@" "$TMP/$name" 600 &
+        if [ "$user" = nobody ]; then
+                setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/$name" 600 &
+        else
+                "$TMP/$name" 600 &
+        fi
         SPAWNED=$!
         disown "$SPAWNED"
         CHILDREN+=("$SPAWNED")
