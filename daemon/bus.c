@@ -193,6 +193,18 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
         if (r < 0)
                 return r;
 
+        /* Count first: too many entries is the error, whatever they hold. */
+        while ((r = sd_bus_message_skip(m, "{sv}")) > 0)
+                if (++n > BUS_SETTINGS_MAX)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "%s: too many settings (at most %u)", arg,
+                                                 BUS_SETTINGS_MAX);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_rewind(m, false);
+        if (r < 0)
+                return r;
+
         for (;;) {
                 _cleanup_free_ char *text = NULL, *msg = NULL;
                 const char *key, *contents;
@@ -204,11 +216,6 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
                         return r;
                 if (r == 0)
                         break;
-
-                if (++n > BUS_SETTINGS_MAX)
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "%s: too many settings (at most %u)", arg,
-                                                 BUS_SETTINGS_MAX);
 
                 r = sd_bus_message_read(m, "s", &key);
                 if (r < 0)
@@ -852,11 +859,18 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (pidfd == -ESRCH)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
-        if (pidfd == -EINVAL)
-                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
-                                         "pid %d is a thread, not a process: pass its thread "
-                                         "group id",
+        if (pidfd == -EINVAL || pidfd == -ENOENT) {
+                /* a thread that is not a thread group leader (EINVAL before 6.9, ENOENT since) */
+                pid_t tgid;
+
+                if (proc_tgid("/proc", pid, &tgid) >= 0 && tgid != pid)
+                        return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
+                                                 "pid %d is a thread, not a process: pass its "
+                                                 "thread group id %d",
+                                                 (int) pid, (int) tgid);
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
+        }
         if (pidfd < 0 && pidfd != -ENOSYS)
                 return sd_bus_error_set_errnof(error, pidfd, "Cannot open pid %d: %s",
                                                (int) pid, strerror(-pidfd));

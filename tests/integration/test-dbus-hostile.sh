@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Hostile calls to org.latnice.Daemon1: pids out of range or gone, pid 1,
+# kernel threads, a thread id, huge strings, invalid and too many settings,
+# wrong types, bad unit names, malformed messages. Each one must get a clear
+# D-Bus error naming the problem, change nothing, and latniced must keep
+# answering GetStatus afterwards.
+#
+# Usage: test-dbus-hostile.sh BUILD_ROOT SOURCE_ROOT (as root)
+. "$(dirname "$0")/test-dbus-lib.sh"
+dbus_init "$@"
+dbus_start_bus
+dbus_start_daemon
+
+hostile() { # WHAT PATTERN SIGNATURE ARGS...: a SetTask/Explain/SetUnit call that must fail
+        local what=$1 pattern=$2 method=$3
+        shift 3
+        expect_fail "$what" "$pattern" bctl call -- org.latnice.Daemon1 /org/latnice/Daemon1 \
+                org.latnice.Daemon1 "$method" "$@"
+        daemon_alive "$what"
+}
+
+pid_max=$(cat /proc/sys/kernel/pid_max)
+gone=$((pid_max - 1))
+while [ -e "/proc/$gone" ]; do gone=$((gone - 1)); done
+spawn ln-hostile
+target=$SPAWNED
+nice_before=$(getattr "$target" nice)
+pid1_before=$("$GETATTR" --json 1)
+
+# ---- pids -----------------------------------------------------------------
+hostile "Explain pid 0" "pid: 0 is out of range 1\.\.$pid_max" Explain u 0
+hostile "Explain pid 2^32-1" "pid: 4294967295 is out of range" Explain u 4294967295
+hostile "SetTask pid above pid_max" "pid: $((pid_max + 1)) is out of range" SetTask 'ua{sv}' $((pid_max + 1)) 1 Nice i 1
+hostile "Explain a pid that does not exist" "No process $gone" Explain u "$gone"
+hostile "SetTask a pid that does not exist" "No process $gone" SetTask 'ua{sv}' "$gone" 1 Nice i 1
+hostile "SetTask pid 1" "pid 1 is the init process" SetTask 'ua{sv}' 1 1 Nice i 5
+hostile "SetTask kthreadd (pid 2)" "pid 2 is a kernel thread" SetTask 'ua{sv}' 2 1 LatencyNice i -20
+kworker=$(ps -eo pid=,comm= | awk '$2 ~ /^kworker/ {print $1; exit}')
+[ -n "$kworker" ] && hostile "SetTask a kworker" "pid $kworker is a kernel thread" SetTask 'ua{sv}' "$kworker" 1 Nice i 5
+[ "$("$GETATTR" --json 1)" = "$pid1_before" ] || fail "pid 1 was changed"
+call Explain u 2 >/dev/null || fail "Explain of a kernel thread must answer (read-only)"
+daemon_alive "Explain pid 2"
+# a thread id that is not a process id
+"$PY" -c 'import threading, time, os, sys
+t = threading.Thread(target=lambda: time.sleep(60), daemon=True); t.start()
+print(t.native_id, flush=True); time.sleep(60)' >"$TMP/tid" &
+py_pid=$!
+CHILDREN+=("$py_pid")
+wait_for "a thread" test -s "$TMP/tid"
+hostile "SetTask a thread id" "is a thread, not a process" SetTask 'ua{sv}' "$(cat "$TMP/tid")" 1 Nice i 5
+echo "ok - pids"
+
+# ---- settings -------------------------------------------------------------
+hostile "LatencyNice out of range" "settings: LatencyNice: expected .*-20\.\.19" SetTask 'ua{sv}' "$target" 1 LatencyNice i 100
+hostile "Nice out of range" "settings: Nice: " SetTask 'ua{sv}' "$target" 1 Nice i -21
+hostile "Slice below 0.1ms" "settings: Slice: " SetTask 'ua{sv}' "$target" 1 Slice t 99
+hostile "Slice above 100ms" "settings: Slice: " SetTask 'ua{sv}' "$target" 1 Slice t 18446744073709551615
+hostile "TimerSlack 0" "settings: TimerSlack: " SetTask 'ua{sv}' "$target" 1 TimerSlack t 0
+hostile "UtilMax above 1024" "settings: UtilMax: " SetTask 'ua{sv}' "$target" 1 UtilMax u 4096
+hostile "Policy fifo" "settings: Policy: " SetTask 'ua{sv}' "$target" 1 Policy s fifo
+hostile "LatencyNice as garbage string" "settings: LatencyNice: " SetTask 'ua{sv}' "$target" 1 LatencyNice s abc
+hostile "wrong value type" 'settings: Nice must be of D-Bus type "i"' SetTask 'ua{sv}' "$target" 1 Nice t 5
+hostile "unknown key" 'settings: unknown or unsupported key "Bogus"' SetTask 'ua{sv}' "$target" 1 Bogus i 5
+hostile "unit setting in SetTask" 'unsupported key "CPUWeight"' SetTask 'ua{sv}' "$target" 1 CPUWeight u 100
+hostile "task setting in SetUnit" 'unsupported key "Nice"' SetUnit 'sa{sv}b' a.service 1 Nice i 1 false
+hostile "duplicate key" "settings: Nice given twice" SetTask 'ua{sv}' "$target" 2 Nice i 5 Nice i 6
+hostile "empty settings" "settings: empty" SetTask 'ua{sv}' "$target" 0
+args=()
+for i in $(seq 17); do args+=("K$i" i 1); done
+hostile "17 settings" "settings: too many settings \(at most 16\)" SetTask 'ua{sv}' "$target" 17 "${args[@]}"
+big=$(head -c 70000 /dev/zero | tr '\0' 'x')
+hostile "a 70000-byte key" "settings: key longer than 4096 bytes" SetTask 'ua{sv}' "$target" 1 "$big" i 1
+hostile "a 70000-byte value" "settings: value of Policy longer than 4096 bytes" SetTask 'ua{sv}' "$target" 1 Policy s "$big"
+hostile "wrong signature" "InvalidArgs|Invalid argument|signature" SetTask 's' "$target"
+[ "$(getattr "$target" nice)" = "$nice_before" ] || fail "a refused call changed the target"
+echo "ok - settings"
+
+# ---- unit names -----------------------------------------------------------
+hostile "a 70000-byte unit name" "unit: \"x{64}\.\.\.\" is not a valid systemd unit name" SetUnit 'sa{sv}b' "$big" 1 CPUWeight u 10 false
+hostile "unit name with a path" "is not a valid systemd unit name" SetUnit 'sa{sv}b' ../../etc/passwd.service 1 CPUWeight u 10 false
+hostile "unit name without type" "is not a valid systemd unit name" SetUnit 'sa{sv}b' foo 1 CPUWeight u 10 false
+hostile "unit name with a glob" "is not a valid systemd unit name" SetUnit 'sa{sv}b' '*.service' 1 CPUWeight u 10 false
+hostile "unit name with a newline" "is not a valid systemd unit name" SetUnit 'sa{sv}b' $'a\n[Rule x]\nb.service' 1 CPUWeight u 10 false
+hostile "unit name of 256 bytes" "is not a valid systemd unit name" SetUnit 'sa{sv}b' "$(head -c 248 /dev/zero | tr '\0' a).service" 1 CPUWeight u 10 false
+hostile "unit setting out of range" "settings: CPUWeight: " SetUnit 'sa{sv}b' a.service 1 CPUWeight u 0 false
+[ -z "$(find "$TMP/admin" "$TMP/run" -type f)" ] || fail "refused SetUnit calls left files: $(find "$TMP/admin" "$TMP/run" -type f)"
+echo "ok - unit names"
+
+# ---- the same as nobody, and a burst --------------------------------------
+expect_fail "nobody: pid 1" "belongs to uid 0|init process" as_nobody "$LATNICECTL" --bus "$ADDR" set 1 Nice=19
+expect_fail "nobody: huge key" "key longer than 4096" as_nobody busctl --address="$ADDR" call org.latnice.Daemon1 \
+        /org/latnice/Daemon1 org.latnice.Daemon1 SetTask 'ua{sv}' "$target" 1 "$big" i 1
+burst=()
+for i in $(seq 200); do
+        bctl call org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 Explain u 0 >/dev/null 2>&1 &
+        burst+=($!)
+done
+for p in "${burst[@]}"; do
+        wait "$p" && fail "a bad call in the burst succeeded"
+done
+daemon_alive "after a burst of 200 bad calls"
+ctl --json status | py_assert "d['version'] != ''" "latnicectl status after the hostile calls"
+echo "ok - the daemon kept serving"
+echo "PASS"
