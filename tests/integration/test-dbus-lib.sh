@@ -69,6 +69,13 @@ dbus_cleanup() {
         if [ -n "$DAEMON_PID" ]; then
                 kill -TERM "$DAEMON_PID" 2>/dev/null
                 wait "$DAEMON_PID" 2>/dev/null
+                p=$?
+                # latniced exits 0 on SIGTERM; sanitizer reports fail the test
+                if [ $rc -eq 0 ] && { [ $p -ne 0 ] ||
+                        grep -Eq "runtime error|Sanitizer|LeakSanitizer" "$TMP/latniced.log"; }; then
+                        echo "FAIL: latniced exited with status $p or reported a sanitizer error" >&2
+                        rc=1
+                fi
         fi
         if [ -n "$BUS_PID" ]; then
                 kill -TERM "$BUS_PID" 2>/dev/null
