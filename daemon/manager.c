@@ -19,12 +19,8 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
-#if HAVE_BUS
 #include "daemon/bus.h"
-#endif
-#if HAVE_UNITS
 #include "daemon/units.h"
-#endif
 
 /* After a lost event, wait this long for the burst to pass before the
  * rescan, so a storm that overflows the queue again and again causes one
@@ -49,13 +45,9 @@ struct Manager {
         TaskTable *tasks;
         AncestorCache *ancestors;
         Applier applier;
-#if HAVE_BUS
         Bus *bus;
-#endif
-#if HAVE_UNITS
         UnitState *units;
         char *unit_rule;
-#endif
         bool notify;
 
         uint64_t start_usec, last_reload_usec, last_status_usec;
@@ -146,14 +138,11 @@ static void manager_update_status(Manager *m, bool force)
 
 static void on_task_applied(void *userdata, const Task *t)
 {
-#if HAVE_BUS
         Manager *m = userdata;
 
         bus_emit_task_applied(m->bus, t->pid, t->tid, t->rule, &t->settings);
-#endif
 }
 
-#if HAVE_UNITS
 static bool unit_base_settings(void *userdata, const ProcTask *p, Settings *ret,
                                const char **ret_rule)
 {
@@ -179,7 +168,6 @@ static const Policy *units_get_policy(void *userdata)
         Manager *m = userdata;
         return m->policy;
 }
-#endif
 
 /* ---- configuration and policy -------------------------------------- */
 
@@ -413,13 +401,9 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-#if HAVE_BUS
         m->bus = bus_free(m->bus);
-#endif
-#if HAVE_UNITS
         m->units = units_free(m->units);
         free(m->unit_rule);
-#endif
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->sig_term);
@@ -496,7 +480,6 @@ int manager_start(Manager *m)
         if (r < 0)
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
 
-#if HAVE_UNITS
         r = units_new(m->opts.cgroup_root, m->opts.dry_run, &m->units);
         if (r < 0)
                 log_notice_errno(r, "No cgroup2 hierarchy to configure units in: %m");
@@ -515,7 +498,6 @@ int manager_start(Manager *m)
                                                   "new units are found through their processes.");
                 }
         }
-#endif
 
         /* Subscribe before scanning: a process started between the scan and
          * the subscription would otherwise be missed. */
@@ -525,14 +507,12 @@ int manager_start(Manager *m)
                                           "CAP_NET_ADMIN in the initial namespaces): %m");
         log_debug("Proc connector receive buffer: %zu bytes.", proc_events_rcvbuf(m->events));
 
-#if HAVE_BUS
         if (!streq(m->opts.bus, "none")) {
                 r = bus_setup(m, m->event, m->opts.bus, &m->bus);
                 if (r < 0)
                         log_notice_errno(r, "D-Bus (%s) not available, running without it: %m",
                                          m->opts.bus);
         }
-#endif
 
         r = manager_rescan(m, "start-up");
         if (r < 0)
@@ -564,10 +544,8 @@ int manager_run(Manager *m)
         if (m->config.restore_on_exit && !m->opts.dry_run) {
                 size_t n = applier_restore_all(&m->applier);
                 log_info("Restored the original attributes of %zu thread(s).", n);
-#if HAVE_UNITS
                 if (m->units)
                         (void)units_restore_all(m->units);
-#endif
         }
         return code;
 }
@@ -592,11 +570,7 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_user_owned = task_table_n_user_owned(m->tasks),
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
-#if HAVE_UNITS
                 .n_units = m->units ? units_n_configured(m->units) : 0,
-#else
-                .n_units = 0,
-#endif
                 .last_reload_diagnostics = m->diagnostics,
         };
 }
@@ -659,14 +633,12 @@ int manager_reload(Manager *m)
         if (r == -ENOMEM)
                 return r;
 
-#if HAVE_UNITS
         if (m->units) {
                 unsigned n = 0;
                 r = units_apply_all(m->units, m->policy, &n);
                 if (r < 0)
                         log_warning_errno(r, "Failed to configure units: %m");
         }
-#endif
         /* Every process again: new matches applied, changed ones updated,
          * tasks whose rule went away get their originals back. */
         r = applier_rescan(&m->applier);
