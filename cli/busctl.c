@@ -22,9 +22,6 @@
 #define BUS_PATH "/org/latnice/Daemon1"
 #define BUS_INTERFACE "org.latnice.Daemon1"
 
-#define EXIT_USAGE 2
-
-
 /* ---- Connecting and calling ------------------------------------------ */
 
 static const char *bus_address(const CliOptions *o)
@@ -178,39 +175,62 @@ static int append_settings(sd_bus_message *m, const Settings *s)
         return sd_bus_message_close_container(m);
 }
 
-/* Parse KEY=VALUE arguments; usage errors print and return 2. */
-static int parse_assignments(char **args, size_t n, uint32_t allowed, const char *what,
+/* Parse KEY=VALUE arguments for VERB (settings of ALLOWED only); usage errors
+ * print and return 2, like those of run. */
+static int parse_assignments(char **args, size_t n, uint32_t allowed, const char *verb,
                              Settings *ret)
 {
         Settings s = {};
 
-        if (n == 0) {
-                log_error("%s: expected at least one KEY=VALUE (e.g. LatencyNice=5)", what);
-                return EXIT_USAGE;
-        }
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *err = NULL, *key = NULL;
                 const char *eq = strchr(args[i], '=');
                 SettingId id;
 
-                if (!eq || eq == args[i]) {
-                        log_error("%s: expected KEY=VALUE, found \"%s\"", what, args[i]);
-                        return EXIT_USAGE;
-                }
+                if (!eq || eq == args[i])
+                        return cli_usage_error("invalid setting '%s': expected KEY=VALUE",
+                                               args[i]);
                 key = strndup(args[i], eq - args[i]);
                 if (!key)
-                        return log_oom(), 1;
+                        return cli_error("out of memory");
                 id = setting_from_string(key);
-                if (id < 0 || !(allowed & SETTING_BIT(id))) {
-                        log_error("%s: %s is not a setting %s accepts", what, key, what);
-                        return EXIT_USAGE;
-                }
-                if (settings_parse(&s, id, eq + 1, &err, NULL) < 0) {
-                        log_error("%s: %s: %s", what, key, err ? err : "invalid value");
-                        return EXIT_USAGE;
-                }
+                if (id < 0)
+                        return cli_usage_error("invalid setting '%s': unknown key '%s' (%s takes "
+                                               "%s)",
+                                               args[i], key, verb,
+                                               allowed == SETTINGS_UNIT_MASK
+                                                       ? "LatencyNice, Slice, UtilMin, UtilMax, "
+                                                         "CPUWeight, CPUIdle"
+                                                       : "LatencyNice, Slice, Nice, Policy, "
+                                                         "UtilMin, UtilMax, TimerSlack");
+                if (!(allowed & SETTING_BIT(id)))
+                        return cli_usage_error("invalid setting '%s': %s applies to %s only, "
+                                               "not to %s",
+                                               args[i], key,
+                                               allowed == SETTINGS_UNIT_MASK ? "processes"
+                                                                             : "[Unit] sections",
+                                               allowed == SETTINGS_UNIT_MASK ? "a unit"
+                                                                             : "a process");
+                if (settings_parse(&s, id, eq + 1, &err, NULL) < 0)
+                        return cli_usage_error("invalid setting '%s': %s", args[i],
+                                               err ? err : "invalid value");
         }
         *ret = s;
+        return 0;
+}
+
+/* Verbs without arguments: anything given is a usage error. */
+static int no_arguments(int argc, char **argv, const char *verb)
+{
+        _cleanup_free_ char **args = NULL;
+        size_t n;
+        int r;
+
+        r = cli_positional_args(argc, argv, verb, &args, &n);
+        if (r != 0)
+                return r;
+        if (n > 0)
+                return cli_usage_error("%s takes no arguments, found '%s'", verb, args[0]);
         return 0;
 }
 
@@ -557,10 +577,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         size_t n_errors = 0;
         int r;
 
-        if (argc > 1) {
-                log_error("status: unexpected argument \"%s\"", argv[1]);
-                return EXIT_USAGE;
-        }
+        r = no_arguments(argc, argv, "status");
+        if (r != 0)
+                return r;
         r = bus_open(o, &bus);
         if (r != 0)
                 return r;
@@ -593,14 +612,13 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.sched_ext_active)
                 printf("    sched_ext: active: slice and latency nice have no effect\n");
         printf("      Dry run: %s\n", i.dry_run ? "yes (nothing is changed)" : "no");
-        printf("       Policy: %" PRIu64 " rules, %" PRIu64 " unit sections in %" PRIu64
-               " files\n",
-               i.rules, i.units, i.files);
+        printf("       Policy: %" PRIu64 " rules in %" PRIu64 " files\n", i.rules, i.files);
         for (char **d = i.dirs; d && *d; d++)
                 printf("%s %s\n", d == i.dirs ? "  Directories:" : "              ", *d);
         printf("  Last reload: %s\n", reloaded);
         printf("        Tasks: %" PRIu64 " managed, %" PRIu64 " user-owned\n", i.managed,
                i.user_owned);
+        printf("        Units: %" PRIu64 " unit cgroups configured\n", i.units);
         printf("       Events: %" PRIu64 " handled, %" PRIu64 " lost, %" PRIu64 " rescans\n",
                i.events, i.lost, i.rescans);
         printf("      Applied: %" PRIu64 " (%" PRIu64 " failed)\n", i.applied, i.failed);
@@ -630,10 +648,9 @@ int verb_list(int argc, char **argv, const CliOptions *o)
         const char *comm, *rule, *settings;
         int user_owned, r;
 
-        if (argc > 1) {
-                log_error("list: unexpected argument \"%s\"", argv[1]);
-                return EXIT_USAGE;
-        }
+        r = no_arguments(argc, argv, "list");
+        if (r != 0)
+                return r;
         r = bus_open(o, &bus);
         if (r != 0)
                 return r;
@@ -736,19 +753,22 @@ int verb_set(int argc, char **argv, const CliOptions *o)
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *str = NULL;
+        _cleanup_free_ char **args = NULL;
+        size_t n;
         Settings s;
         pid_t pid;
         int r;
 
-        if (argc < 2) {
-                log_error("set: expected PID KEY=VALUE...");
-                return EXIT_USAGE;
-        }
-        if (parse_pid(argv[1], &pid) < 0) {
-                log_error("set: expected a process id, found \"%s\"", argv[1]);
-                return EXIT_USAGE;
-        }
-        r = parse_assignments(argv + 2, argc - 2, SETTINGS_TASK_MASK, "set", &s);
+        r = cli_positional_args(argc, argv, "set", &args, &n);
+        if (r != 0)
+                return r;
+        if (n == 0)
+                return cli_usage_error("set needs a PID and at least one KEY=VALUE setting");
+        if (cli_parse_pid(args[0], &pid) < 0)
+                return cli_usage_error("expected a PID (a positive number), found '%s'", args[0]);
+        if (n == 1)
+                return cli_usage_error("set needs at least one KEY=VALUE setting after the PID");
+        r = parse_assignments(args + 1, n - 1, SETTINGS_TASK_MASK, "set", &s);
         if (r != 0)
                 return r;
 
@@ -783,10 +803,9 @@ int verb_reload(int argc, char **argv, const CliOptions *o)
         size_t n_errors = 0;
         int r;
 
-        if (argc > 1) {
-                log_error("reload: unexpected argument \"%s\"", argv[1]);
-                return EXIT_USAGE;
-        }
+        r = no_arguments(argc, argv, "reload");
+        if (r != 0)
+                return r;
         r = bus_open(o, &bus);
         if (r != 0)
                 return r;
@@ -912,10 +931,9 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         sigset_t mask;
         int r, code = 0;
 
-        if (argc > 1) {
-                log_error("monitor: unexpected argument \"%s\"", argv[1]);
-                return EXIT_USAGE;
-        }
+        r = no_arguments(argc, argv, "monitor");
+        if (r != 0)
+                return r;
         r = bus_open(o, &bus);
         if (r != 0)
                 return r;
@@ -1033,10 +1051,10 @@ static int unit_args(int argc, char **argv, const char *verb, bool *ret_runtime,
                         runtime = true;
                 else if (!dashdash && streq(argv[i], "--"))
                         dashdash = true;
-                else if (!dashdash && argv[i][0] == '-' && argv[i][1] == '-') {
-                        log_error("%s: unknown option \"%s\"", verb, argv[i]);
-                        return EXIT_USAGE;
-                } else
+                else if (!dashdash && argv[i][0] == '-' && argv[i][1] == '-')
+                        /* one dash is a unit name: -.mount, -.slice */
+                        return cli_usage_error("unknown option '%s' for %s", argv[i], verb);
+                else
                         argv[1 + n++] = argv[i];
         }
         *ret_runtime = runtime;
@@ -1056,10 +1074,11 @@ int verb_set_unit(int argc, char **argv, const CliOptions *o)
         r = unit_args(argc, argv, "set-unit", &runtime, &pos, &n);
         if (r != 0)
                 return r;
-        if (n < 1) {
-                log_error("set-unit: expected UNIT KEY=VALUE... [--runtime]");
-                return EXIT_USAGE;
-        }
+        if (n == 0)
+                return cli_usage_error("set-unit needs a UNIT and at least one KEY=VALUE setting");
+        if (n == 1)
+                return cli_usage_error("set-unit needs at least one KEY=VALUE setting after the "
+                                       "unit (unset-unit removes its settings)");
         r = parse_assignments(pos + 1, n - 1, SETTINGS_UNIT_MASK, "set-unit", &s);
         if (r != 0)
                 return r;
@@ -1077,9 +1096,9 @@ int verb_unset_unit(int argc, char **argv, const CliOptions *o)
         r = unit_args(argc, argv, "unset-unit", &runtime, &pos, &n);
         if (r != 0)
                 return r;
-        if (n != 1) {
-                log_error("unset-unit: expected exactly one UNIT [--runtime]");
-                return EXIT_USAGE;
-        }
+        if (n == 0)
+                return cli_usage_error("unset-unit needs a UNIT");
+        if (n > 1)
+                return cli_usage_error("unset-unit takes one UNIT, found '%s' too", pos[1]);
         return unit_call(o, "unset-unit", pos[0], &s, runtime);
 }

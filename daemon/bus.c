@@ -999,6 +999,48 @@ static bool unit_name_valid(const char *unit)
         return false;
 }
 
+/*
+ * The first MAX bytes of S for an error message: printable ASCII as is,
+ * '\\' and '"' escaped, \n \r \t as such, every other byte (control
+ * characters, bytes of multi-byte characters) as \xNN, so a caller cannot
+ * put line breaks or terminal escapes into logs and messages. NULL on OOM.
+ */
+static char *escape_for_message(const char *s, size_t max)
+{
+        size_t n = strnlen(s, max);
+        char *e = malloc(4 * n + 1), *p = e;
+
+        if (!e)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char) s[i];
+
+                switch (c) {
+                case '\\':
+                case '"':
+                        *p++ = '\\';
+                        *p++ = (char) c;
+                        break;
+                case '\n':
+                        p = stpcpy(p, "\\n");
+                        break;
+                case '\r':
+                        p = stpcpy(p, "\\r");
+                        break;
+                case '\t':
+                        p = stpcpy(p, "\\t");
+                        break;
+                default:
+                        if (c >= 0x20 && c < 0x7f)
+                                *p++ = (char) c;
+                        else
+                                p += sprintf(p, "\\x%02x", c);
+                }
+        }
+        *p = '\0';
+        return e;
+}
+
 /* "90-unit-<unit>.policy"; the only character of unit names that is not kept is
  * '\\', written as "%5c" ('%' never occurs in unit names, so this is injective). */
 static char *unit_dropin_name(const char *unit)
@@ -1172,12 +1214,18 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = sd_bus_message_read(m, "s", &unit);
         if (r < 0)
                 return r;
-        if (!unit_name_valid(unit))
+        if (!unit_name_valid(unit)) {
+                _cleanup_free_ char *shown = escape_for_message(unit, 64);
+
+                if (!shown)
+                        return -ENOMEM;
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "unit: \"%.64s%s\" is not a valid systemd unit name "
+                                         "unit: \"%s%s\" is not a valid systemd unit name "
                                          "(letters, digits, \":_.\\@-\", a type suffix such as "
                                          ".service, at most %u bytes)",
-                                         unit, strlen(unit) > 64 ? "..." : "", BUS_UNIT_NAME_MAX);
+                                         shown, strnlen(unit, 65) > 64 ? "..." : "",
+                                         BUS_UNIT_NAME_MAX);
+        }
         r = read_settings(m, SETTINGS_UNIT_MASK, "settings", &s, error);
         if (r < 0)
                 return r;
