@@ -489,6 +489,15 @@ bool expr_uses_key(const Expr *e, MatchKey key)
         return expr_uses_key(e->left, key) || expr_uses_key(e->right, key);
 }
 
+uint32_t expr_keys(const Expr *e)
+{
+        if (!e)
+                return 0;
+        if (e->type == EXPR_PREDICATE)
+                return e->key >= 0 && e->key < _KEY_MAX ? 1u << e->key : 0;
+        return expr_keys(e->left) | expr_keys(e->right);
+}
+
 /* ---- Policy files --------------------------------------------------- */
 
 void rule_done(Rule *r)

@@ -12,6 +12,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/hashmap.h"
 #include "lib/settings.h"
@@ -68,6 +69,8 @@ int expr_parse(const char *text, size_t size, size_t base_column, Expr **ret, ch
  * parenthesized, "!" binds to its operand. */
 char *expr_to_string(const Expr *e);
 bool expr_uses_key(const Expr *e, MatchKey key);
+/* Bit (1u << key) for every MatchKey that appears in a predicate of E. */
+uint32_t expr_keys(const Expr *e);
 /* true if PATTERN has no glob metacharacter (* ? [ \) */
 bool glob_is_exact(const char *pattern);
 

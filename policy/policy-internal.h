@@ -31,6 +31,7 @@ struct Policy {
         size_t n_units;
 
         bool has_thread_rules;
+        uint32_t used_keys; /* POLICY_KEY_* bits */
         Matcher *matcher;
 };
 

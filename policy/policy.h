@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/settings.h"
 #include "lib/task.h"
@@ -91,6 +92,27 @@ size_t policy_n_profiles(const Policy *p);
 size_t policy_n_units(const Policy *p);
 /* true if some rule uses the "thread" key: then threads must be matched one by one */
 bool policy_has_thread_rules(const Policy *p);
+
+/* The match keys, as bits of policy_used_keys(). */
+typedef enum PolicyKeyBit {
+        POLICY_KEY_NAME = 1u << 0,
+        POLICY_KEY_COMM = 1u << 1,
+        POLICY_KEY_EXE = 1u << 2,
+        POLICY_KEY_CMDLINE = 1u << 3,
+        POLICY_KEY_USER = 1u << 4,
+        POLICY_KEY_GROUP = 1u << 5,
+        POLICY_KEY_CGROUP = 1u << 6,
+        POLICY_KEY_UNIT = 1u << 7,
+        POLICY_KEY_PARENT = 1u << 8,
+        POLICY_KEY_ANCESTOR = 1u << 9,
+        POLICY_KEY_THREAD = 1u << 10,
+} PolicyKeyBit;
+
+/* The POLICY_KEY_* bits of every key that appears in a predicate of some
+ * rule's Match= expression (negated or not), computed when the policy is
+ * loaded. A key that appears nowhere cannot change any match result, so a
+ * caller need not find out its value for a task. 0 for a NULL policy. */
+uint32_t policy_used_keys(const Policy *p);
 
 /* ---- Matching tasks ------------------------------------------------- */
 

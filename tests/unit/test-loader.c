@@ -243,6 +243,44 @@ static void test_cross_file(void)
         (void)f3;
 }
 
+/* policy_used_keys() over files: overridden, masked and rejected files count
+ * for nothing, the previous version of a rejected file counts. */
+static void test_used_keys(void)
+{
+        _cleanup_free_ char *low = path("k-low"), *high = path("k-high"),
+                            *masked = path("k-high/30-masked.policy");
+        char *dirs[] = { low, high, NULL };
+        Diagnostics d = {};
+        Policy *p = NULL, *p2 = NULL;
+
+        check(mkdir(low, 0755) == 0);
+        check(mkdir(high, 0755) == 0);
+        write_file("k-low/10-names.policy", "[Rule a]\nMatch = name:a\n");
+        write_file("k-low/20-over.policy", "[Rule over]\nMatch = user:root\n");
+        write_file("k-high/20-over.policy", "[Rule over]\nMatch = comm:x\n");
+        write_file("k-low/30-masked.policy", "[Rule m]\nMatch = cgroup:/x\n");
+        check(symlink("/dev/null", masked) == 0);
+        write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service &&\n");
+
+        check(policy_load(dirs, NULL, &p, &d) == 0);
+        check(policy_file(p, 3)->rejected);
+        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM));
+        diagnostics_done(&d);
+        policy_free(p);
+
+        write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service\n");
+        check(policy_load(dirs, NULL, &p, &d) == 0);
+        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_UNIT));
+        diagnostics_done(&d);
+        write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service && ancestor:(\n");
+        check(policy_load(dirs, p, &p2, &d) == 0);
+        check(policy_file(p2, 3)->from_previous);
+        check(policy_used_keys(p2) == (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_UNIT));
+        diagnostics_done(&d);
+        policy_free(p2);
+        policy_free(p);
+}
+
 int main(void)
 {
         char cmd[128];
@@ -253,6 +291,7 @@ int main(void)
         }
         test_dirs();
         test_cross_file();
+        test_used_keys();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         if (system(cmd) != 0)
                 fprintf(stderr, "could not remove %s\n", root);

@@ -303,6 +303,41 @@ static void test_threads(void)
         policy_free(p);
 }
 
+/* ---- policy_used_keys ----------------------------------------------- */
+
+static void test_used_keys(void)
+{
+        Policy *p;
+
+        check(policy_used_keys(NULL) == 0);
+
+        /* Keys named in comments, patterns, profiles and rule names do not count. */
+        p = load("# user:root group~x cgroup:/a unit:b\n"
+                 "; parent:a ancestor:b\n"
+                 "[Profile user:x]\nNice = 1\n"
+                 "[Rule cgroup:y]\nMatch = name:\"user:alice\" || comm~\"unit:.*\"\nNice = 2\n");
+        check(policy_n_rules(p) == 1);
+        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM));
+        policy_free(p);
+
+        /* Negated and nested predicates count, in every rule. */
+        p = load("[Rule a]\nMatch = exe:/usr/bin/* && !(user:root || group~^wheel$)\nNice = 1\n"
+                 "[Rule b]\nMatch = cmdline:*x* || (cgroup:/system.slice/* && !unit:*.scope)\n"
+                 "Nice = 2\n"
+                 "[Rule c]\nMatch = parent:bash || ancestor:sshd || thread:worker*\nNice = 3\n");
+        check(policy_used_keys(p) ==
+              (POLICY_KEY_EXE | POLICY_KEY_USER | POLICY_KEY_GROUP | POLICY_KEY_CMDLINE |
+               POLICY_KEY_CGROUP | POLICY_KEY_UNIT | POLICY_KEY_PARENT | POLICY_KEY_ANCESTOR |
+               POLICY_KEY_THREAD));
+        check(!(policy_used_keys(p) & (POLICY_KEY_NAME | POLICY_KEY_COMM)));
+        policy_free(p);
+
+        /* [Unit] sections and profiles use no match key. */
+        p = load("[Unit foo.service]\nCPUWeight = 50\n[Profile x]\nNice = 1\n");
+        check(policy_used_keys(p) == 0);
+        policy_free(p);
+}
+
 /* ---- index vs. trace over generated snapshots ----------------------- */
 
 static unsigned long long rng_state = 88172645463325252ULL;
@@ -448,6 +483,7 @@ int main(void)
         test_merge();
         test_deciders();
         test_threads();
+        test_used_keys();
         test_index();
         if (failures)
                 fprintf(stderr, "%d failures\n", failures);
