@@ -460,21 +460,31 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         t->kernel_thread = st.flags & PF_KTHREAD;
         t->zombie = st.state == 'Z' || st.state == 'X';
 
-        r = read_task_file(proc_root, pid, 0, "status", STATUS_MAX, &status, NULL);
-        if (r < 0)
-                return r;
-        r = status_u32(status, "Uid", &uid);
-        if (r >= 0)
-                r = status_u32(status, "Gid", &gid);
-        if (r < 0)
-                return r == -ENOMEM ? r : -EIO;
+        if (flags & PROC_READ_NO_IDS) {
+                uid = UINT32_MAX;
+                gid = UINT32_MAX;
+                flags |= PROC_READ_NO_NAMES;
+        } else {
+                r = read_task_file(proc_root, pid, 0, "status", STATUS_MAX, &status, NULL);
+                if (r < 0)
+                        return r;
+                r = status_u32(status, "Uid", &uid);
+                if (r >= 0)
+                        r = status_u32(status, "Gid", &gid);
+                if (r < 0)
+                        return r == -ENOMEM ? r : -EIO;
+        }
 
-        r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0);
-        if (r < 0)
-                return r;
-        r = read_exe(proc_root, pid, &t->exe_path);
-        if (r < 0)
-                return r;
+        if (!(flags & PROC_READ_NO_CMDLINE)) {
+                r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0);
+                if (r < 0)
+                        return r;
+        }
+        if (!(flags & PROC_READ_NO_EXE)) {
+                r = read_exe(proc_root, pid, &t->exe_path);
+                if (r < 0)
+                        return r;
+        }
         if (t->exe_path) {
                 const char *b = path_basename(t->exe_path);
                 if (b) {
@@ -484,19 +494,23 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                 }
         }
 
-        r = user_name(uid, &t->user);
-        if (r < 0)
-                return r;
-        r = group_name(gid, &t->group);
-        if (r < 0)
-                return r;
+        if (!(flags & PROC_READ_NO_NAMES)) {
+                r = user_name(uid, &t->user);
+                if (r < 0)
+                        return r;
+                r = group_name(gid, &t->group);
+                if (r < 0)
+                        return r;
+        }
 
-        r = read_cgroup(proc_root, pid, &t->cgroup);
-        if (r < 0)
-                return r;
-        r = cgroup_path_to_unit(t->cgroup, &t->unit);
-        if (r < 0 && r != -ENXIO)
-                return r;
+        if (!(flags & PROC_READ_NO_CGROUP)) {
+                r = read_cgroup(proc_root, pid, &t->cgroup);
+                if (r < 0)
+                        return r;
+                r = cgroup_path_to_unit(t->cgroup, &t->unit);
+                if (r < 0 && r != -ENXIO)
+                        return r;
+        }
 
         if (flags & PROC_READ_THREAD) {
                 r = proc_thread_comm(proc_root, pid, tid, &t->thread);

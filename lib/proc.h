@@ -32,6 +32,14 @@ typedef struct ProcTask {
 
 #define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors */
 #define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
+/* Leave out what a caller does not need (each costs a file read or a lookup;
+ * the task's own fields only, the ancestors are read in full). Left-out
+ * fields are NULL in ProcTask and in view. */
+#define PROC_READ_NO_NAMES   0x4  /* no user/group name lookup (NSS): user, group NULL */
+#define PROC_READ_NO_IDS     0x8  /* no PID/status: uid, gid are (uid_t)-1, (gid_t)-1; implies NO_NAMES */
+#define PROC_READ_NO_CGROUP  0x10 /* no PID/cgroup: cgroup, unit NULL */
+#define PROC_READ_NO_CMDLINE 0x20 /* no PID/cmdline: cmdline, argv0 NULL */
+#define PROC_READ_NO_EXE     0x40 /* no PID/exe: exe_path, exe_base NULL */
 
 /* PROC_ROOT: "/proc" normally. TID == 0 means the main thread. */
 int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret);

@@ -403,6 +403,44 @@ static void test_real(void)
         }
 }
 
+/* PROC_READ_NO_*: what is left out is neither read nor looked up. */
+static void test_flags(void)
+{
+        const unsigned all = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
+                             PROC_READ_NO_EXE;
+        ProcTask *t = NULL;
+
+        /* 700 has nothing but stat: the other files are not even opened */
+        put_stat("700/stat", 700, "bare", 'S', 1, 0, 99);
+        CHECK(proc_task_read(root, 700, 0, 0, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 700, 0, PROC_READ_NO_IDS | PROC_READ_NO_CMDLINE, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 700, 0, all, &t) == 0);
+        CHECK(streq(t->view.names.comm, "bare") && t->ppid == 1 && t->starttime == 99);
+        CHECK(t->view.uid == (uid_t)-1 && t->view.gid == (gid_t)-1);
+        CHECK(!t->view.user && !t->view.group && !t->view.cgroup && !t->view.unit);
+        CHECK(!t->view.cmdline && !t->view.names.argv0 && !t->view.names.exe && !t->view.exe_path);
+        t = proc_task_free(t);
+
+        /* one at a time on a complete task */
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(t->view.uid == 0 && t->view.gid == 0 && !t->view.user && !t->view.group);
+        CHECK(streq(t->view.unit, "foo.service") && streq(t->view.names.exe, "foo bar"));
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_CGROUP, &t) == 0);
+        CHECK(!t->view.cgroup && !t->view.unit && streq(t->view.user, "root"));
+        CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_CMDLINE, &t) == 0);
+        CHECK(!t->view.cmdline && !t->view.names.argv0 && streq(t->view.exe_path, "/usr/bin/foo bar"));
+        t = proc_task_free(t);
+        /* the ancestors keep their names whatever the flags */
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_ANCESTORS | all, &t) == 0);
+        CHECK(!t->view.names.exe && !t->view.exe_path && !t->view.names.argv0);
+        CHECK(t->view.n_ancestors == 2 && streq(t->view.ancestors[0].exe, "py thon3.11"));
+        CHECK(streq(t->view.ancestors[0].argv0, "py thon"));
+        t = proc_task_free(t);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -410,6 +448,7 @@ int main(void)
         CHECK(mkdtemp(root));
         build_fake_proc();
         test_fake();
+        test_flags();
         test_unit();
         test_real();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
