@@ -48,13 +48,7 @@ static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const cha
         return gone(read_full_file(p, max, ret, ret_size));
 }
 
-typedef struct StatInfo {
-        char *comm;
-        char state;
-        pid_t ppid;
-        unsigned long flags;
-        uint64_t starttime;
-} StatInfo;
+typedef ProcStat StatInfo;
 
 /*
  * Parse a stat line. The comm is between the first '(' and the LAST ')': it
@@ -96,7 +90,7 @@ static int parse_stat(const char *buf, StatInfo *ret)
                         uint64_t v;
                         if (safe_atou64(tok, &v) < 0)
                                 return -EIO;
-                        s.flags = (unsigned long) v;
+                        s.flags = v;
                         break;
                 }
                 case 22:
@@ -165,16 +159,12 @@ static int status_u32(const char *buf, const char *key, uint32_t *ret)
         return safe_atou32(v, ret) < 0 ? -EIO : 0;
 }
 
-/* cmdline: argv joined by spaces (NULL when empty) and the basename of argv[0]. */
-static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0)
+/* cmdline: argv joined by spaces (NULL when empty) and the basename of argv[0].
+ * Takes BUF: N bytes of content and room for one more. */
+static int parse_cmdline(char *buf_in, size_t n, char **ret_cmdline, char **ret_argv0)
 {
-        _cleanup_free_ char *buf = NULL, *argv0 = NULL;
-        size_t n;
-        int r;
+        _cleanup_free_ char *buf = buf_in, *argv0 = NULL;
 
-        r = read_task_file(proc_root, pid, 0, "cmdline", READ_FULL_FILE_MAX, &buf, &n);
-        if (r < 0)
-                return r;
         while (n > 0 && buf[n - 1] == 0)
                 n--;
         if (n == 0) {
@@ -198,6 +188,18 @@ static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, ch
         *ret_cmdline = TAKE_PTR(buf);
         *ret_argv0 = TAKE_PTR(argv0);
         return 0;
+}
+
+static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0)
+{
+        char *buf = NULL;
+        size_t n;
+        int r;
+
+        r = read_task_file(proc_root, pid, 0, "cmdline", READ_FULL_FILE_MAX, &buf, &n);
+        if (r < 0)
+                return r;
+        return parse_cmdline(buf, n, ret_cmdline, ret_argv0);
 }
 
 /* Target of PID/exe, " (deleted)" stripped; NULL when there is none (kernel
@@ -276,15 +278,10 @@ static int group_name(gid_t gid, char **ret)
         }
 }
 
-/* The cgroup v2 path: the "0::" line of PID/cgroup; NULL if there is none. */
-static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
+/* The cgroup v2 path: the "0::" line of the PID/cgroup file in BUF (modified);
+ * NULL if there is none. */
+static int parse_cgroup(char *buf, char **ret)
 {
-        _cleanup_free_ char *buf = NULL;
-        int r;
-
-        r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
-        if (r < 0)
-                return r;
         for (char *l = buf; l && *l;) {
                 char *nl = strchr(l, '\n');
                 if (nl)
@@ -297,6 +294,17 @@ static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
         }
         *ret = NULL;
         return 0;
+}
+
+static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        int r;
+
+        r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        return parse_cgroup(buf, ret);
 }
 
 int cgroup_path_to_unit(const char *cgroup, char **ret)
@@ -635,4 +643,78 @@ int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n)
 int proc_pids(const char *proc_root, pid_t **ret, size_t *ret_n)
 {
         return read_pid_dir(proc_root ?: "/proc", ret, ret_n);
+}
+
+/* The text of BUF up to SIZE bytes or its first NUL byte, NUL-terminated.
+ * (Not strndup(): BUF need not be NUL-terminated at all.) */
+static char *text_dup(const char *buf, size_t size)
+{
+        const char *nul = memchr(buf, 0, size);
+        size_t n = nul ? (size_t) (nul - buf) : size;
+        char *t = malloc(n + 1);
+
+        if (!t)
+                return NULL;
+        memcpy(t, buf, n);
+        t[n] = 0;
+        return t;
+}
+
+int proc_stat_parse(const char *buf, size_t size, ProcStat *ret)
+{
+        _cleanup_free_ char *copy = NULL;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        copy = text_dup(buf, size);
+        if (!copy)
+                return -ENOMEM;
+        return parse_stat(copy, ret);
+}
+
+void proc_stat_done(ProcStat *s)
+{
+        if (!s)
+                return;
+        free(s->comm);
+        s->comm = NULL;
+}
+
+int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t *ret)
+{
+        _cleanup_free_ char *copy = NULL;
+
+        if (!buf || !key || !ret)
+                return -EINVAL;
+        copy = text_dup(buf, size);
+        if (!copy)
+                return -ENOMEM;
+        return status_u32(copy, key, ret);
+}
+
+int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0)
+{
+        char *copy;
+
+        if ((!buf && size > 0) || !ret_cmdline || !ret_argv0 || size == SIZE_MAX)
+                return -EINVAL;
+        copy = malloc(size + 1);
+        if (!copy)
+                return -ENOMEM;
+        if (size > 0)
+                memcpy(copy, buf, size);
+        copy[size] = 0;
+        return parse_cmdline(copy, size, ret_cmdline, ret_argv0);
+}
+
+int proc_cgroup_parse(const char *buf, size_t size, char **ret)
+{
+        _cleanup_free_ char *copy = NULL;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        copy = text_dup(buf, size);
+        if (!copy)
+                return -ENOMEM;
+        return parse_cgroup(copy, ret);
 }

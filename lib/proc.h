@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -63,3 +64,32 @@ int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret);
 int cgroup_path_to_unit(const char *cgroup, char **ret);
 /* Every pid in PROC_ROOT, sorted. */
 int proc_pids(const char *proc_root, pid_t **ret, size_t *ret_n);
+
+/*
+ * The parsers behind the readers above, on a file's content in memory (for
+ * tests and fuzzing). BUF holds SIZE bytes and need not be NUL-terminated.
+ * stat, status and cgroup content ends at an embedded NUL byte, as when the
+ * readers read the file; cmdline uses NUL bytes as argument separators.
+ * Outputs are untouched on failure.
+ */
+
+/* Fields of /proc/PID/stat latnice uses. */
+typedef struct ProcStat {
+        char *comm;         /* owned; between the first '(' and the last ')' */
+        char state;         /* field 3 */
+        pid_t ppid;         /* field 4 */
+        uint64_t flags;     /* field 9 */
+        uint64_t starttime; /* field 22 */
+} ProcStat;
+
+/* -EIO if the line is not a stat line, -ENOMEM. */
+int proc_stat_parse(const char *buf, size_t size, ProcStat *ret);
+void proc_stat_done(ProcStat *s);
+/* First field of the "KEY:" line of a status file, as a number: -ENODATA if
+ * there is no such line, -EIO if its value is not a decimal u32. */
+int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t *ret);
+/* argv joined by single spaces (NULL if there is no argument) and the
+ * basename of argv[0] (NULL if it is empty or ends in '/'). */
+int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0);
+/* The path of the "0::" (cgroup v2) line of a PID/cgroup file; NULL if none. */
+int proc_cgroup_parse(const char *buf, size_t size, char **ret);
