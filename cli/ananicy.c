@@ -328,28 +328,15 @@ static const char *naming_key(FileKind kind)
         return NULL;
 }
 
-static int read_file(Converter *c, int dirfd_top, const char *rel)
+/* Reads the objects of one file, named REL (owned by the Converter), from F. */
+static int read_stream(Converter *c, FILE *f, const char *rel, FileKind kind)
 {
-        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, len;
         unsigned line = 0;
-        FileKind kind;
         bool too_long;
-        int fd, r;
+        int r;
 
-        r = kind_of(rel, &kind);
-        if (r < 0)
-                return r;
-        fd = openat(dirfd_top, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        f = fdopen(fd, "re");
-        if (!f) {
-                r = -errno;
-                safe_close(fd);
-                return r;
-        }
         c->stats.files++;
 
         while ((r = read_line(f, &buf, &size, &len, &too_long)) > 0) {
@@ -416,6 +403,27 @@ static int read_file(Converter *c, int dirfd_top, const char *rel)
                 }
         }
         return r;
+}
+
+static int read_file(Converter *c, int dirfd_top, const char *rel)
+{
+        _cleanup_fclose_ FILE *f = NULL;
+        FileKind kind;
+        int fd, r;
+
+        r = kind_of(rel, &kind);
+        if (r < 0)
+                return r;
+        fd = openat(dirfd_top, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "re");
+        if (!f) {
+                r = -errno;
+                safe_close(fd);
+                return r;
+        }
+        return read_stream(c, f, rel, kind);
 }
 
 /* ---- Writing ------------------------------------------------------------- */
@@ -803,6 +811,42 @@ static void write_malformed(Converter *c, FILE *out)
         c->stats.malformed = c->n_malformed;
 }
 
+/* Everything is read: write the policy for the rule set called LABEL. */
+static int convert_write(Converter *c, const char *label, FILE *out, AnanicyStats *ret_stats)
+{
+        int r;
+
+        if (c->rules.n + c->types.n == 0) {
+                /* nothing to convert: no output (an empty policy would not pass check) */
+                if (ret_stats) {
+                        c->stats.malformed = c->n_malformed;
+                        *ret_stats = c->stats;
+                }
+                return -ENOMSG;
+        }
+
+        r = index_types(c);
+        if (r < 0)
+                return r;
+
+        fprintf(out, "# latnice policy converted from the ananicy rules in ");
+        put_comment_text(out, label);
+        fprintf(out, "\n# by latnicectl import-ananicy. Settings latnice cannot express are\n"
+                     "# kept as comments that say why.\n\n");
+        r = write_cgroups(c, out);
+        if (r >= 0)
+                r = write_profiles(c, out);
+        if (r >= 0)
+                r = write_rules(c, out);
+        if (r < 0)
+                return r;
+        write_malformed(c, out);
+
+        if (ret_stats)
+                *ret_stats = c->stats;
+        return 0;
+}
+
 int ananicy_convert(const char *dir, FILE *out, AnanicyStats *ret_stats, char **ret_error_path)
 {
         _cleanup_close_ int top = -EBADF;
@@ -853,36 +897,55 @@ int ananicy_convert(const char *dir, FILE *out, AnanicyStats *ret_stats, char **
                 }
         }
 
-        if (c.rules.n + c.types.n == 0) {
-                /* nothing to convert: no output (an empty policy would not pass check) */
-                if (ret_stats) {
-                        c.stats.malformed = c.n_malformed;
-                        *ret_stats = c.stats;
-                }
-                r = -ENOMSG;
+        r = convert_write(&c, dir, out, ret_stats);
+finish:
+        converter_done(&c);
+        return r;
+}
+
+int ananicy_convert_buffers(const AnanicyBuffer *files, size_t n, const char *label, FILE *out,
+                            AnanicyStats *ret_stats)
+{
+        Converter c = {};
+        int r;
+
+        if ((!files && n > 0) || !label || !out)
+                return -EINVAL;
+
+        if (hashmap_new(&c.type_index) < 0 || hashmap_new(&c.profile_of) < 0 ||
+            hashmap_new(&c.used_names) < 0) {
+                r = -ENOMEM;
                 goto finish;
         }
 
-        r = index_types(&c);
-        if (r < 0)
-                goto finish;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_fclose_ FILE *f = NULL;
+                FileKind kind;
 
-        fprintf(out, "# latnice policy converted from the ananicy rules in ");
-        put_comment_text(out, dir);
-        fprintf(out, "\n# by latnicectl import-ananicy. Settings latnice cannot express are\n"
-                     "# kept as comments that say why.\n\n");
-        r = write_cgroups(&c, out);
-        if (r >= 0)
-                r = write_profiles(&c, out);
-        if (r >= 0)
-                r = write_rules(&c, out);
-        if (r < 0)
-                goto finish;
-        write_malformed(&c, out);
+                if (!files[i].name || (!files[i].data && files[i].size > 0)) {
+                        r = -EINVAL;
+                        goto finish;
+                }
+                if (kind_of(files[i].name, &kind) < 0)
+                        continue;
+                r = add_file(&c, files[i].name);
+                if (r < 0)
+                        goto finish;
+                if (files[i].size == 0) {
+                        c.stats.files++;
+                        continue;
+                }
+                f = fmemopen((void *)files[i].data, files[i].size, "r");
+                if (!f) {
+                        r = -errno;
+                        goto finish;
+                }
+                r = read_stream(&c, f, c.files[c.n_files - 1], kind);
+                if (r < 0)
+                        goto finish;
+        }
 
-        if (ret_stats)
-                *ret_stats = c.stats;
-        r = 0;
+        r = convert_write(&c, label, out, ret_stats);
 finish:
         converter_done(&c);
         return r;

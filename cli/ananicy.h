@@ -102,3 +102,20 @@ typedef struct AnanicyStats {
  * *ret_error_path (if not NULL) gets the path that failed.
  */
 int ananicy_convert(const char *dir, FILE *out, AnanicyStats *ret_stats, char **ret_error_path);
+
+/* One file of a rule set in memory. */
+typedef struct AnanicyBuffer {
+        const char *name; /* path as it would be below the directory; its suffix
+                           * (.rules, .types, .cgroups) says what it holds */
+        const void *data; /* the file's content, SIZE bytes (need not end in NUL) */
+        size_t size;
+} AnanicyBuffer;
+
+/*
+ * ananicy_convert() on N files in memory (for tests and fuzzing), read in the
+ * order given; files of no known kind are skipped. LABEL stands for the
+ * directory in the header comment. Returns 0, -ENOMSG (no rule and no type;
+ * nothing written, *ret_stats filled), -EINVAL, -E2BIG or -ENOMEM.
+ */
+int ananicy_convert_buffers(const AnanicyBuffer *files, size_t n, const char *label, FILE *out,
+                            AnanicyStats *ret_stats);
