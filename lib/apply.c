@@ -80,17 +80,31 @@ static uint64_t current_custom_slice(const SchedState *st)
 int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, SchedState *ret_before,
                        uint32_t *ret_applied, uint32_t *ret_unsupported)
 {
+        SchedState before;
+        int r;
+
+        r = sched_state_read(tid, &before);
+        if (r < 0)
+                return r;
+        r = settings_apply_tid_from(c, tid, &before, s, ret_applied, ret_unsupported);
+        if (r < 0)
+                return r;
+        if (ret_before)
+                *ret_before = before;
+        return 0;
+}
+
+int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
+                            const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported)
+{
         const char *proc_root = c->proc_root ?: "/proc";
         uint32_t mask = s->mask & SETTINGS_TASK_MASK, applied = 0, unsupported = 0, done = 0;
         uint64_t base = c->base_slice_ns ?: sched_base_slice();
         bool fair_attr = false, emulate_ln = false;
         int policy, nice, r = 0;
         uint64_t slice;
-        SchedState before;
+        const SchedState before = *cur;
 
-        r = sched_state_read(tid, &before);
-        if (r < 0)
-                return r;
         if (!sched_policy_is_fair(before.policy))
                 return -EBUSY;
 
@@ -191,8 +205,6 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
         applied = done;
 
 finish:
-        if (ret_before)
-                *ret_before = before;
         if (ret_applied)
                 *ret_applied = applied;
         if (ret_unsupported)

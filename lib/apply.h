@@ -51,6 +51,15 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
                        uint32_t *ret_applied, uint32_t *ret_unsupported);
 
 /*
+ * The same, from CUR: the state of TID the caller has just read (so it is
+ * not read again). CUR needs its timer slack (sched_state_read()) only when S
+ * has TimerSlack: it is what a failure puts back. CUR is what
+ * settings_apply_tid() returns in RET_BEFORE.
+ */
+int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
+                            const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported);
+
+/*
  * Put back the attributes of ORIG named by MASK (SETTING_BIT ids):
  * Policy, Nice, Slice (the custom slice or the default), LatencyNice (the
  * latency nice when ORIG has one, and the slice it may have been emulated

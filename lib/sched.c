@@ -101,13 +101,12 @@ int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
         return r == -ENOENT ? -ESRCH : r;
 }
 
-int sched_state_read(pid_t tid, SchedState *ret)
+int sched_state_read_attr(pid_t tid, SchedState *ret)
 {
         static const unsigned sizes[] = { SCHED_ATTR_SIZE_VER2, SCHED_ATTR_SIZE_VER1,
                                           SCHED_ATTR_SIZE_VER0 };
         struct ln_sched_attr a;
         SchedState s = {};
-        uint64_t slack;
         int r = -EINVAL;
 
         /* Ask for the largest layout; the kernel fills what it knows and
@@ -137,7 +136,19 @@ int sched_state_read(pid_t tid, SchedState *ret)
                 s.slice_ns = a.sched_runtime;
                 s.custom_slice = s.slice_ns != 0 && s.slice_ns != sched_base_slice();
         }
+        *ret = s;
+        return 0;
+}
 
+int sched_state_read(pid_t tid, SchedState *ret)
+{
+        SchedState s;
+        uint64_t slack;
+        int r;
+
+        r = sched_state_read_attr(tid, &s);
+        if (r < 0)
+                return r;
         r = timer_slack_read(NULL, tid, &slack);
         if (r == -ESRCH)
                 return r;

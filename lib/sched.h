@@ -85,6 +85,9 @@ typedef struct SchedState {
  * sched_base_slice()); an explicit slice equal to the base slice reads as
  * default, which behaves the same. */
 int sched_state_read(pid_t tid, SchedState *ret);
+/* The same without the timer slack (one syscall, no file): ->timer_slack_ns
+ * is 0. For callers that compare or restore everything but TimerSlack. */
+int sched_state_read_attr(pid_t tid, SchedState *ret);
 
 /* The base slice used to tell a custom slice from the default one. Set by
  * kernel_probe(); before that, computed on first use like the probe does. */

@@ -307,6 +307,40 @@ static void test_gone(void)
         CHECK(sched_state_restore(child, &st, SETTING_BIT(SETTING_NICE)) == -ESRCH);
 }
 
+/* settings_apply_tid_from(): starts from the state it is given, reads nothing
+ * itself; sched_state_read_attr() is sched_state_read() without the slack. */
+static void test_from_state(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK),
+                       .nice = 7, .timer_slack_ns = 3000 };
+        SchedState full, attr, fake;
+        uint32_t applied = 0;
+
+        CHECK(sched_state_read(child, &full) == 0);
+        CHECK(sched_state_read_attr(child, &attr) == 0);
+        CHECK(attr.timer_slack_ns == 0 && full.timer_slack_ns == pristine_slack);
+        attr.timer_slack_ns = full.timer_slack_ns;
+        CHECK(state_equal(&attr, &full));
+
+        CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == 0);
+        CHECK(applied == s.mask);
+        CHECK(getnice(child) == 7 && slack_of(child) == 3000);
+        CHECK(sched_state_restore(child, &full, applied) == 0);
+        check_pristine();
+
+        /* The given state decides: a thread said to be SCHED_FIFO is left alone. */
+        fake = full;
+        fake.policy = SCHED_FIFO;
+        CHECK(settings_apply_tid_from(&c, child, &fake, &s, &applied, NULL) == -EBUSY);
+        check_pristine();
+        /* A setting out of range changes nothing, not even the valid ones. */
+        s.mask |= SETTING_BIT(SETTING_POLICY);
+        s.policy = SCHED_FIFO;
+        CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EINVAL);
+        check_pristine();
+}
+
 int main(void)
 {
         if (geteuid() != 0) {
@@ -342,6 +376,7 @@ int main(void)
         test_uclamp_slack();
         test_all_and_matches();
         test_refusals();
+        test_from_state();
         test_gone();
         return 0;
 }
