@@ -4,12 +4,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/apply.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
 {
@@ -22,41 +31,32 @@ void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
                 a->ctx.proc_root = "/proc";
 }
 
-/* Does any policy file use one of KEYS as a predicate ("key:" or "key~")?
- * A textual over-approximation (a pattern that contains "parent:" counts
- * too), which only costs a needless read, never a missed match. */
-static bool policy_mentions_key(const Policy *p, const char *const *keys)
-{
-        for (size_t i = 0; i < policy_n_files(p); i++) {
-                const PolicyFileInfo *f = policy_file(p, i);
-
-                if (!f || !f->text)
-                        continue;
-                for (const char *const *k = keys; *k; k++) {
-                        size_t l = strlen(*k);
-                        for (const char *s = strstr(f->text, *k); s; s = strstr(s + 1, *k))
-                                if (s[l] == ':' || s[l] == '~')
-                                        return true;
-                }
-        }
-        return false;
-}
-
 void applier_set_policy(Applier *a, const Policy *policy)
 {
-        static const char *const ancestry[] = { "parent", "ancestor", NULL };
-        static const char *const ids[] = { "user", "group", NULL };
+        uint32_t keys;
 
         a->policy = policy;
         a->read_flags = 0;
+        a->used_keys = 0;
         a->thread_rules = false;
         a->uses_ids = false;
         if (!policy)
                 return;
-        if (policy_mentions_key(policy, ancestry))
-                a->read_flags |= PROC_READ_ANCESTORS;
+
+        keys = a->used_keys = policy_used_keys(policy);
         a->thread_rules = policy_has_thread_rules(policy);
-        a->uses_ids = policy_mentions_key(policy, ids);
+        a->uses_ids = keys & (POLICY_KEY_USER | POLICY_KEY_GROUP);
+        if (keys & (POLICY_KEY_PARENT | POLICY_KEY_ANCESTOR))
+                a->read_flags |= PROC_READ_ANCESTORS;
+        if (!a->uses_ids)
+                a->read_flags |= PROC_READ_NO_IDS;
+        /* "name" is argv[0]'s, exe's or comm's basename. */
+        if (!(keys & (POLICY_KEY_NAME | POLICY_KEY_CMDLINE)))
+                a->read_flags |= PROC_READ_NO_CMDLINE;
+        if (!(keys & (POLICY_KEY_NAME | POLICY_KEY_EXE)))
+                a->read_flags |= PROC_READ_NO_EXE;
+        if (!(keys & (POLICY_KEY_CGROUP | POLICY_KEY_UNIT)) && policy_n_units(policy) == 0)
+                a->read_flags |= PROC_READ_NO_CGROUP;
 }
 
 Settings applier_task_settings(const MatchResult *m)
@@ -163,6 +163,15 @@ static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
         return st == starttime;
 }
 
+/* Read TID's state; its timer slack (a /proc file) only when MASK has
+ * TimerSlack: it is compared and restored only then. */
+static int state_read(pid_t tid, uint32_t mask, SchedState *ret)
+{
+        if (mask & SETTING_BIT(SETTING_TIMER_SLACK))
+                return sched_state_read(tid, ret);
+        return sched_state_read_attr(tid, ret);
+}
+
 /* Put back the original attributes of T (if it is still the same living
  * task, still as latniced left it, and not user-owned). Does not remove T.
  * Returns 1 if restored. */
@@ -178,7 +187,7 @@ static int restore_task(Applier *a, Task *t)
         if (r <= 0)
                 return r;
 
-        r = sched_state_read(t->tid, &now);
+        r = state_read(t->tid, t->applied_mask, &now);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
         if (a->respect_manual_changes && !sched_state_matches(&now, &t->expected, t->applied_mask)) {
@@ -205,13 +214,20 @@ static int restore_task(Applier *a, Task *t)
 }
 
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
- * something was applied, 0 if not, negative errno on resource failure. */
+ * something was applied, 0 if not, negative errno on resource failure.
+ *
+ * The thread's state is read once before (it decides whether the thread is
+ * still ours, and it is what settings_apply_tid_from() starts from and what
+ * a new entry restores later) and once after (what a manual change is told
+ * apart from), each with one sched_getattr(); the timer slack file only when
+ * TimerSlack is involved. */
 static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings *s,
                         const char *rule, const char *thread_name)
 {
         const pid_t pid = p->view.pid;
-        SchedState before, now;
-        uint32_t applied = 0, unsupported = 0;
+        const Task *leader;
+        SchedState now;
+        uint32_t applied = 0, unsupported = 0, read_mask;
         uint64_t st;
         Task *t;
         bool is_new = false;
@@ -253,17 +269,22 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
                 return 0;
         }
 
-        if (t) {
-                r = sched_state_read(tid, &now);
-                if (r < 0) {
-                        if (errno_is_gone(r)) {
-                                applier_forget(a, pid, tid);
-                                return 0;
-                        }
-                        a->counters.n_failed++;
-                        return log_debug_errno(r, "Failed to read attributes of %d/%d: %m",
-                                               (int)pid, (int)tid);
+        /* What the state must hold: what S sets, what was applied before (to
+         * compare), and for a new thread what its leader got (inheritance). */
+        leader = tid != pid ? task_table_get(a->tasks, pid) : NULL;
+        read_mask = s->mask | (t ? t->applied_mask : 0) | (leader ? leader->applied_mask : 0);
+        r = state_read(tid, read_mask, &now);
+        if (r < 0) {
+                if (errno_is_gone(r)) {
+                        applier_forget(a, pid, tid);
+                        return 0;
                 }
+                a->counters.n_failed++;
+                return log_debug_errno(r, "Failed to read attributes of %d/%d: %m", (int)pid,
+                                       (int)tid);
+        }
+
+        if (t) {
                 if (!sched_policy_is_fair(now.policy) ||
                     (t->applied_mask != 0 && a->respect_manual_changes &&
                      !sched_state_matches(&now, &t->expected, t->applied_mask))) {
@@ -284,13 +305,35 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
                         if (r < 0 && !errno_is_gone(r))
                                 log_debug_errno(r, "Failed to restore %d/%d: %m", (int)pid,
                                                 (int)tid);
+                        r = state_read(tid, s->mask, &now);
+                        if (r < 0) {
+                                task_table_remove(a->tasks, tid);
+                                return errno_is_gone(r) ? 0 : r;
+                        }
                 }
                 t->applied_mask &= ~drop;
+                /* The timer slack was not latniced's so far: what it is now is
+                 * the thread's own. */
+                if ((s->mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
+                    !(t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK)))
+                        t->orig.timer_slack_ns = now.timer_slack_ns;
         } else {
+                if (!sched_policy_is_fair(now.policy)) {
+                        /* RT, deadline or sched_ext: never ours to change. */
+                        a->counters.n_skipped++;
+                        return 0;
+                }
                 r = task_table_add(a->tasks, pid, tid, st, &t);
                 if (r < 0)
                         return r;
                 is_new = true;
+                t->orig = now;
+                /* A new thread of a managed process inherited what latniced
+                 * gave the thread that created it: its originals are the
+                 * process's originals, not what it has now. */
+                if (leader && leader->applied_mask != 0 &&
+                    sched_state_matches(&now, &leader->expected, leader->applied_mask))
+                        t->orig = leader->orig;
         }
 
         (void)task_set_rule(t, rule);
@@ -298,10 +341,7 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
 
         if (a->ctx.dry_run) {
                 _cleanup_free_ char *str = settings_to_string(s);
-                if (is_new && sched_state_read(tid, &t->orig) < 0) {
-                        task_table_remove(a->tasks, tid);
-                        return 0;
-                }
+
                 t->settings = *s;
                 log_task(LOG_INFO, t, "%d/%d (%s): would apply %s (rule %s, dry run).",
                          (int)pid, (int)tid, strna(t->comm), strna(str), strna(rule));
@@ -310,9 +350,9 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
                 return 1;
         }
 
-        r = settings_apply_tid(&a->ctx, tid, s, &before, &applied, &unsupported);
+        r = settings_apply_tid_from(&a->ctx, tid, &now, s, &applied, &unsupported);
         if (r == -EBUSY) {
-                /* RT, deadline or sched_ext: never ours to change. */
+                /* Left the fair class since it was read: someone else's now. */
                 a->counters.n_skipped++;
                 if (is_new)
                         task_table_remove(a->tasks, tid);
@@ -330,17 +370,6 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
                         task_table_remove(a->tasks, tid);
                 return 0;
         }
-        if (is_new) {
-                const Task *leader = task_table_get(a->tasks, pid);
-
-                t->orig = before;
-                /* A new thread of a managed process inherited what latniced
-                 * gave the thread that created it: its originals are the
-                 * process's originals, not what it had now. */
-                if (leader && leader != t && leader->applied_mask != 0 &&
-                    sched_state_matches(&before, &leader->expected, leader->applied_mask))
-                        t->orig = leader->orig;
-        }
         t->applied_mask |= applied;
         t->settings = *s;
 
@@ -349,18 +378,23 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
         r = task_alive(a, pid, tid, st);
         if (r <= 0) {
                 if (r == 0 && applied) {
-                        (void)sched_state_restore_full(a->ctx.proc_root, tid, &before, applied);
+                        (void)sched_state_restore_full(a->ctx.proc_root, tid, &now, applied);
                         a->counters.n_reused++;
                 }
                 task_table_remove(a->tasks, tid);
                 return r < 0 ? r : 0;
         }
 
-        r = sched_state_read(tid, &t->expected);
+        /* What the kernel made of it; the timer slack is what was written
+         * (the kernel keeps it verbatim) or, not being ours, not compared. */
+        r = sched_state_read_attr(tid, &t->expected);
         if (r < 0) {
                 task_table_remove(a->tasks, tid);
                 return errno_is_gone(r) ? 0 : r;
         }
+        t->expected.timer_slack_ns = (t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK))
+                                             ? s->timer_slack_ns
+                                             : now.timer_slack_ns;
         if (t->applied_mask == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
                 task_table_remove(a->tasks, tid);
@@ -392,6 +426,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         flags = a->read_flags;
         if (a->ancestors)
                 flags &= ~PROC_READ_ANCESTORS;
+        if (a->ids && a->uses_ids)
+                flags |= PROC_READ_NO_NAMES; /* from the cache below */
         r = proc_task_read(a->ctx.proc_root, pid, 0, flags, &p);
         if (r < 0) {
                 if (errno_is_gone(r) || r == -EACCES || r == -EIO)
@@ -400,6 +436,16 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         }
         if (p->kernel_thread || p->zombie)
                 return 0;
+        if (a->ids && a->uses_ids) {
+                uint64_t now = now_usec();
+
+                /* Borrowed from the cache: valid until its next lookup. */
+                r = id_cache_user(a->ids, p->view.uid, now, &p->view.user);
+                if (r >= 0)
+                        r = id_cache_group(a->ids, p->view.gid, now, &p->view.group);
+                if (r < 0)
+                        return r;
+        }
         if (a->ancestors && (a->read_flags & PROC_READ_ANCESTORS)) {
                 r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
                                        &p->view.n_ancestors);

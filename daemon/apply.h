@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "daemon/ancestors.h"
+#include "daemon/idcache.h"
 #include "daemon/tasks.h"
 #include "lib/apply.h"
 #include "lib/proc.h"
@@ -49,9 +50,11 @@ struct Applier {
         const Policy *policy;      /* borrowed; set with applier_set_policy() */
         TaskTable *tasks;          /* borrowed */
         AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
+        IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
         unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */
+        uint32_t used_keys;        /* policy_used_keys() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */
         applier_applied_t on_applied;
@@ -62,7 +65,9 @@ struct Applier {
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx);
-/* Use POLICY from now on (borrowed) and derive what to read from /proc. */
+/* Use POLICY from now on (borrowed) and derive what to read from /proc:
+ * only the fields its match keys look at (policy_used_keys()), plus the
+ * cgroup when it has [Unit] sections (the per-task fallback needs it). */
 void applier_set_policy(Applier *a, const Policy *policy);
 
 /*

@@ -44,6 +44,7 @@ struct Manager {
         char **diagnostics;
         TaskTable *tasks;
         AncestorCache *ancestors;
+        IdCache *ids;
         Applier applier;
         Bus *bus;
         UnitState *units;
@@ -228,11 +229,14 @@ static int manager_load_policy(Manager *m)
         applier_set_policy(&m->applier, p);
         policy_free(m->policy);
         m->policy = p;
+        /* A reload is also how an administrator says "names changed". */
+        id_cache_flush(m->ids);
 
-        log_info("Policy: %zu rule(s), %zu profile(s), %zu unit section(s) from %zu file(s)%s%s.",
+        log_info("Policy: %zu rule(s), %zu profile(s), %zu unit section(s) from %zu file(s)%s%s%s.",
                  policy_n_rules(p), policy_n_profiles(p), policy_n_units(p), policy_n_files(p),
                  m->applier.thread_rules ? ", thread rules" : "",
-                 (m->applier.read_flags & PROC_READ_ANCESTORS) ? ", parent/ancestor keys" : "");
+                 (m->applier.read_flags & PROC_READ_ANCESTORS) ? ", parent/ancestor keys" : "",
+                 m->applier.uses_ids ? ", user/group keys" : "");
         return 0;
 }
 
@@ -381,11 +385,15 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         r = ancestor_cache_new(o->proc_root, &m->ancestors);
         if (r < 0)
                 return r;
+        r = id_cache_new(NULL, NULL, &m->ids);
+        if (r < 0)
+                return r;
 
         ctx.dry_run = o->dry_run;
         ctx.proc_root = o->proc_root;
         applier_init(&m->applier, m->tasks, &ctx);
         m->applier.ancestors = m->ancestors;
+        m->applier.ids = m->ids;
         m->applier.on_applied = on_task_applied;
         m->applier.userdata = m;
 
@@ -412,6 +420,7 @@ Manager *manager_free(Manager *m)
         sd_event_unref(m->event);
         task_table_free(m->tasks);
         ancestor_cache_free(m->ancestors);
+        id_cache_free(m->ids);
         policy_free(m->policy);
         strv_free(m->diagnostics);
         strv_free(m->policy_dirs);

@@ -17,6 +17,7 @@
 
 #include "daemon/ancestors.h"
 #include "daemon/apply.h"
+#include "daemon/idcache.h"
 #include "lib/macro.h"
 
 static Policy *load(const char *text)
@@ -291,6 +292,164 @@ static void test_task_settings(void)
         assert(applier_task_settings(&m).mask == SETTING_BIT(SETTING_NICE));
 }
 
+/* What the applier reads follows the keys the rules use, not the text of
+ * the policy files (comments, patterns and rule names do not count). */
+static void test_read_flags(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        const unsigned skip_all = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
+                                  PROC_READ_NO_EXE;
+        Applier a;
+        Policy *p;
+
+        init(&a, &tt, false);
+        p = load("# user:root group:wheel cgroup:/x unit:y parent:z ancestor:w\n"
+                 "[Rule user:x]\nMatch = name:\"user:root\"\nNice = 1\n");
+        applier_set_policy(&a, p);
+        assert(!a.uses_ids);
+        assert(a.read_flags == (PROC_READ_NO_IDS | PROC_READ_NO_CGROUP));
+        policy_free(p);
+
+        p = load("[Rule c]\nMatch = comm:x\nNice = 1\n");
+        applier_set_policy(&a, p);
+        assert(a.read_flags == skip_all);
+        policy_free(p);
+
+        p = load("[Rule c]\nMatch = comm:x || !group:adm\nNice = 1\n[Unit x.service]\nCPUWeight = 5\n");
+        applier_set_policy(&a, p);
+        assert(a.uses_ids);
+        assert(a.read_flags == (PROC_READ_NO_CMDLINE | PROC_READ_NO_EXE));
+        policy_free(p);
+
+        p = load("[Rule c]\nMatch = exe:/x && unit:y.service && ancestor:z\nNice = 1\n");
+        applier_set_policy(&a, p);
+        assert(a.read_flags == (PROC_READ_ANCESTORS | PROC_READ_NO_IDS | PROC_READ_NO_CMDLINE));
+        assert(a.used_keys == (POLICY_KEY_EXE | POLICY_KEY_UNIT | POLICY_KEY_ANCESTOR));
+        policy_free(p);
+
+        applier_set_policy(&a, NULL);
+        assert(a.read_flags == 0 && a.used_keys == 0 && !a.uses_ids);
+}
+
+/* user:/group: predicates through the id cache: looked up once, then hits. */
+static void test_user_names(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_(id_cache_freep) IdCache *ids = NULL;
+        Applier a;
+        pid_t k = kid("lt-apply-usr");
+        IdCacheStats st;
+
+        init(&a, &tt, false);
+        assert(id_cache_new(NULL, NULL, &ids) == 0);
+        a.ids = ids;
+        p = load("[Rule u]\nMatch = user:root && group:root && comm:lt-apply-usr\nNice = 2\n");
+        applier_set_policy(&a, p);
+        assert(a.uses_ids && !(a.read_flags & PROC_READ_NO_IDS));
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 2);
+        st = id_cache_stats(ids);
+        assert(st.n_lookups == 2 && st.n_hits == 0);
+        (void)applier_restore_all(&a);
+        assert(nice_of(k) == 0);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 2);
+        st = id_cache_stats(ids);
+        assert(st.n_lookups == 2 && st.n_hits == 2);
+        (void)applier_restore_all(&a);
+        kill_kid(k);
+}
+
+static uint64_t slack_of(pid_t tid)
+{
+        char path[64];
+        unsigned long long v = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", (int)tid);
+        f = fopen(path, "re");
+        assert(f);
+        assert(fscanf(f, "%llu", &v) == 1);
+        fclose(f);
+        return v;
+}
+
+static void set_slack(pid_t tid, uint64_t ns)
+{
+        char path[64];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", (int)tid);
+        f = fopen(path, "we");
+        assert(f);
+        assert(fprintf(f, "%llu", (unsigned long long)ns) > 0);
+        assert(fclose(f) == 0);
+}
+
+/* The sched state is read once before and once after applying, the timer
+ * slack file only when TimerSlack is involved: what is remembered must
+ * still tell latniced's own changes from someone else's. */
+static void test_timer_slack(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        pid_t k = kid("lt-apply-slack");
+        uint64_t own;
+        Task *t;
+
+        assert(threads_of(k, &tids) == 2);
+        init(&a, &tt, false);
+        p1 = load("[Rule s]\nMatch = comm:lt-apply-slack\nNice = 3\n");
+        p2 = load("[Rule s]\nMatch = comm:lt-apply-slack\nNice = 3\nTimerSlack = 7us\n");
+        p3 = load("[Rule s]\nMatch = comm:lt-apply-slack\nNice = 5\nTimerSlack = 7us\n");
+        p4 = load("[Rule s]\nMatch = comm:lt-apply-slack\nNice = 5\n");
+
+        /* The thread's own slack, set before latniced touches it. */
+        set_slack(tids[1], 123456);
+        own = slack_of(tids[0]);
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 3 && slack_of(tids[1]) == 123456);
+
+        /* TimerSlack added to managed threads: their slack then is the original. */
+        applier_set_policy(&a, p2);
+        assert(applier_process(&a, k) == 0);
+        assert(slack_of(tids[0]) == 7000 && slack_of(tids[1]) == 7000);
+        t = task_table_get(tt, tids[1]);
+        assert(t && t->orig.timer_slack_ns == 123456 && t->expected.timer_slack_ns == 7000);
+        assert(t->orig.nice == 0);
+
+        /* Another change: latniced's own slack is not mistaken for someone else's. */
+        applier_set_policy(&a, p3);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(tids[0]) == 5 && nice_of(tids[1]) == 5);
+        assert(task_table_n_user_owned(tt) == 0);
+
+        /* TimerSlack dropped: the original slack comes back, nice stays. */
+        applier_set_policy(&a, p4);
+        assert(applier_process(&a, k) == 0);
+        assert(slack_of(tids[0]) == own && slack_of(tids[1]) == 123456);
+        assert(nice_of(tids[1]) == 5 && task_table_n_user_owned(tt) == 0);
+
+        /* Someone else changes the slack latniced set: the thread is theirs. */
+        applier_set_policy(&a, p3);
+        assert(applier_process(&a, k) == 0);
+        assert(slack_of(tids[1]) == 7000);
+        set_slack(tids[1], 99000);
+        applier_set_policy(&a, p2);
+        assert(applier_process(&a, k) == 0);
+        assert(task_table_get(tt, tids[1])->user_owned && nice_of(tids[1]) == 5);
+        assert(nice_of(tids[0]) == 3 && !task_table_get(tt, tids[0])->user_owned);
+
+        assert(applier_restore_all(&a) == 1);
+        assert(nice_of(tids[0]) == 0 && slack_of(tids[0]) == own);
+        assert(slack_of(tids[1]) == 99000);
+        kill_kid(k);
+}
+
 int main(void)
 {
         test_task_settings();
@@ -303,5 +462,8 @@ int main(void)
         test_untouchable();
         test_dry_run();
         test_ancestors();
+        test_read_flags();
+        test_user_names();
+        test_timer_slack();
         return 0;
 }
