@@ -1,27 +1,57 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Exec-to-applied latency of latniced, idle and with every CPU busy.
 #
-#   bench/apply-latency.sh LATNICED APPLY_LATENCY [COUNT]     (root)
+#   bench/apply-latency.sh LATNICED APPLY_LATENCY [COUNT] [--idle-only]     (root)
 #
 # Starts LATNICED on a temporary policy that gives "lt-bench-target" Nice=3
 # (plus LatencyNice=-5), runs COUNT (default 2000) processes through
-# apply-latency idle, then again while one busy loop per CPU runs, and
-# prints p50/p90/p99/max, the daemon's CPU time per process and its RSS.
+# apply-latency idle, then again while one busy loop per CPU runs (not with
+# --idle-only), and prints p50/p90/p99/max, the daemon's CPU time per
+# process (from /proc/PID/schedstat, ns resolution) and its RSS.
+#
+# latniced runs under setpriv --pdeathsig TERM, so it goes with this script
+# even when the script is SIGKILLed; every other exit path sends it SIGTERM.
 set -euo pipefail
 LATNICED=${1:?latniced}
 BENCH=${2:?apply-latency}
 COUNT=${3:-2000}
+IDLE_ONLY=0
+[ "${4:-}" = --idle-only ] && IDLE_ONLY=1
 [ "$(id -u)" -eq 0 ] || { echo "apply-latency: needs root" >&2; exit 77; }
 
 T=$(mktemp -d)
 BUSY=()
+D=
+# Is PID running (not gone, not a zombie waiting for us)?
+running() {
+        local s
+        s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+        [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+}
+# Stop the daemon started here: SIGTERM (it restores what it changed), then
+# SIGKILL if it has not gone after 5 s.
+stop_daemon() {
+        [ -n "$D" ] || return 0
+        kill -TERM "$D" 2>/dev/null || true
+        for _ in $(seq 100); do
+                running "$D" || break
+                sleep 0.05
+        done
+        kill -KILL "$D" 2>/dev/null || true
+        wait "$D" 2>/dev/null || true
+        D=
+}
 cleanup() {
         for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null || true; done
-        [ -n "${D:-}" ] && kill "$D" 2>/dev/null || true
+        stop_daemon
         wait 2>/dev/null || true
         rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
 mkdir "$T/pol"
 cat >"$T/pol/50-bench.policy" <<'P'
 [Rule bench]
@@ -30,32 +60,57 @@ Nice = 3
 LatencyNice = -5
 P
 
-"$LATNICED" --bus none --config /dev/null --policy-dir "$T/pol" --log-level notice 2>"$T/log" &
+setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-dir "$T/pol" \
+        --log-level notice 2>"$T/log" &
 D=$!
-for _ in $(seq 100); do grep -q Ready "$T/log" 2>/dev/null && break; sleep 0.05; done
-sleep 0.2
+# Ready once it configures a matching process ("Ready:" is logged at info).
+( exec -a lt-bench-target sleep 60 ) &
+probe=$!
+ready=0
+for _ in $(seq 200); do
+        [ "$(ps -o ni= -p "$probe" | tr -d ' ')" = 3 ] && { ready=1; break; }
+        running "$D" || break
+        sleep 0.05
+done
+kill "$probe"
+wait "$probe" 2>/dev/null || true
+if [ $ready -eq 0 ]; then
+        echo "apply-latency: latniced did not start within 10 s:" >&2
+        cat "$T/log" >&2
+        exit 1
+fi
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$D/stat"; }
+# CPU time of the daemon in ns: schedstat when the kernel has it, else ticks.
 hz=$(getconf CLK_TCK)
+cpu_ns() {
+        if [ -r "/proc/$D/schedstat" ]; then
+                cut -d' ' -f1 "/proc/$D/schedstat"
+        else
+                sed 's/.*) //' "/proc/$D/stat" | awk -v hz="$hz" '{ printf "%.0f", ($12 + $13) * 1e9 / hz }'
+        fi
+}
 
 run() { # label
-        local c0 c1
-        c0=$(cpu_ticks)
+        local c0 c1 out
+        c0=$(cpu_ns)
         out=$("$BENCH" "$COUNT" 3) || true
-        c1=$(cpu_ticks)
+        c1=$(cpu_ns)
         echo "$1: $out"
-        echo "$1: daemon CPU $(( (c1 - c0) * 1000000 / hz / COUNT )) us per process" \
-             "($(( (c1 - c0) * 1000 / hz )) ms for $COUNT processes, 3 events each)"
+        awk -v l="$1" -v d="$((c1 - c0))" -v n="$COUNT" 'BEGIN {
+                printf "%s: daemon CPU %.1f us per process (%.1f ms for %d processes, 3 events each)\n",
+                        l, d / 1000 / n, d / 1e6, n }'
 }
 
 echo "kernel $(uname -r), $(nproc) CPUs, $COUNT processes"
 run idle
-for _ in $(seq "$(nproc)"); do
-        ( while :; do :; done ) &
-        BUSY+=($!)
-done
-run busy
-for p in "${BUSY[@]}"; do kill "$p"; done
-BUSY=()
+if [ "$IDLE_ONLY" -eq 0 ]; then
+        for _ in $(seq "$(nproc)"); do
+                ( while :; do :; done ) &
+                BUSY+=($!)
+        done
+        run busy
+        for p in "${BUSY[@]}"; do kill "$p"; done
+        BUSY=()
+fi
 grep -E "VmRSS|VmHWM|RssAnon|RssFile" "/proc/$D/status" | tr -s ' \t' ' '
 grep -E "^Pss:" "/proc/$D/smaps_rollup" | tr -s ' \t' ' '
