@@ -463,31 +463,43 @@ static char *section_name(const char *name, const char *fallback)
 }
 
 /* Make NAME unique among the section names of TYPE ("Rule", "Profile") by
- * appending -2, -3, ... Returns the name to use (owned), sets *ret_renamed. */
+ * appending -2, -3, ... Returns the name to use (owned), sets *ret_renamed.
+ * used_names maps each name taken to the next suffix to try for it as a base,
+ * so that N rules of the same name cost O(N), not O(N^2). */
 static char *unique_name(Converter *c, const char *type, const char *base, bool *ret_renamed)
 {
-        _cleanup_free_ char *candidate = strdup(base), *key = NULL;
+        _cleanup_free_ char *base_key = NULL, *candidate = NULL, *key = NULL;
+        uintptr_t next;
 
-        if (!candidate)
+        if (asprintf(&base_key, "%s %s", type, base) < 0)
                 return NULL;
-        *ret_renamed = false;
-        for (unsigned i = 2;; i++) {
+        next = (uintptr_t)hashmap_get(c->used_names, base_key);
+        if (next == 0) {
+                /* the name is free */
+                if (hashmap_put(c->used_names, base_key, (void *)(uintptr_t)2) < 0)
+                        return NULL;
+                *ret_renamed = false;
+                return strdup(base);
+        }
+        for (;; next++) {
+                free(candidate);
                 free(key);
+                key = NULL;
+                if (asprintf(&candidate, "%s-%" PRIuPTR, base, next) < 0) {
+                        candidate = NULL;
+                        return NULL;
+                }
                 if (asprintf(&key, "%s %s", type, candidate) < 0) {
                         key = NULL;
                         return NULL;
                 }
                 if (!hashmap_get(c->used_names, key))
                         break;
-                *ret_renamed = true;
-                free(candidate);
-                if (asprintf(&candidate, "%s-%u", base, i) < 0) {
-                        candidate = NULL;
-                        return NULL;
-                }
         }
-        if (hashmap_put(c->used_names, key, (void *)1) < 0)
+        if (hashmap_put(c->used_names, key, (void *)(uintptr_t)2) < 0 ||
+            hashmap_replace(c->used_names, base_key, (void *)(next + 1)) < 0)
                 return NULL;
+        *ret_renamed = true;
         return TAKE_PTR(candidate);
 }
 
