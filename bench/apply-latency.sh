@@ -23,6 +23,7 @@ IDLE_ONLY=0
 T=$(mktemp -d)
 BUSY=()
 D=
+B=
 # Is PID running (not gone, not a zombie waiting for us)?
 running() {
         local s
@@ -43,6 +44,7 @@ stop_daemon() {
         D=
 }
 cleanup() {
+        [ -z "$B" ] || kill "$B" 2>/dev/null || true
         for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null || true; done
         stop_daemon
         wait 2>/dev/null || true
@@ -93,7 +95,11 @@ cpu_ns() {
 run() { # label
         local c0 c1 out
         c0=$(cpu_ns)
-        out=$("$BENCH" "$COUNT" 3) || true
+        setpriv --pdeathsig KILL -- "$BENCH" "$COUNT" 3 >"$T/bench.out" &
+        B=$!
+        wait "$B" || true
+        B=
+        out=$(cat "$T/bench.out")
         c1=$(cpu_ns)
         echo "$1: $out"
         awk -v l="$1" -v d="$((c1 - c0))" -v n="$COUNT" 'BEGIN {
@@ -105,7 +111,7 @@ echo "kernel $(uname -r), $(nproc) CPUs, $COUNT processes"
 run idle
 if [ "$IDLE_ONLY" -eq 0 ]; then
         for _ in $(seq "$(nproc)"); do
-                ( while :; do :; done ) &
+                setpriv --pdeathsig KILL -- bash -c 'while :; do :; done' &
                 BUSY+=($!)
         done
         run busy

@@ -62,8 +62,11 @@ Nice = 3
 P
 cp /bin/sleep "$T/bin/lt-storm-keeper-x"
 
-storm() { # -> "done N MS"
-        "$STORM" "$COUNT" 2 | tail -1
+storm() { # FILE: run the storm, its output to FILE
+        setpriv --pdeathsig KILL -- "$STORM" "$COUNT" 2 >"$1" &
+        S=$!
+        wait "$S" || { echo "exec-storm: ln-storm failed" >&2; exit 1; }
+        S=
 }
 # CPU time of the daemon in ns: schedstat when the kernel has it, else ticks.
 hz=$(getconf CLK_TCK)
@@ -76,7 +79,8 @@ cpu_ns() {
 }
 
 echo "kernel $(uname -r), $(nproc) CPUs, $COUNT processes, 2 parallel loops"
-base=$(storm)
+storm "$T/base.out"
+base=$(tail -1 "$T/base.out")
 echo "without latniced: $base ($(echo "$base" | awk '{printf "%d", $2 * 1000 / $3}') execs/s)"
 
 extra=()
@@ -85,7 +89,7 @@ setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-d
         --policy-dir "$T/pol" --log-level notice "${extra[@]}" 2>"$T/log" &
 D=$!
 # Ready once it configures a matching process ("Ready:" is logged at info).
-"$T/bin/lt-storm-keeper-x" 3600 &
+setpriv --pdeathsig KILL -- "$T/bin/lt-storm-keeper-x" 3600 &
 KP+=($!)
 ready=0
 for _ in $(seq 200); do
@@ -100,14 +104,14 @@ if [ $ready -eq 0 ]; then
 fi
 c0=$(cpu_ns)
 
-"$STORM" "$COUNT" 2 >"$T/storm.out" &
+setpriv --pdeathsig KILL -- "$STORM" "$COUNT" 2 >"$T/storm.out" &
 S=$!
 while ! grep -q half "$T/storm.out"; do
         running "$S" || break
         sleep 0.01
 done
 for i in $(seq "$KEEPERS"); do
-        "$T/bin/lt-storm-keeper-x" 3600 &
+        setpriv --pdeathsig KILL -- "$T/bin/lt-storm-keeper-x" 3600 &
         KP+=($!)
         sleep 0.02
 done

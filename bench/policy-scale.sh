@@ -4,12 +4,27 @@
 # rule set converted to one policy file, and 1,000 / 10,000 / 100,000
 # generated name rules; print a table.
 #
-#   bench/policy-scale.sh [BUILD_DIR]      (default: build)
+#   bench/policy-scale.sh [BUILD_DIR] [--counts "N ..."] [--no-build]
+#
+# BUILD_DIR defaults to build. --counts: the generated rule set sizes
+# (default "1000 10000 100000"). --no-build: use BUILD_DIR/bench/policy-scale
+# as it is instead of running ninja first (the smoke test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=build
+counts="1000 10000 100000"
+do_build=1
+while [ $# -gt 0 ]; do
+        case "$1" in
+        --counts) counts=$2; shift 2 ;;
+        --no-build) do_build=0; shift ;;
+        -*) echo "policy-scale: unknown option $1" >&2; exit 2 ;;
+        *) build=$1; shift ;;
+        esac
+done
 bin=$build/bench/policy-scale
-ninja -C "$build" bench/policy-scale >/dev/null
+[ $do_build -eq 0 ] || ninja -C "$build" bench/policy-scale >/dev/null
+[ -x "$bin" ] || { echo "policy-scale: $bin not built" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -25,7 +40,7 @@ if [ -d "$data" ]; then
 else
         echo "policy-scale: $data not found, skipping the CachyOS rule set" >&2
 fi
-for n in 1000 10000 100000; do
+for n in $counts; do
         runs+=("$("$bin" --generate $n --label "generated-$n")")
 done
 

@@ -86,9 +86,12 @@ if [ ${#need[@]} -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}" >/dev/null
 fi
 
-[ -n "$out" ] || out="$here/out/sched-effect-$(date +%Y%m%d-%H%M%S)"
+if [ -z "$out" ]; then
+        out="$here/out/sched-effect-$(date +%Y%m%d-%H%M%S)"
+        mkdir -p "$out/hist"
+        ln -sfn "$(basename "$out")" "$here/out/sched-effect-latest" 2>/dev/null || true
+fi
 mkdir -p "$out/hist"
-ln -sfn "$(basename "$out")" "$here/out/sched-effect-latest" 2>/dev/null || true
 
 # The attribute wrapper and the sleeper: from the build tree, else compiled here.
 setattr="$build/bench/setattr"
@@ -160,8 +163,9 @@ start_latniced() {
                 echo "sched-effect: $latniced not built, condition latniced left out" >&2
                 return 1
         fi
-        "$latniced" --foreground --bus none --policy-dir "$root/policy/default" \
-                >>"$out/latniced.log" 2>&1 &
+        # --pdeathsig: it goes with this script even if the script is SIGKILLed.
+        setpriv --pdeathsig TERM -- "$latniced" --foreground --bus none \
+                --policy-dir "$root/policy/default" >>"$out/latniced.log" 2>&1 &
         latniced_pid=$!
         sleep 1
         if ! kill -0 "$latniced_pid" 2>/dev/null; then
@@ -371,7 +375,7 @@ summarize_throughput() {
         echo "date: $(date -Is)"
         echo "kernel: $(uname -r)  cpus: $(nproc)  autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
         echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-        others=$(pgrep -x latniced | tr '\n' ' ')
+        others=$(pgrep -x latniced | tr "\n" " " || true)
         [ -z "$others" ] || echo "WARNING: latniced already running (pid $others): results of condition latniced are not its alone"
         echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind conditions=$conditions"
         echo "cyclictest: $(cyclictest --help 2>&1 | head -1)  stress-ng: $(stress-ng --version 2>&1 | head -1)"

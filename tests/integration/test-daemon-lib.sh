@@ -21,10 +21,22 @@ mkdir -p "$POL"
 DAEMON=
 PIDS=()
 
+# latniced gets SIGTERM on every exit path (it restores what it changed),
+# SIGKILL only if it is still there 5 s later; it runs under setpriv
+# --pdeathsig TERM, so it goes with the test even when the test is SIGKILLed.
 cleanup() {
-        local p
+        local p i
         for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-        if [ -n "$DAEMON" ]; then kill -KILL "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; fi
+        if [ -n "$DAEMON" ]; then
+                kill -TERM "$DAEMON" 2>/dev/null
+                for ((i = 0; i < 100; i++)); do
+                        grep -q '^State:.*[ZX]' "/proc/$DAEMON/status" 2>/dev/null && break
+                        [ -e "/proc/$DAEMON" ] || break
+                        sleep 0.05
+                done
+                kill -KILL "$DAEMON" 2>/dev/null
+                wait "$DAEMON" 2>/dev/null
+        fi
         wait 2>/dev/null
         rm -rf "$T"
 }
@@ -87,8 +99,8 @@ ln_slice() { # latency_nice
 
 start_daemon() { # extra latniced options...
         : >"$LOG"
-        "$LATNICED" --foreground --bus none --config "$CONF" --policy-dir "$POL" \
-                --log-level debug "$@" 2>>"$LOG" &
+        setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none --config "$CONF" \
+                --policy-dir "$POL" --log-level debug "$@" 2>>"$LOG" &
         DAEMON=$!
         wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready"
 }

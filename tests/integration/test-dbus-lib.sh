@@ -109,7 +109,7 @@ dbus_start_bus() {
 # dbus_start_daemon [EXTRA_ARGS...]: latniced on the bus, waits for the name.
 dbus_start_daemon() {
         local i
-        "$LATNICED" --foreground --bus "$ADDR" --log-level debug \
+        setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus "$ADDR" --log-level debug \
                 --policy-dir "$TMP/vendor" --policy-dir "$TMP/run" --policy-dir "$TMP/admin" \
                 "$@" >"$TMP/latniced.log" 2>&1 &
         DAEMON_PID=$!

@@ -75,7 +75,7 @@ for ((i = 0; i < 50; i++)); do
         sleep 0.05
 done
 
-setpriv --bounding-set="$bounding" --no-new-privs -- \
+setpriv --bounding-set="$bounding" --no-new-privs --pdeathsig TERM -- \
         "$LATNICED" --foreground --bus none --log-level debug --policy-dir "$TMP/policy" \
         --cgroup-root "$TMP/cg" >"$TMP/log" 2>&1 &
 DAEMON=$!

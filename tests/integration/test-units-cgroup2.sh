@@ -118,8 +118,8 @@ expect_attr() {
 }
 
 start_daemon() {
-        "$LATNICED" --foreground --bus none --log-level debug --policy-dir "$TMP/policy" \
-                --cgroup-root "$1" >>"$TMP/log" 2>&1 &
+        setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none --log-level debug \
+                --policy-dir "$TMP/policy" --cgroup-root "$1" >>"$TMP/log" 2>&1 &
         DAEMON=$!
         # Ready once the startup scan is over ("Ready: ..." in the log).
         local i n
