@@ -478,11 +478,15 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                         return 0;
         }
 
-        if (only_tid > 0) {
+        if (only_tid > 0 || p->n_threads == 1) {
+                /* One thread when stat was read (the usual case right after
+                 * exec): no need to list task/. A thread created since has a
+                 * fork event of its own behind this one (applier_thread()),
+                 * or, if events were lost, the rescan that follows. */
                 tids = malloc(sizeof(pid_t));
                 if (!tids)
                         return -ENOMEM;
-                tids[0] = only_tid;
+                tids[0] = only_tid > 0 ? only_tid : pid;
                 n_tids = 1;
         } else {
                 r = proc_threads(a->ctx.proc_root, pid, &tids, &n_tids);

@@ -152,23 +152,32 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                 goto finish;
         }
 
+        /* What the thread has already (a child inherits its parent's
+         * attributes: cc1 under a make that got the same class) costs no
+         * syscall. */
         if (mask & SETTING_BIT(SETTING_NICE)) {
-                r = set_nice(tid, nice);
-                if (r < 0)
-                        goto fail;
+                if (nice != before.nice) {
+                        r = set_nice(tid, nice);
+                        if (r < 0)
+                                goto fail;
+                }
                 done |= SETTING_BIT(SETTING_NICE);
         }
         if (fair_attr) {
-                r = set_fair(tid, &before, policy, nice, slice);
-                if (r < 0)
-                        goto fail;
+                if (policy != before.policy || slice != current_custom_slice(&before)) {
+                        r = set_fair(tid, &before, policy, nice, slice);
+                        if (r < 0)
+                                goto fail;
+                }
                 done |= mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
                 if (emulate_ln)
                         done |= SETTING_BIT(SETTING_LATENCY_NICE);
         }
         if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
             c->backend == LATENCY_BACKEND_LATENCY_NICE) {
-                r = set_latency_nice(tid, s->latency_nice);
+                r = before.has_latency_nice && before.latency_nice == s->latency_nice
+                            ? 0
+                            : set_latency_nice(tid, s->latency_nice);
                 /* The value is in range: EINVAL here is the unknown flag of a
                  * kernel without latency nice, like E2BIG. */
                 if (r == -E2BIG || r == -EINVAL || r == -EOPNOTSUPP)
@@ -197,9 +206,11 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                         r = -EINVAL;
                         goto fail;
                 }
-                r = timer_slack_write(proc_root, tid, s->timer_slack_ns);
-                if (r < 0)
-                        goto fail;
+                if (before.timer_slack_ns != s->timer_slack_ns) {
+                        r = timer_slack_write(proc_root, tid, s->timer_slack_ns);
+                        if (r < 0)
+                                goto fail;
+                }
                 done |= SETTING_BIT(SETTING_TIMER_SLACK);
         }
         applied = done;

@@ -54,7 +54,8 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
  * The same, from CUR: the state of TID the caller has just read (so it is
  * not read again). CUR needs its timer slack (sched_state_read()) only when S
  * has TimerSlack: it is what a failure puts back. CUR is what
- * settings_apply_tid() returns in RET_BEFORE.
+ * settings_apply_tid() returns in RET_BEFORE. Both skip the syscall of a
+ * nice, policy and slice, latency nice or timer slack that CUR already has.
  */
 int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
                             const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported);

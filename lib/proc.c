@@ -93,6 +93,10 @@ static int parse_stat(const char *buf, StatInfo *ret)
                         s.flags = v;
                         break;
                 }
+                case 20:
+                        if (safe_atou32(tok, &s.n_threads) < 0)
+                                return -EIO;
+                        break;
                 case 22:
                         if (safe_atou64(tok, &s.starttime) < 0)
                                 return -EIO;
@@ -465,6 +469,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         t->state = st.state;
         t->ppid = st.ppid;
         t->starttime = st.starttime;
+        t->n_threads = st.n_threads;
         t->kernel_thread = st.flags & PF_KTHREAD;
         t->zombie = st.state == 'Z' || st.state == 'X';
 

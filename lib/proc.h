@@ -24,6 +24,7 @@ typedef struct ProcTask {
         bool kernel_thread;  /* PF_KTHREAD, or no mm: never touched */
         bool zombie;
         char state;          /* stat field 3 */
+        uint32_t n_threads;  /* stat field 20: threads when it was read */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
                 *thread;
@@ -80,6 +81,7 @@ typedef struct ProcStat {
         pid_t ppid;         /* field 4 */
         uint64_t flags;     /* field 9 */
         uint64_t starttime; /* field 22 */
+        uint32_t n_threads; /* field 20 */
 } ProcStat;
 
 /* -EIO if the line is not a stat line, -ENOMEM. */

@@ -329,6 +329,19 @@ static void test_from_state(void)
         CHECK(sched_state_restore(child, &full, applied) == 0);
         check_pristine();
 
+        /* What the given state has already is not set again. */
+        fake = full;
+        fake.nice = 7;
+        fake.timer_slack_ns = 3000;
+        CHECK(settings_apply_tid_from(&c, child, &fake, &s, &applied, NULL) == 0);
+        CHECK(applied == s.mask);
+        check_pristine(); /* nice 0 and the pristine slack: nothing was written */
+        fake.nice = 6;
+        CHECK(settings_apply_tid_from(&c, child, &fake, &s, &applied, NULL) == 0);
+        CHECK(getnice(child) == 7 && slack_of(child) == pristine_slack);
+        CHECK(sched_state_restore(child, &full, SETTING_BIT(SETTING_NICE)) == 0);
+        check_pristine();
+
         /* The given state decides: a thread said to be SCHED_FIFO is left alone. */
         fake = full;
         fake.policy = SCHED_FIFO;

@@ -190,6 +190,7 @@ static void test_fake(void)
         CHECK(t->view.pid == 100 && t->view.tid == 100);
         CHECK(t->ppid == 50 && t->state == 'R' && !t->zombie && !t->kernel_thread);
         CHECK(t->starttime == 123456789012ULL);
+        CHECK(t->n_threads == 1); /* what stat says, not the task/ directory */
         CHECK(t->view.n_ancestors == 2);
         CHECK(streq(t->view.ancestors[0].comm, "name with spaces"));
         CHECK(streq(t->view.ancestors[0].argv0, "py thon"));
@@ -343,9 +344,13 @@ static void test_real(void)
         CHECK(t->view.n_ancestors >= 1);
         CHECK(t->view.cgroup && t->view.cgroup[0] == '/');
         CHECK(!t->kernel_thread && !t->zombie);
+        CHECK(t->n_threads == 2);
         t = proc_task_free(t);
         pthread_cancel(th);
         pthread_join(th, NULL);
+        CHECK(proc_task_read("/proc", getpid(), 0, 0, &t) == 0);
+        CHECK(t->n_threads == 1);
+        t = proc_task_free(t);
 
         /* a child with a hostile comm and an 8 KiB cmdline: sh blocks on read */
         {
