@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -125,10 +126,16 @@ int proc_event_parse(const void *payload, size_t size, ProcEvent *ret)
         return 1;
 }
 
-static void dispatch_datagram(ProcEvents *p, uint8_t *buf, size_t len)
+int proc_events_dispatch(const void *buf, size_t len, proc_event_handler_t handler,
+                         void *userdata)
 {
-        struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-        int remaining = (int)MIN(len, (size_t)INT32_MAX);
+        /* libnl's walk takes a non-const header; it only reads through it. */
+        struct nlmsghdr *nlh = (struct nlmsghdr *) buf;
+        int remaining = (int) MIN(len, (size_t) INT32_MAX);
+        int n = 0;
+
+        if (!buf || !handler || (uintptr_t) buf % NLMSG_ALIGNTO != 0)
+                return -EINVAL;
 
         /* The kernel sends one cn_msg per datagram; walk defensively anyway. */
         for (; nlmsg_ok(nlh, remaining); nlh = nlmsg_next(nlh, &remaining)) {
@@ -140,18 +147,21 @@ static void dispatch_datagram(ProcEvents *p, uint8_t *buf, size_t len)
                 if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_OVERRUN)
                         continue;
 
-                r = proc_event_parse(nlmsg_data(nlh), (size_t)nlmsg_datalen(nlh), &e);
+                r = proc_event_parse(nlmsg_data(nlh), (size_t) nlmsg_datalen(nlh), &e);
                 if (r < 0) {
                         log_debug_errno(r, "Dropping malformed proc connector message: %m");
                         continue;
                 }
                 if (r == 0)
                         continue;
-                r = p->handler(&e, p->userdata);
+                if (n < INT_MAX)
+                        n++;
+                r = handler(&e, userdata);
                 if (r < 0)
                         log_debug_errno(r, "Handling %s event of %d/%d failed: %m",
                                         proc_event_type_to_string(e.type), e.pid, e.tid);
         }
+        return n;
 }
 
 static void report_lost(ProcEvents *p)
@@ -204,7 +214,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         if (h->msg_namelen < sizeof(struct sockaddr_nl) ||
                             p->addrs[i].nl_family != AF_NETLINK || p->addrs[i].nl_pid != 0)
                                 continue; /* only the kernel speaks here */
-                        dispatch_datagram(p, p->bufs[i], p->msgs[i].msg_len);
+                        (void) proc_events_dispatch(p->bufs[i], p->msgs[i].msg_len, p->handler,
+                                                    p->userdata);
                 }
                 if (n < BATCH)
                         return 0;

@@ -66,6 +66,19 @@ typedef struct ProcEvents ProcEvents;
 typedef int (*proc_event_handler_t)(const ProcEvent *e, void *userdata);
 
 /*
+ * Walk one received proc connector datagram of LEN bytes (one or more
+ * netlink messages; the kernel sends one) and call HANDLER for every event
+ * proc_event_parse() accepts. NOOP, ERROR and OVERRUN messages, messages of
+ * other connector users and malformed messages are skipped (the latter
+ * logged at debug level); a message that claims more than LEN bytes ends the
+ * walk. BUF must be aligned for struct nlmsghdr (4 bytes). This is the
+ * receive path's own walk. Returns the number of events handed to HANDLER,
+ * or -EINVAL for a NULL or misaligned BUF or a NULL HANDLER.
+ */
+int proc_events_dispatch(const void *buf, size_t len, proc_event_handler_t handler,
+                         void *userdata);
+
+/*
  * Open the proc connector, join its multicast group and ask the kernel to
  * start sending (PROC_CN_MCAST_LISTEN). RCVBUF: receive buffer in bytes (0:
  * the default of several MB); SO_RCVBUFFORCE is tried first so the limit

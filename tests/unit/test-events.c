@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/netlink.h>
 
 #include "daemon/events.h"
 #include "lib/macro.h"
@@ -135,6 +136,80 @@ static void test_parse(void)
 }
 
 /* ---- live connector (root) ----------------------------------------- */
+
+/* ---- proc_events_dispatch(): the walk of a received datagram ---------- */
+
+typedef struct Collected {
+        ProcEvent ev[8];
+        unsigned n;
+} Collected;
+
+static int collect(const ProcEvent *e, void *userdata)
+{
+        Collected *c = userdata;
+
+        assert(c->n < ELEMENTSOF(c->ev));
+        c->ev[c->n++] = *e;
+        return c->n == 1 ? -EIO : 0; /* a failing handler does not stop the walk */
+}
+
+/* Append a netlink message of TYPE carrying PAYLOAD to BUF at *OFF (aligned). */
+static void put_nlmsg(uint8_t *buf, size_t *off, uint16_t type, const void *payload, size_t n)
+{
+        struct nlmsghdr h = {
+                .nlmsg_len = (uint32_t)NLMSG_LENGTH(n),
+                .nlmsg_type = type,
+        };
+
+        memcpy(buf + *off, &h, sizeof(h));
+        memcpy(buf + *off + NLMSG_HDRLEN, payload, n);
+        *off += NLMSG_SPACE(n);
+}
+
+static void test_dispatch(void)
+{
+        _Alignas(struct nlmsghdr) uint8_t buf[1024];
+        Collected c = {};
+        size_t off = 0, n;
+        Msg m;
+
+        memset(buf, 0, sizeof(buf));
+        /* exec of 20, a NOOP, an error, a truncated fork, exit of 21/22 */
+        n = make(&m, PROC_EVENT_EXEC, sizeof(m.ev.event_data.exec));
+        m.ev.event_data.exec.process_pid = 20;
+        m.ev.event_data.exec.process_tgid = 20;
+        put_nlmsg(buf, &off, NLMSG_DONE, &m, n);
+        put_nlmsg(buf, &off, NLMSG_NOOP, &m, n);
+        put_nlmsg(buf, &off, NLMSG_ERROR, &m, n);
+        n = make(&m, PROC_EVENT_FORK, sizeof(m.ev.event_data.fork));
+        put_nlmsg(buf, &off, NLMSG_DONE, &m, n - 4);
+        n = make(&m, PROC_EVENT_EXIT, sizeof(m.ev.event_data.exit));
+        m.ev.event_data.exit.process_pid = 22;
+        m.ev.event_data.exit.process_tgid = 21;
+        put_nlmsg(buf, &off, NLMSG_DONE, &m, n);
+
+        assert(proc_events_dispatch(buf, off, collect, &c) == 2);
+        assert(c.n == 2);
+        assert(c.ev[0].type == PROC_EV_EXEC && c.ev[0].pid == 20 && c.ev[0].tid == 20);
+        assert(c.ev[1].type == PROC_EV_EXIT && c.ev[1].pid == 21 && c.ev[1].tid == 22);
+
+        /* a datagram cut inside its last message: the messages before it only */
+        c.n = 0;
+        assert(proc_events_dispatch(buf, off - 1, collect, &c) == 1);
+        assert(c.n == 1 && c.ev[0].type == PROC_EV_EXEC);
+
+        /* a header that claims more than was received ends the walk */
+        c.n = 0;
+        ((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)off + 4;
+        assert(proc_events_dispatch(buf, off, collect, &c) == 0 && c.n == 0);
+
+        c.n = 0;
+        assert(proc_events_dispatch(buf, 0, collect, &c) == 0 && c.n == 0);
+        assert(proc_events_dispatch(buf + 1, off - 1, collect, &c) == -EINVAL);
+        assert(proc_events_dispatch(NULL, 0, collect, &c) == -EINVAL);
+        assert(proc_events_dispatch(buf, off, NULL, NULL) == -EINVAL);
+        assert(c.n == 0);
+}
 
 typedef struct Seen {
         pid_t child, thread;
@@ -280,6 +355,7 @@ static void test_live(void)
 int main(void)
 {
         test_parse();
+        test_dispatch();
         if (geteuid() == 0)
                 test_live();
         else
