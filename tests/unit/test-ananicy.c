@@ -10,27 +10,7 @@
 #include "cli/ananicy.h"
 #include "lib/macro.h"
 #include "policy/policy.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                     \
-        do {                                                                            \
-                if (!(cond)) {                                                          \
-                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                                #cond);                                                 \
-                        failures++;                                                     \
-                }                                                                       \
-        } while (0)
-
-#define CHECK_STR(got, want)                                                              \
-        do {                                                                              \
-                const char *_g = (got), *_w = (want);                                     \
-                if (!streq_ptr(_g, _w)) {                                                 \
-                        fprintf(stderr, "%s:%d: got [%s], want [%s]\n", __FILE__, __LINE__, \
-                                strna(_g), strna(_w));                                    \
-                        failures++;                                                       \
-                }                                                                         \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 /* ---- Parser -------------------------------------------------------------- */
 
@@ -48,7 +28,7 @@ static void check_ok(const char *line, size_t n_fields)
         if (r != 0 || o.n != n_fields) {
                 fprintf(stderr, "expected [%s] to parse with %zu fields: r=%d n=%zu %s\n", line,
                         n_fields, r, o.n, strna(error));
-                failures++;
+                test_failures++;
         }
         ananicy_object_done(&o);
 }
@@ -65,9 +45,9 @@ static void check_bad(const char *line, unsigned want_column, const char *want_m
             strncmp(error, want_message, strlen(want_message)) != 0) {
                 fprintf(stderr, "bad input [%s]: r=%d column=%u (want %u) message=[%s] (want [%s...])\n",
                         line, r, column, want_column, strna(error), want_message);
-                failures++;
+                test_failures++;
         }
-        CHECK(o.n == 0 && o.fields == NULL); /* untouched */
+        check(o.n == 0 && o.fields == NULL); /* untouched */
 }
 
 static void test_values(void)
@@ -75,28 +55,28 @@ static void test_values(void)
         AnanicyObject o = {};
         const AnanicyField *f;
 
-        CHECK(parse("  { \"name\": \"pipewire\", \"nice\": -5, \"f\": 1.5, \"e\": 2e3, "
+        check(parse("  { \"name\": \"pipewire\", \"nice\": -5, \"f\": 1.5, \"e\": 2e3, "
                     "\"t\": true, \"n\": null, \"z\": -0, \"big\": 99999999999999999999 } # c",
                     &o, NULL, NULL) == 0);
-        CHECK(o.n == 8);
+        check(o.n == 8);
         f = ananicy_object_get(&o, "name");
-        CHECK(f && f->type == ANANICY_STRING && streq(f->string, "pipewire") && f->column == 5 &&
+        check(f && f->type == ANANICY_STRING && streq(f->string, "pipewire") && f->column == 5 &&
               f->value_column == 13 && streq(f->text, "\"pipewire\""));
         f = ananicy_object_get(&o, "nice");
-        CHECK(f && f->type == ANANICY_INTEGER && f->integer == -5 && streq(f->text, "-5"));
+        check(f && f->type == ANANICY_INTEGER && f->integer == -5 && streq(f->text, "-5"));
         f = ananicy_object_get(&o, "f");
-        CHECK(f && f->type == ANANICY_NUMBER && f->number == 1.5);
+        check(f && f->type == ANANICY_NUMBER && f->number == 1.5);
         f = ananicy_object_get(&o, "e");
-        CHECK(f && f->type == ANANICY_NUMBER && f->number == 2000);
+        check(f && f->type == ANANICY_NUMBER && f->number == 2000);
         f = ananicy_object_get(&o, "t");
-        CHECK(f && f->type == ANANICY_BOOL && f->boolean);
+        check(f && f->type == ANANICY_BOOL && f->boolean);
         f = ananicy_object_get(&o, "n");
-        CHECK(f && f->type == ANANICY_NULL);
+        check(f && f->type == ANANICY_NULL);
         f = ananicy_object_get(&o, "z");
-        CHECK(f && f->type == ANANICY_INTEGER && f->integer == 0);
+        check(f && f->type == ANANICY_INTEGER && f->integer == 0);
         f = ananicy_object_get(&o, "big"); /* does not fit int64: a plain number */
-        CHECK(f && f->type == ANANICY_NUMBER && f->number > 9e19);
-        CHECK(ananicy_object_get(&o, "missing") == NULL);
+        check(f && f->type == ANANICY_NUMBER && f->number > 9e19);
+        check(ananicy_object_get(&o, "missing") == NULL);
         ananicy_object_done(&o);
 
         check_ok("{}", 0);
@@ -111,16 +91,16 @@ static void test_escapes(void)
         AnanicyObject o = {};
         const AnanicyField *f;
 
-        CHECK(parse("{\"k\\\"ey\": \"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f\"}", &o, NULL, NULL) == 0);
+        check(parse("{\"k\\\"ey\": \"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f\"}", &o, NULL, NULL) == 0);
         f = o.n == 1 ? &o.fields[0] : NULL;
-        CHECK(f && streq(f->key, "k\"ey") && streq(f->string, "a\"b\\c/d\n\t\r\b\f"));
+        check(f && streq(f->key, "k\"ey") && streq(f->string, "a\"b\\c/d\n\t\r\b\f"));
         ananicy_object_done(&o);
 
         /* \u escapes: BMP, surrogate pair, upper-case hex; raw UTF-8 kept as is */
-        CHECK(parse("{\"n\": \"caf\\u00e9 \\u6587 \\ud83d\\ude00 \\u00C9 \xe6\x96\x87\"}", &o,
+        check(parse("{\"n\": \"caf\\u00e9 \\u6587 \\ud83d\\ude00 \\u00C9 \xe6\x96\x87\"}", &o,
                     NULL, NULL) == 0);
         f = o.n == 1 ? &o.fields[0] : NULL;
-        CHECK_STR(f ? f->string : NULL,
+        check_streq(f ? f->string : NULL,
                   "caf\xc3\xa9 \xe6\x96\x87 \xf0\x9f\x98\x80 \xc3\x89 \xe6\x96\x87");
         ananicy_object_done(&o);
 }
@@ -192,32 +172,32 @@ static void test_long_line(void)
         _cleanup_free_ char *line = malloc(n + 32);
         AnanicyObject o = {};
 
-        CHECK(line);
+        check(line);
         if (!line)
                 return;
         strcpy(line, "{\"name\":\"");
         memset(line + 9, 'a', n);
         strcpy(line + 9 + n, "\"}");
-        CHECK(parse(line, &o, NULL, NULL) == 0);
-        CHECK(o.n == 1 && strlen(o.fields[0].string) == n);
+        check(parse(line, &o, NULL, NULL) == 0);
+        check(o.n == 1 && strlen(o.fields[0].string) == n);
         ananicy_object_done(&o);
 
         line[9 + n] = '\0'; /* unterminated string */
         {
                 _cleanup_free_ char *error = NULL;
                 unsigned column = 0;
-                CHECK(parse(line, &o, &error, &column) == -EINVAL);
-                CHECK(column == n + 10);
+                check(parse(line, &o, &error, &column) == -EINVAL);
+                check(column == n + 10);
         }
 }
 
 static void test_blank(void)
 {
-        CHECK(ananicy_line_is_blank("", 0));
-        CHECK(ananicy_line_is_blank("   \t\r", 5));
-        CHECK(ananicy_line_is_blank("# {\"name\":\"x\"}", 15));
-        CHECK(ananicy_line_is_blank("   # x", 6));
-        CHECK(!ananicy_line_is_blank(" {", 2));
+        check(ananicy_line_is_blank("", 0));
+        check(ananicy_line_is_blank("   \t\r", 5));
+        check(ananicy_line_is_blank("# {\"name\":\"x\"}", 15));
+        check(ananicy_line_is_blank("   # x", 6));
+        check(!ananicy_line_is_blank(" {", 2));
 }
 
 /* ---- Converter ----------------------------------------------------------- */
@@ -227,9 +207,9 @@ static void write_file(const char *dir, const char *name, const char *text)
         _cleanup_free_ char *p = NULL;
         _cleanup_fclose_ FILE *f = NULL;
 
-        CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
+        check(asprintf(&p, "%s/%s", dir, name) > 0);
         f = fopen(p, "we");
-        CHECK(f);
+        check(f);
         if (f)
                 fputs(text, f);
 }
@@ -252,9 +232,9 @@ static void test_convert(void)
         size_t size = 0;
         FILE *f;
 
-        CHECK(mkdtemp(dir));
-        CHECK(asprintf(&sub, "%s/Games & Fun", dir) > 0);
-        CHECK(mkdir(sub, 0755) == 0);
+        check(mkdtemp(dir));
+        check(asprintf(&sub, "%s/Games & Fun", dir) > 0);
+        check(mkdir(sub, 0755) == 0);
 
         write_file(dir, "00-types.types",
                    "# types\n"
@@ -283,7 +263,7 @@ static void test_convert(void)
                    "{ \"name\": \"bg\", \"type\": \"BG CPU\" }");
         /* a line longer than the reader's bound */
         longline = malloc(ANANICY_LINE_MAX + 64);
-        CHECK(longline);
+        check(longline);
         if (longline) {
                 strcpy(longline, "{ \"name\": \"");
                 memset(longline + 11, 'y', ANANICY_LINE_MAX);
@@ -292,88 +272,88 @@ static void test_convert(void)
         }
 
         f = open_memstream(&out, &size);
-        CHECK(f);
+        check(f);
         if (!f)
                 return;
-        CHECK(ananicy_convert(dir, f, &st, &error_path) == 0);
+        check(ananicy_convert(dir, f, &st, &error_path) == 0);
         fclose(f);
 
-        CHECK(st.files == 4);
-        CHECK(st.types == 4);           /* Game (last definition), BG CPU, RT, OOM */
-        CHECK(st.types_duplicate == 1);
-        CHECK(st.cgroups == 1);
-        CHECK(st.rules == 10);          /* quake x2, Crab x2, Sex, 文字, batchy, x, bg, after-long */
-        CHECK(st.rules_renamed == 2);   /* Crab-Game.x86_64, quake */
-        CHECK(st.dropped[DROP_IOCLASS] == 0); /* only in the superseded Game */
-        CHECK(st.dropped[DROP_IONICE] == 1);
-        CHECK(st.dropped[DROP_SCHED_RT] == 1);
-        CHECK(st.dropped[DROP_RTPRIO] == 1);
-        CHECK(st.dropped[DROP_OOM_SCORE_ADJ] == 1);
-        CHECK(st.dropped[DROP_CGROUP] == 1);
-        CHECK(st.dropped[DROP_UNDEFINED_TYPE] == 1);
-        CHECK(st.dropped[DROP_UNKNOWN_KEY] == 1);
-        CHECK(st.dropped[DROP_INVALID] == 3); /* nice 40, sched weird, latency_nice "-5" */
+        check(st.files == 4);
+        check(st.types == 4);           /* Game (last definition), BG CPU, RT, OOM */
+        check(st.types_duplicate == 1);
+        check(st.cgroups == 1);
+        check(st.rules == 10);          /* quake x2, Crab x2, Sex, 文字, batchy, x, bg, after-long */
+        check(st.rules_renamed == 2);   /* Crab-Game.x86_64, quake */
+        check(st.dropped[DROP_IOCLASS] == 0); /* only in the superseded Game */
+        check(st.dropped[DROP_IONICE] == 1);
+        check(st.dropped[DROP_SCHED_RT] == 1);
+        check(st.dropped[DROP_RTPRIO] == 1);
+        check(st.dropped[DROP_OOM_SCORE_ADJ] == 1);
+        check(st.dropped[DROP_CGROUP] == 1);
+        check(st.dropped[DROP_UNDEFINED_TYPE] == 1);
+        check(st.dropped[DROP_UNKNOWN_KEY] == 1);
+        check(st.dropped[DROP_INVALID] == 3); /* nice 40, sched weird, latency_nice "-5" */
         /* not-a-type (.types without "type"), empty name, tab in name, type in .rules,
          * broken, long line */
-        CHECK(st.malformed == 6);
+        check(st.malformed == 6);
 
         if (!out)
                 return;
-        CHECK(count(out, "[Rule ") == 10);
-        CHECK(count(out, "[Profile ") == 4);
-        CHECK(strstr(out, "[Profile Game]\n# 00-types.types:6: type \"Game\"\nNice = -4\n"
+        check(count(out, "[Rule ") == 10);
+        check(count(out, "[Profile ") == 4);
+        check(strstr(out, "[Profile Game]\n# 00-types.types:6: type \"Game\"\nNice = -4\n"
                           "LatencyNice = -7\n"));
-        CHECK(strstr(out, "[Profile BG-CPU]\n"));
-        CHECK(strstr(out, "# 00-types.types:2: type \"Game\" is defined again at "
+        check(strstr(out, "[Profile BG-CPU]\n"));
+        check(strstr(out, "# 00-types.types:2: type \"Game\" is defined again at "
                           "00-types.types:6, which is used\n"));
-        CHECK(strstr(out, "[Rule quake]\n# Games & Fun/games.rules:1\nMatch = name:quake\n"
+        check(strstr(out, "[Rule quake]\n# Games & Fun/games.rules:1\nMatch = name:quake\n"
                           "Profile = Game\n"));
-        CHECK(strstr(out, "[Rule quake-2]\n"));
-        CHECK(strstr(out, "[Rule Crab-Game.x86_64]\n# Games & Fun/games.rules:3\n"
+        check(strstr(out, "[Rule quake-2]\n"));
+        check(strstr(out, "[Rule Crab-Game.x86_64]\n# Games & Fun/games.rules:3\n"
                           "Match = name:\"Crab Game.x86_64\"\n"));
-        CHECK(strstr(out, "[Rule Crab-Game.x86_64-2]\n"));
-        CHECK(strstr(out, "Match = name:\"Sex [[]18+] \\\"Q\\\" a\\\\\\\\b [*][?].exe\"\n"));
-        CHECK(strstr(out, "[Rule \xe6\x96\x87\xe5\xad\x97]\n"));
-        CHECK(strstr(out, "# not converted: type = \"Nope\": no .types file defines this type\n"));
-        CHECK(strstr(out, "# not converted: nice = 40: expected an integer in -20..19\n"));
-        CHECK(strstr(out, "Policy = batch\n# not converted: cgroup = \"cpu90\": latnice does not "
+        check(strstr(out, "[Rule Crab-Game.x86_64-2]\n"));
+        check(strstr(out, "Match = name:\"Sex [[]18+] \\\"Q\\\" a\\\\\\\\b [*][?].exe\"\n"));
+        check(strstr(out, "[Rule \xe6\x96\x87\xe5\xad\x97]\n"));
+        check(strstr(out, "# not converted: type = \"Nope\": no .types file defines this type\n"));
+        check(strstr(out, "# not converted: nice = 40: expected an integer in -20..19\n"));
+        check(strstr(out, "Policy = batch\n# not converted: cgroup = \"cpu90\": latnice does not "
                           "move processes between cgroups"));
-        CHECK(strstr(out, "# not converted: foo = 1: not a key of ananicy rules or types\n"));
-        CHECK(strstr(out, "[Profile RT]\n# 00-types.types:4: type \"RT\"\n"
+        check(strstr(out, "# not converted: foo = 1: not a key of ananicy rules or types\n"));
+        check(strstr(out, "[Profile RT]\n# 00-types.types:4: type \"RT\"\n"
                           "# not converted: sched = \"rr\": latnice never sets real-time policies\n"
                           "# not converted: rtprio = 50: latnice never sets real-time priorities\n"));
-        CHECK(strstr(out, "# 00-cgroups.cgroups:1: cgroup cgroup=\"cpu90\", CPUQuota=90\n"));
-        CHECK(strstr(out, "# Games & Fun/games.rules:13:20: malformed: expected ',' or '}' after a "
+        check(strstr(out, "# 00-cgroups.cgroups:1: cgroup cgroup=\"cpu90\", CPUQuota=90\n"));
+        check(strstr(out, "# Games & Fun/games.rules:13:20: malformed: expected ',' or '}' after a "
                           "value, found '+'\n"));
-        CHECK(strstr(out, "# Games & Fun/long.rules:1: malformed: line longer than 4096 bytes\n"));
-        CHECK(strstr(out, "[Rule after-long]\n"));
-        CHECK(strstr(out, "# 00-types.types:7:"));
-        CHECK(strstr(out, "never read") == NULL);
+        check(strstr(out, "# Games & Fun/long.rules:1: malformed: line longer than 4096 bytes\n"));
+        check(strstr(out, "[Rule after-long]\n"));
+        check(strstr(out, "# 00-types.types:7:"));
+        check(strstr(out, "never read") == NULL);
 
         /* The output is a valid policy: no errors, and it matches what it should. */
-        CHECK(policy_load_string("ananicy.policy", out, strlen(out), &p, &diags) == 0);
+        check(policy_load_string("ananicy.policy", out, strlen(out), &p, &diags) == 0);
         for (size_t i = 0; i < diags.n; i++) {
                 _cleanup_free_ char *d = diagnostic_format(&diags.items[i]);
                 fprintf(stderr, "diagnostic: %s\n", strna(d));
         }
-        CHECK(diagnostics_count(&diags, DIAG_ERROR) == 0);
-        CHECK(p && policy_n_rules(p) == 10);
+        check(diagnostics_count(&diags, DIAG_ERROR) == 0);
+        check(p && policy_n_rules(p) == 10);
         if (p) {
                 const char *odd = "Sex [18+] \"Q\" a\\b *?.exe";
                 TaskSnapshot t = { .pid = 1, .tid = 1, .names = { .comm = "zz", .argv0 = odd } };
                 MatchResult m;
 
-                CHECK(policy_match(p, &t, &m, NULL) == 0);
-                CHECK(m.n_matched == 1 && settings_has(&m.settings, SETTING_NICE) &&
+                check(policy_match(p, &t, &m, NULL) == 0);
+                check(m.n_matched == 1 && settings_has(&m.settings, SETTING_NICE) &&
                       m.settings.nice == -4);
                 /* the glob characters are literal: another name does not match */
                 t.names.argv0 = "Sex 1 \"Q\" a\\b xx.exe";
-                CHECK(policy_match(p, &t, &m, NULL) == 0);
-                CHECK(m.n_matched == 0);
+                check(policy_match(p, &t, &m, NULL) == 0);
+                check(m.n_matched == 0);
                 t.names.argv0 = "Crab Game.x86_64";
-                CHECK(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1);
+                check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1);
                 t.names.argv0 = "bg";
-                CHECK(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1 &&
+                check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1 &&
                       m.settings.policy == 5 /* SCHED_IDLE */ && m.settings.nice == 16);
         }
         diagnostics_done(&diags);
@@ -384,10 +364,10 @@ static void test_convert(void)
                 _cleanup_free_ char *ep = NULL, *empty = NULL;
                 FILE *devnull = fopen("/dev/null", "we");
 
-                CHECK(ananicy_convert("/nonexistent-ananicy", devnull, &s2, &ep) == -ENOENT);
-                CHECK_STR(ep, "/nonexistent-ananicy");
-                CHECK(asprintf(&empty, "%s/empty", dir) > 0 && mkdir(empty, 0755) == 0);
-                CHECK(ananicy_convert(empty, devnull, &s2, NULL) == -ENOMSG);
+                check(ananicy_convert("/nonexistent-ananicy", devnull, &s2, &ep) == -ENOENT);
+                check_streq(ep, "/nonexistent-ananicy");
+                check(asprintf(&empty, "%s/empty", dir) > 0 && mkdir(empty, 0755) == 0);
+                check(ananicy_convert(empty, devnull, &s2, NULL) == -ENOMSG);
                 fclose(devnull);
                 rmdir(empty);
         }
@@ -395,8 +375,8 @@ static void test_convert(void)
         /* clean up */
         {
                 _cleanup_free_ char *cmd = NULL;
-                CHECK(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-                CHECK(system(cmd) == 0);
+                check(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+                check(system(cmd) == 0);
         }
 }
 
@@ -408,10 +388,8 @@ int main(void)
         test_long_line();
         test_blank();
         test_convert();
-        if (failures) {
-                fprintf(stderr, "%d check(s) failed\n", failures);
-                return 1;
-        }
+        if (test_result() != EXIT_SUCCESS)
+                return EXIT_FAILURE;
         printf("test-ananicy: all checks passed\n");
         return 0;
 }

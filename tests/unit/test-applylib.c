@@ -18,14 +18,7 @@
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
-
-#define CHECK(x)                                                                            \
-        do {                                                                                \
-                if (!(x)) {                                                                 \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                            \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static KernelFeatures k;
 static pid_t child;

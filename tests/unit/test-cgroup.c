@@ -13,14 +13,7 @@
 #include "lib/cgroup.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
-
-#define CHECK(x)                                                                            \
-        do {                                                                                \
-                if (!(x)) {                                                                 \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                            \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static char root[] = "/tmp/test-cgroup-XXXXXX";
 

@@ -21,6 +21,7 @@
 #include "lib/macro.h"
 #include "lib/sched.h"
 #include "policy/policy.h"
+#include "tests/unit/test-util.h"
 
 #define POLICY_DIR SOURCE_ROOT "/policy/default"
 #define SAMPLES SOURCE_ROOT "/tests/unit/default-policy-samples.tsv"
@@ -28,15 +29,6 @@
 /* The strongest settings the default policy may hand out (the audio class). */
 #define MIN_NICE (-11)
 #define MIN_LATENCY_NICE (-15)
-
-static int failures;
-
-#define fail(...)                                                                           \
-        do {                                                                                \
-                fprintf(stderr, __VA_ARGS__);                                               \
-                fputc('\n', stderr);                                                        \
-                failures++;                                                                 \
-        } while (0)
 
 typedef struct ProfileExpect {
         char *name;
@@ -145,7 +137,7 @@ static int parse_settings(const char *text, unsigned line, Settings *ret)
                 if (words[i][0] == '\0')
                         continue;
                 if (settings_parse_assignment(&s, words[i], &err) < 0) {
-                        fail("%s:%u: bad setting \"%s\": %s", SAMPLES, line, words[i],
+                        test_fail("%s:%u: bad setting \"%s\": %s", SAMPLES, line, words[i],
                              strna(err));
                         r = -EINVAL;
                 }
@@ -171,7 +163,7 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
         Sample s = { .line = lineno };
 
         if (n != 8) {
-                fail("%s:%u: expected 8 tab-separated columns, found %zu", SAMPLES, lineno, n);
+                test_fail("%s:%u: expected 8 tab-separated columns, found %zu", SAMPLES, lineno, n);
                 strv_free(cols);
                 return -EINVAL;
         }
@@ -184,11 +176,11 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
         free(cols);
 
         if (!s.fields[COL_ARGV0] || !s.fields[COL_COMM] || !s.fields[COL_EXPECTED]) {
-                fail("%s:%u: argv0, comm and expected are required", SAMPLES, lineno);
+                test_fail("%s:%u: argv0, comm and expected are required", SAMPLES, lineno);
                 return -EINVAL;
         }
         if (strlen(s.fields[COL_COMM]) > 15) {
-                fail("%s:%u: comm \"%s\" is longer than the kernel's 15 bytes", SAMPLES, lineno,
+                test_fail("%s:%u: comm \"%s\" is longer than the kernel's 15 bytes", SAMPLES, lineno,
                      s.fields[COL_COMM]);
                 return -EINVAL;
         }
@@ -203,7 +195,7 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
         if (exp[0] == '@') {
                 const ProfileExpect *pe = table_profile(t, exp + 1);
                 if (!pe) {
-                        fail("%s:%u: unknown profile \"%s\" (define it with an @ line first)",
+                        test_fail("%s:%u: unknown profile \"%s\" (define it with an @ line first)",
                              SAMPLES, lineno, exp);
                         return -EINVAL;
                 }
@@ -213,7 +205,7 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
                         return -EINVAL;
         }
         if ((s.expected.mask == 0) != (s.rules[0] == NULL)) {
-                fail("%s:%u: a sample matched by no rule must expect \"none\", and only then",
+                test_fail("%s:%u: a sample matched by no rule must expect \"none\", and only then",
                      SAMPLES, lineno);
                 return -EINVAL;
         }
@@ -268,7 +260,7 @@ static int table_load(Table *t)
         ssize_t len;
 
         if (!f) {
-                fail("%s: %m", SAMPLES);
+                test_fail("%s: %m", SAMPLES);
                 return -errno;
         }
         while ((len = getline(&line, &size, f)) >= 0) {
@@ -282,7 +274,7 @@ static int table_load(Table *t)
                         ProfileExpect pe = {};
 
                         if (!tab) {
-                                fail("%s:%u: expected \"@profile<TAB>settings\"", SAMPLES, lineno);
+                                test_fail("%s:%u: expected \"@profile<TAB>settings\"", SAMPLES, lineno);
                                 continue;
                         }
                         *tab = '\0';
@@ -332,22 +324,22 @@ static void check_no_harm(const Sample *s, const Settings *r)
 
         if (settings_has(r, SETTING_NICE)) {
                 if (r->nice < MIN_NICE)
-                        fail("%s:%u: Nice=%d is stronger than the audio class (%d)", SAMPLES,
+                        test_fail("%s:%u: Nice=%d is stronger than the audio class (%d)", SAMPLES,
                              s->line, r->nice, MIN_NICE);
                 sensitive |= r->nice < 0;
         }
         if (settings_has(r, SETTING_LATENCY_NICE)) {
                 if (r->latency_nice < MIN_LATENCY_NICE)
-                        fail("%s:%u: LatencyNice=%d is stronger than the audio class (%d)",
+                        test_fail("%s:%u: LatencyNice=%d is stronger than the audio class (%d)",
                              SAMPLES, s->line, r->latency_nice, MIN_LATENCY_NICE);
                 sensitive |= r->latency_nice < 0;
         }
         if (settings_has(r, SETTING_POLICY)) {
                 if (r->policy != SCHED_OTHER && r->policy != SCHED_BATCH && r->policy != SCHED_IDLE)
-                        fail("%s:%u: policy %d is not other, batch or idle", SAMPLES, s->line,
+                        test_fail("%s:%u: policy %d is not other, batch or idle", SAMPLES, s->line,
                              r->policy);
                 if (sensitive && r->policy != SCHED_OTHER)
-                        fail("%s:%u: latency-sensitive settings with a batch/idle policy",
+                        test_fail("%s:%u: latency-sensitive settings with a batch/idle policy",
                              SAMPLES, s->line);
         }
 }
@@ -395,7 +387,7 @@ static int run_samples(const Policy *p, const Table *t, bool check_expected, boo
                         seen[j] = true;
                         n_matched++;
                         if (check_expected && !strv_contains(s->rules, rt->rule))
-                                fail("%s:%u: also matched by rule %s (%s:%u, decided by %s)",
+                                test_fail("%s:%u: also matched by rule %s (%s:%u, decided by %s)",
                                      SAMPLES, s->line, rt->rule, rt->file, rt->line,
                                      strna(rt->decider));
                 }
@@ -408,13 +400,13 @@ static int run_samples(const Policy *p, const Table *t, bool check_expected, boo
                                             trace.rules[j].verdict == RULE_MATCHED)
                                                 found = true;
                                 if (!found)
-                                        fail("%s:%u: not matched by rule %s", SAMPLES, s->line,
+                                        test_fail("%s:%u: not matched by rule %s", SAMPLES, s->line,
                                              *r);
                         }
                         if (!settings_equal(&traced.settings, &s->expected)) {
                                 _cleanup_free_ char *got = settings_to_string(&traced.settings);
                                 _cleanup_free_ char *want = settings_to_string(&s->expected);
-                                fail("%s:%u: settings \"%s\", expected \"%s\"", SAMPLES, s->line,
+                                test_fail("%s:%u: settings \"%s\", expected \"%s\"", SAMPLES, s->line,
                                      strna(got), strna(want));
                         }
                         check_no_harm(s, &traced.settings);
@@ -423,7 +415,7 @@ static int run_samples(const Policy *p, const Table *t, bool check_expected, boo
                 /* The indexed path must agree with the traced one. */
                 if (!settings_equal(&fast.settings, &traced.settings) ||
                     fast.n_matched != traced.n_matched || traced.n_matched != n_matched)
-                        fail("%s:%u: indexed match (%zu rules) differs from traced match (%zu)",
+                        test_fail("%s:%u: indexed match (%zu rules) differs from traced match (%zu)",
                              SAMPLES, s->line, fast.n_matched, traced.n_matched);
 
                 match_trace_done(&trace);
@@ -433,7 +425,7 @@ static int run_samples(const Policy *p, const Table *t, bool check_expected, boo
                 if (!seen[j]) {
                         uncovered++;
                         if (report)
-                                fail("rule %s has no sample in %s", names[j], SAMPLES);
+                                test_fail("rule %s has no sample in %s", names[j], SAMPLES);
                 }
         free(names);
         free(seen);
@@ -446,7 +438,7 @@ static Policy *load_dirs(char *const *dirs, size_t *ret_errors, size_t *ret_warn
         Policy *p = NULL;
 
         if (policy_load(dirs, NULL, &p, &d) < 0) {
-                fail("policy_load failed");
+                test_fail("policy_load failed");
                 diagnostics_done(&d);
                 return NULL;
         }
@@ -469,27 +461,27 @@ static void test_coverage_can_fail(const Table *t)
         FILE *f;
 
         if (!mkdtemp(dir)) {
-                fail("mkdtemp: %m");
+                test_fail("mkdtemp: %m");
                 return;
         }
         if (asprintf(&path, "%s/99-extra.policy", dir) < 0)
                 abort();
         f = fopen(path, "we");
         if (!f) {
-                fail("%s: %m", path);
+                test_fail("%s: %m", path);
                 (void) rmdir(dir);
                 return;
         }
         fputs("[Rule extra-unsampled]\nMatch = name:no-sample-has-this-name\nNice = 5\n", f);
         if (fclose(f) != 0)
-                fail("%s: write failed", path);
+                test_fail("%s: write failed", path);
 
         char *dirs[] = { (char *) POLICY_DIR, dir, NULL };
         Policy *p = load_dirs(dirs, &errors, &warnings);
         if (p) {
                 int r = run_samples(p, t, false, false);
                 if (r != 1)
-                        fail("coverage check with one unsampled rule: %d uncovered, expected 1", r);
+                        test_fail("coverage check with one unsampled rule: %d uncovered, expected 1", r);
                 policy_free(p);
         }
         (void) unlink(path);
@@ -507,7 +499,7 @@ int main(void)
         if (table_load(&t) < 0)
                 return 1;
         if (t.n_samples == 0)
-                fail("%s: no samples", SAMPLES);
+                test_fail("%s: no samples", SAMPLES);
 
         p = load_dirs(dirs, &errors, &warnings);
         if (!p) {
@@ -515,19 +507,19 @@ int main(void)
                 return 1;
         }
         if (errors > 0 || warnings > 0)
-                fail("%s: %zu error(s), %zu warning(s); the default policy must have none",
+                test_fail("%s: %zu error(s), %zu warning(s); the default policy must have none",
                      POLICY_DIR, errors, warnings);
         if (policy_n_rules(p) == 0)
-                fail("%s: no rules loaded", POLICY_DIR);
+                test_fail("%s: no rules loaded", POLICY_DIR);
         for (size_t i = 0; i < policy_n_files(p); i++) {
                 const PolicyFileInfo *fi = policy_file(p, i);
                 if (fi->rejected || fi->masked)
-                        fail("%s: rejected or masked", fi->path);
+                        test_fail("%s: rejected or masked", fi->path);
         }
 
         r = run_samples(p, &t, true, true);
         if (r < 0)
-                fail("out of memory");
+                test_fail("out of memory");
         printf("%zu samples, %zu rules in %zu files, %d rule(s) without a sample\n", t.n_samples,
                policy_n_rules(p), policy_n_files(p), r);
 
@@ -535,9 +527,5 @@ int main(void)
 
         policy_free(p);
         table_done(&t);
-        if (failures > 0) {
-                fprintf(stderr, "%d failure(s)\n", failures);
-                return 1;
-        }
-        return 0;
+        return test_result();
 }

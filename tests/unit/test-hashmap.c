@@ -7,17 +7,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/macro.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 int main(void)
 {
@@ -71,7 +61,5 @@ int main(void)
         check(hashmap_hash_string("ab") != hashmap_hash_string("ba"));
 
         hashmap_free(h);
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

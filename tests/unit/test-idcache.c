@@ -11,14 +11,7 @@
 
 #include "daemon/idcache.h"
 #include "lib/macro.h"
-
-#define CHECK(x)                                                                            \
-        do {                                                                                \
-                if (!(x)) {                                                                 \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                            \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static char dir[] = "/tmp/test-idcache-XXXXXX";
 static char passwd[64], group[64];

@@ -6,17 +6,7 @@
 
 #include "lib/macro.h"
 #include "policy/lexer.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 /* Lex TEXT completely; returns the token types as a string: | & ! ( ) p $ */
 static char *types(const char *text, char ***ret_patterns)
@@ -54,13 +44,13 @@ static void expect(const char *text, const char *tys, const char *const *pats)
 
         if (!streq(s, tys)) {
                 fprintf(stderr, "lex %s: got %s expected %s\n", text, s, tys);
-                failures++;
+                test_failures++;
         }
         for (size_t i = 0; pats && pats[i]; i++)
                 if (!got[i] || !streq(got[i], pats[i])) {
                         fprintf(stderr, "lex %s: pattern %zu got %s expected %s\n", text, i,
                                 strna(got[i]), pats[i]);
-                        failures++;
+                        test_failures++;
                 }
         strv_free(got);
         free(s);
@@ -146,7 +136,7 @@ static void test_errors(void)
                 if (!error || !streq(error, cases[i].message) || offset != cases[i].offset) {
                         fprintf(stderr, "lex error %s: got %zu %s\n", cases[i].text, offset,
                                 strna(error));
-                        failures++;
+                        test_failures++;
                 }
         }
 }
@@ -182,7 +172,5 @@ int main(void)
         test_keys();
         test_errors();
         test_offsets();
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

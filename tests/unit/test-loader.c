@@ -12,17 +12,7 @@
 
 #include "lib/macro.h"
 #include "policy/policy.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static char root[] = "/tmp/test-loader-XXXXXX";
 
@@ -295,7 +285,5 @@ int main(void)
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         if (system(cmd) != 0)
                 fprintf(stderr, "could not remove %s\n", root);
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

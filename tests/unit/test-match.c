@@ -11,17 +11,7 @@
 
 #include "lib/macro.h"
 #include "policy/policy.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static Policy *load(const char *text)
 {
@@ -35,7 +25,7 @@ static Policy *load(const char *text)
                         char *s = diagnostic_format(&d.items[i]);
                         fprintf(stderr, "%s\n", s);
                         free(s);
-                        failures++;
+                        test_failures++;
                 }
         diagnostics_done(&d);
         return p;
@@ -269,7 +259,7 @@ static void test_deciders(void)
                         fprintf(stderr, "rule %s: verdict %d decider %s, expected %d %s\n",
                                 tr.rules[i].rule, tr.rules[i].verdict, strna(tr.rules[i].decider),
                                 expect[i].v, expect[i].d);
-                        failures++;
+                        test_failures++;
                 }
         }
         match_trace_done(&tr);
@@ -442,7 +432,7 @@ static void test_index(void)
                     a.thread_dependent != b.thread_dependent) {
                         fprintf(stderr, "index mismatch on snapshot %d: %zu/%zu %s/%s\n", i,
                                 a.n_matched, b.n_matched, strna(a.rule), strna(b.rule));
-                        failures++;
+                        test_failures++;
                 }
                 compared += a.n_matched;
                 match_trace_done(&tr);
@@ -470,7 +460,7 @@ static void test_glob_kinds(void)
                         if (matches(m, &t) != (fnmatch(pats[i], strs[j], 0) == 0)) {
                                 fprintf(stderr, "glob %s on \"%s\" disagrees with fnmatch\n",
                                         pats[i], strs[j]);
-                                failures++;
+                                test_failures++;
                         }
                 }
 }
@@ -485,7 +475,5 @@ int main(void)
         test_threads();
         test_used_keys();
         test_index();
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

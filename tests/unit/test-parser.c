@@ -10,17 +10,7 @@
 #include "lib/macro.h"
 #include "policy/parser.h"
 #include "policy/policy.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 #define R "[Rule r]\n"
 #define RM "[Rule r]\nMatch = name:x\n"
@@ -259,7 +249,7 @@ static int run_bad_cases(void)
                                 fprintf(stderr, "  got %s\n", s);
                                 free(s);
                         }
-                        failures++;
+                        test_failures++;
                 }
                 /* an error rejects the file: no rules from it */
                 if (c->level == DIAG_ERROR) {
@@ -347,7 +337,7 @@ static void test_expressions(void)
                 if (!s || !streq(s, cases[i].out)) {
                         fprintf(stderr, "expr %s -> %s, expected %s\n", cases[i].in, strna(s),
                                 cases[i].out);
-                        failures++;
+                        test_failures++;
                 }
                 /* canonical text parses back to itself */
                 {
@@ -467,7 +457,5 @@ int main(void)
         n = run_bad_cases();
         fprintf(stderr, "%d bad-input cases\n", n);
         check(n >= 60);
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

@@ -16,14 +16,7 @@
 #include "lib/probe.h"
 #include "lib/sched.h"
 #include "lib/util.h"
-
-#define CHECK(x)                                                                            \
-        do {                                                                                \
-                if (!(x)) {                                                                 \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                            \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 /* A worker thread that publishes its tid and runs commands on request. */
 typedef struct Worker {

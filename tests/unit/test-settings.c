@@ -7,17 +7,7 @@
 
 #include "lib/macro.h"
 #include "lib/settings.h"
-
-static int failures;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                                #expr);                                                     \
-                        failures++;                                                         \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 /* Parse and format back. */
 static void roundtrip(SettingId id, const char *in, const char *out)
@@ -31,7 +21,7 @@ static void roundtrip(SettingId id, const char *in, const char *out)
         if (!f || !streq(f, out)) {
                 fprintf(stderr, "%s=%s formatted as %s, expected %s (%s)\n", setting_to_string(id),
                         in, strna(f), out, strna(err));
-                failures++;
+                test_failures++;
         }
 }
 
@@ -45,7 +35,7 @@ static void bad(SettingId id, const char *in, const char *message, unsigned colu
         check(s.mask == SETTING_BIT(SETTING_NICE) && s.nice == 7); /* unchanged */
         if (!err || !streq(err, message) || col != column) {
                 fprintf(stderr, "%s=%s: got %u %s\n", setting_to_string(id), in, col, strna(err));
-                failures++;
+                test_failures++;
         }
 }
 
@@ -152,7 +142,5 @@ int main(void)
         check(streq(sched_policy_to_string(SCHED_FIFO), "fifo"));
         check(sched_policy_to_string(42) == NULL);
 
-        if (failures)
-                fprintf(stderr, "%d failures\n", failures);
-        return failures ? 1 : 0;
+        return test_result();
 }

@@ -9,28 +9,7 @@
 #include "cli/table.h"
 #include "cli/utf8.h"
 #include "lib/macro.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                     \
-        do {                                                                            \
-                if (!(cond)) {                                                          \
-                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                                #cond);                                                 \
-                        failures++;                                                     \
-                }                                                                       \
-        } while (0)
-
-#define CHECK_STR(got, want)                                                            \
-        do {                                                                            \
-                const char *_g = (got), *_w = (want);                                   \
-                if (!streq_ptr(_g, _w)) {                                               \
-                        fprintf(stderr, "%s:%d: got  [%s]\n%*swant [%s]\n", __FILE__,   \
-                                __LINE__, strna(_g), (int)strlen(__FILE__) + 8, "",     \
-                                strna(_w));                                             \
-                        failures++;                                                     \
-                }                                                                       \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 /* ---- JSON ---------------------------------------------------------------- */
 
@@ -73,14 +52,14 @@ static void test_json_escape(void)
         _cleanup_free_ char *g = escaped("\xc0\xaf", 2);            /* overlong '/' */
         _cleanup_free_ char *h = escaped("a\0b", 3);                /* NUL inside */
 
-        CHECK_STR(a, "\"plain\"");
-        CHECK_STR(b, "\"q\\\"b\\\\s/\"");
-        CHECK_STR(c, "\"\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f\"");
-        CHECK_STR(d, "\"caf\xc3\xa9 \xe6\x96\x87 \xf0\x9f\x98\x80\"");
-        CHECK_STR(e, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
-        CHECK_STR(f, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
-        CHECK_STR(g, "\"\xef\xbf\xbd\xef\xbf\xbd\"");
-        CHECK_STR(h, "\"a\\u0000b\"");
+        check_streq(a, "\"plain\"");
+        check_streq(b, "\"q\\\"b\\\\s/\"");
+        check_streq(c, "\"\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f\"");
+        check_streq(d, "\"caf\xc3\xa9 \xe6\x96\x87 \xf0\x9f\x98\x80\"");
+        check_streq(e, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
+        check_streq(f, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+        check_streq(g, "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+        check_streq(h, "\"a\\u0000b\"");
 }
 
 static void test_json_document(void)
@@ -112,9 +91,9 @@ static void test_json_document(void)
         json_end_object(&w);
         json_end_array(&w);
         json_end_object(&w);
-        CHECK(json_writer_finish(&w) == 0);
+        check(json_writer_finish(&w) == 0);
         out = mem_close(&m);
-        CHECK_STR(out, "{\n"
+        check_streq(out, "{\n"
                        "  \"name\": \"x\\\"y\",\n"
                        "  \"neg\": -20,\n"
                        "  \"big\": 18446744073709551615,\n"
@@ -137,7 +116,7 @@ static void test_json_document(void)
         json_string(&w, "a");
         json_kv_int(&w, "k", 1); /* a key inside an array: misuse */
         json_end_array(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         mem_open(&m);
@@ -151,9 +130,9 @@ static void test_json_document(void)
         json_bool(&w, false);
         json_end_array(&w);
         json_end_object(&w);
-        CHECK(json_writer_finish(&w) == 0);
+        check(json_writer_finish(&w) == 0);
         out = (free(out), mem_close(&m));
-        CHECK_STR(out, "{\"a\":\"b\",\"c\":[null,false]}\n");
+        check_streq(out, "{\"a\":\"b\",\"c\":[null,false]}\n");
 }
 
 static void test_json_misuse(void)
@@ -167,14 +146,14 @@ static void test_json_misuse(void)
         json_begin_object(&w);
         json_int(&w, 1);
         json_end_object(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* unbalanced */
         mem_open(&m);
         json_writer_init(&w, m.f);
         json_begin_object(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* mismatched end */
@@ -182,7 +161,7 @@ static void test_json_misuse(void)
         json_writer_init(&w, m.f);
         json_begin_array(&w);
         json_end_object(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* two top-level values */
@@ -190,7 +169,7 @@ static void test_json_misuse(void)
         json_writer_init(&w, m.f);
         json_int(&w, 1);
         json_int(&w, 2);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* a key left without its value */
@@ -199,7 +178,7 @@ static void test_json_misuse(void)
         json_begin_object(&w);
         json_key(&w, "k");
         json_end_object(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* nesting deeper than JSON_MAX_DEPTH */
@@ -209,13 +188,13 @@ static void test_json_misuse(void)
                 json_begin_array(&w);
         for (int i = 0; i < JSON_MAX_DEPTH + 1; i++)
                 json_end_array(&w);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 
         /* nothing at all */
         mem_open(&m);
         json_writer_init(&w, m.f);
-        CHECK(json_writer_finish(&w) == -EINVAL);
+        check(json_writer_finish(&w) == -EINVAL);
         free(mem_close(&m));
 }
 
@@ -226,28 +205,28 @@ static void test_utf8(void)
         uint32_t cp = 0;
         char buf[4];
 
-        CHECK(utf8_decode("A", 1, &cp) == 1 && cp == 'A');
-        CHECK(utf8_decode("\xc3\xa9", 2, &cp) == 2 && cp == 0xe9);
-        CHECK(utf8_decode("\xe2\x80\xa6", 3, &cp) == 3 && cp == 0x2026);
-        CHECK(utf8_decode("\xf0\x9f\x98\x80", 4, &cp) == 4 && cp == 0x1f600);
-        CHECK(utf8_decode("\xc3", 1, &cp) == 0);             /* truncated */
-        CHECK(utf8_decode("\xc0\x80", 2, &cp) == 0);         /* overlong NUL */
-        CHECK(utf8_decode("\xe0\x80\xaf", 3, &cp) == 0);     /* overlong */
-        CHECK(utf8_decode("\xed\xb0\x80", 3, &cp) == 0);     /* surrogate */
-        CHECK(utf8_decode("\xf4\x90\x80\x80", 4, &cp) == 0); /* > U+10FFFF */
-        CHECK(utf8_decode("\x80", 1, &cp) == 0);             /* continuation byte */
-        CHECK(utf8_decode("\xff", 1, &cp) == 0);
-        CHECK(utf8_encode(0x1f600, buf) == 4 && memcmp(buf, "\xf0\x9f\x98\x80", 4) == 0);
-        CHECK(utf8_encode(0xd800, buf) == 0);
-        CHECK(utf8_encode(0x110000, buf) == 0);
-        CHECK(utf8_is_valid("caf\xc3\xa9", 5));
-        CHECK(!utf8_is_valid("caf\xc3", 4));
-        CHECK(utf8_cp_width('a') == 1);
-        CHECK(utf8_cp_width(0x6587) == 2);  /* 文 */
-        CHECK(utf8_cp_width(0x1f600) == 2); /* emoji */
-        CHECK(utf8_cp_width(0x0301) == 0);  /* combining acute */
-        CHECK(utf8_cp_width(0xff01) == 2);  /* fullwidth ! */
-        CHECK(utf8_cp_width(0x00e9) == 1);
+        check(utf8_decode("A", 1, &cp) == 1 && cp == 'A');
+        check(utf8_decode("\xc3\xa9", 2, &cp) == 2 && cp == 0xe9);
+        check(utf8_decode("\xe2\x80\xa6", 3, &cp) == 3 && cp == 0x2026);
+        check(utf8_decode("\xf0\x9f\x98\x80", 4, &cp) == 4 && cp == 0x1f600);
+        check(utf8_decode("\xc3", 1, &cp) == 0);             /* truncated */
+        check(utf8_decode("\xc0\x80", 2, &cp) == 0);         /* overlong NUL */
+        check(utf8_decode("\xe0\x80\xaf", 3, &cp) == 0);     /* overlong */
+        check(utf8_decode("\xed\xb0\x80", 3, &cp) == 0);     /* surrogate */
+        check(utf8_decode("\xf4\x90\x80\x80", 4, &cp) == 0); /* > U+10FFFF */
+        check(utf8_decode("\x80", 1, &cp) == 0);             /* continuation byte */
+        check(utf8_decode("\xff", 1, &cp) == 0);
+        check(utf8_encode(0x1f600, buf) == 4 && memcmp(buf, "\xf0\x9f\x98\x80", 4) == 0);
+        check(utf8_encode(0xd800, buf) == 0);
+        check(utf8_encode(0x110000, buf) == 0);
+        check(utf8_is_valid("caf\xc3\xa9", 5));
+        check(!utf8_is_valid("caf\xc3", 4));
+        check(utf8_cp_width('a') == 1);
+        check(utf8_cp_width(0x6587) == 2);  /* 文 */
+        check(utf8_cp_width(0x1f600) == 2); /* emoji */
+        check(utf8_cp_width(0x0301) == 0);  /* combining acute */
+        check(utf8_cp_width(0xff01) == 2);  /* fullwidth ! */
+        check(utf8_cp_width(0x00e9) == 1);
 }
 
 /* ---- Cells and tables ---------------------------------------------------- */
@@ -263,19 +242,19 @@ static void test_cells(void)
         _cleanup_free_ char *g = cell_truncate("abcdef", 2, true);
         _cleanup_free_ char *h = cell_truncate("abcdef", 0, false);
 
-        CHECK_STR(a, "ok?[31mred??end");
-        CHECK_STR(b, "caf\xc3\xa9?"); /* C1 control U+009B (CSI) replaced */
-        CHECK(cell_width("caf\xc3\xa9") == 4);
-        CHECK(cell_width("\xe6\x96\x87\xe5\xad\x97") == 4);
-        CHECK(cell_width("e\xcc\x81") == 1);
-        CHECK_STR(c, "abcd\xe2\x80\xa6");
-        CHECK_STR(d, "ab...");
-        CHECK_STR(e, "abc");
+        check_streq(a, "ok?[31mred??end");
+        check_streq(b, "caf\xc3\xa9?"); /* C1 control U+009B (CSI) replaced */
+        check(cell_width("caf\xc3\xa9") == 4);
+        check(cell_width("\xe6\x96\x87\xe5\xad\x97") == 4);
+        check(cell_width("e\xcc\x81") == 1);
+        check_streq(c, "abcd\xe2\x80\xa6");
+        check_streq(d, "ab...");
+        check_streq(e, "abc");
         /* 3 wide characters = 6 cells; 4 cells: one wide char + ellipsis (3 cells) */
-        CHECK_STR(f, "\xe6\x96\x87\xe2\x80\xa6");
-        CHECK(cell_width(f) <= 4);
-        CHECK_STR(g, "..");
-        CHECK_STR(h, "");
+        check_streq(f, "\xe6\x96\x87\xe2\x80\xa6");
+        check(cell_width(f) <= 4);
+        check_streq(g, "..");
+        check_streq(h, "");
 }
 
 static char *print_table(const Table *t)
@@ -283,7 +262,7 @@ static char *print_table(const Table *t)
         Mem m;
 
         mem_open(&m);
-        CHECK(table_print(t, m.f) == 0);
+        check(table_print(t, m.f) == 0);
         return mem_close(&m);
 }
 
@@ -294,22 +273,22 @@ static void test_table(void)
         char longname[200];
 
         t = table_new(3, (const char *[]){ "PID", "NAME", "RULE" });
-        CHECK(t);
+        check(t);
         if (!t)
                 return;
         table_set_align(t, 0, TABLE_ALIGN_RIGHT);
-        CHECK(table_add_row(t, (const char *[]){ "1", "systemd", "init" }) == 0);
-        CHECK(table_add_row(t, (const char *[]){ "12345", "a\tb", NULL }) == 0);
-        CHECK(table_n_rows(t) == 2);
+        check(table_add_row(t, (const char *[]){ "1", "systemd", "init" }) == 0);
+        check(table_add_row(t, (const char *[]){ "12345", "a\tb", NULL }) == 0);
+        check(table_n_rows(t) == 2);
         out = print_table(t);
-        CHECK_STR(out, "  PID NAME    RULE\n"
+        check_streq(out, "  PID NAME    RULE\n"
                        "    1 systemd init\n"
                        "12345 a?b     -\n");
 
         /* a long cell is cut with the ellipsis so that every line fits 80 cells */
         memset(longname, 'x', sizeof(longname) - 1);
         longname[sizeof(longname) - 1] = '\0';
-        CHECK(table_add_row(t, (const char *[]){ "7", longname, "r" }) == 0);
+        check(table_add_row(t, (const char *[]){ "7", longname, "r" }) == 0);
         out2 = print_table(t);
         {
                 const char *line = out2;
@@ -317,17 +296,17 @@ static void test_table(void)
                 while (line && *line) {
                         const char *nl = strchr(line, '\n');
                         _cleanup_free_ char *l = strndup(line, nl ? (size_t)(nl - line) : strlen(line));
-                        CHECK(cell_width(l) <= 80);
+                        check(cell_width(l) <= 80);
                         lines++;
                         line = nl ? nl + 1 : NULL;
                 }
-                CHECK(lines == 4);
-                CHECK(strstr(out2, "x\xe2\x80\xa6 r\n"));
+                check(lines == 4);
+                check(strstr(out2, "x\xe2\x80\xa6 r\n"));
                 /* exactly 80 cells: the widest line was shrunk to the limit */
                 /* exactly 80 cells: the widest column was shrunk to the limit, no more */
                 {
                         _cleanup_free_ char *l = strndup(out2, strcspn(out2, "\n"));
-                        CHECK(l && cell_width(l) == 80); /* the header, padded to RULE */
+                        check(l && cell_width(l) == 80); /* the header, padded to RULE */
                 }
         }
 
@@ -337,14 +316,14 @@ static void test_table(void)
         table_set_width(t, 20);
         table_set_shrinkable(t, 2, false);
         out3 = print_table(t);
-        CHECK(strstr(out3, "PID") == NULL);
-        CHECK(strstr(out3, "...") != NULL);
-        CHECK(strstr(out3, "\xe2\x80\xa6") == NULL);
+        check(strstr(out3, "PID") == NULL);
+        check(strstr(out3, "...") != NULL);
+        check(strstr(out3, "\xe2\x80\xa6") == NULL);
         {
                 const char *line = out3;
                 while (line && *line) {
                         const char *nl = strchr(line, '\n');
-                        CHECK((size_t)(nl - line) <= 20);
+                        check((size_t)(nl - line) <= 20);
                         line = nl ? nl + 1 : NULL;
                 }
         }
@@ -355,13 +334,13 @@ static void test_table_color(void)
         _cleanup_(table_freep) Table *t = table_new(1, (const char *[]){ "H" });
         _cleanup_free_ char *out = NULL;
 
-        CHECK(t);
+        check(t);
         if (!t)
                 return;
         table_set_color(t, true);
-        CHECK(table_add_row(t, (const char *[]){ "v" }) == 0);
+        check(table_add_row(t, (const char *[]){ "v" }) == 0);
         out = print_table(t);
-        CHECK_STR(out, "\x1b[1mH\x1b[0m\nv\n");
+        check_streq(out, "\x1b[1mH\x1b[0m\nv\n");
 }
 
 int main(void)
@@ -373,10 +352,8 @@ int main(void)
         test_cells();
         test_table();
         test_table_color();
-        if (failures) {
-                fprintf(stderr, "%d check(s) failed\n", failures);
-                return 1;
-        }
+        if (test_result() != EXIT_SUCCESS)
+                return EXIT_FAILURE;
         printf("test-table: all checks passed\n");
         return 0;
 }

@@ -18,26 +18,16 @@
 #include "lib/sched.h"
 #include "lib/util.h"
 #include "policy/policy.h"
+#include "tests/unit/test-util.h"
 
 static char root[] = "/tmp/test-units.XXXXXX";
-static unsigned n_failed;
-
-#define check(expr)                                                                         \
-        do {                                                                                \
-                if (!(expr)) {                                                              \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,    \
-                                #expr);                                                     \
-                        n_failed++;                                                         \
-                }                                                                           \
-        } while (0)
-
 #define check_file(rel, expected)                                                           \
         do {                                                                                \
                 _cleanup_free_ char *_v = read_rel(rel);                                    \
                 if (!_v || !streq(_v, expected)) {                                          \
                         fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, \
                                 __LINE__, rel, strna(_v), expected);                        \
-                        n_failed++;                                                         \
+                        test_failures++;                                                         \
                 }                                                                           \
         } while (0)
 
@@ -502,10 +492,8 @@ int main(void)
 
         assert(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
         assert(system(cmd) == 0);
-        if (n_failed) {
-                fprintf(stderr, "%u check(s) failed\n", n_failed);
-                return 1;
-        }
+        if (test_result() != EXIT_SUCCESS)
+                return EXIT_FAILURE;
         printf("ok\n");
         return 0;
 }
