@@ -18,14 +18,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/util.h"
-
-#define CHECK(x)                                                                            \
-        do {                                                                                \
-                if (!(x)) {                                                                 \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-                        abort();                                                            \
-                }                                                                           \
-        } while (0)
+#include "tests/unit/test-util.h"
 
 static char root[] = "/tmp/test-proc-XXXXXX";
 
@@ -348,7 +341,15 @@ static void test_real(void)
         t = proc_task_free(t);
         pthread_cancel(th);
         pthread_join(th, NULL);
-        CHECK(proc_task_read("/proc", getpid(), 0, 0, &t) == 0);
+        /* pthread_join() returns when the kernel clears the thread's tid, a
+         * little before the thread leaves the thread group: wait for that */
+        for (int i = 0;; i++) {
+                CHECK(proc_task_read("/proc", getpid(), 0, 0, &t) == 0);
+                if (t->n_threads == 1 || i == 5000)
+                        break;
+                t = proc_task_free(t);
+                usleep(1000);
+        }
         CHECK(t->n_threads == 1);
         t = proc_task_free(t);
 
