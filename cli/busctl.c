@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/table.h"
+#include "lib/bus-settings.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
@@ -123,57 +124,6 @@ static int bus_parse_error(int r)
 }
 
 /* ---- Settings on the command line ------------------------------------ */
-
-static const char setting_bus_type[_SETTING_MAX] = {
-        [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',       [SETTING_NICE] = 'i',
-        [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',    [SETTING_UTIL_MAX] = 'u',
-        [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u',  [SETTING_CPU_IDLE] = 'b',
-};
-
-/* a{sv} of S with the daemon's value types. */
-static int append_settings(sd_bus_message *m, const Settings *s)
-{
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        for (SettingId id = 0; id < _SETTING_MAX; id++) {
-                const char *key = setting_to_string(id);
-
-                if (!settings_has(s, id))
-                        continue;
-                switch (setting_bus_type[id]) {
-                case 'i':
-                        r = sd_bus_message_append(m, "{sv}", key, "i",
-                                                  id == SETTING_NICE ? s->nice : s->latency_nice);
-                        break;
-                case 't':
-                        r = sd_bus_message_append(m, "{sv}", key, "t",
-                                                  id == SETTING_SLICE ? s->slice_ns
-                                                                      : s->timer_slack_ns);
-                        break;
-                case 'u':
-                        r = sd_bus_message_append(m, "{sv}", key, "u",
-                                                  id == SETTING_UTIL_MIN   ? s->util_min
-                                                  : id == SETTING_UTIL_MAX ? s->util_max
-                                                                           : s->cpu_weight);
-                        break;
-                case 's':
-                        r = sd_bus_message_append(m, "{sv}", key, "s",
-                                                  strna(sched_policy_to_string(s->policy)));
-                        break;
-                case 'b':
-                        r = sd_bus_message_append(m, "{sv}", key, "b", (int) s->cpu_idle);
-                        break;
-                default:
-                        r = -EINVAL;
-                }
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
-}
 
 /* Parse KEY=VALUE arguments for VERB (settings of ALLOWED only); usage errors
  * print and return 2, like those of run. */
@@ -779,7 +729,7 @@ int verb_set(int argc, char **argv, const CliOptions *o)
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", (uint32_t) pid);
         if (r >= 0)
-                r = append_settings(m, &s);
+                r = bus_append_settings(m, &s);
         if (r < 0)
                 return bus_parse_error(r);
         r = call(o, bus, m, "SetTask", &reply);
@@ -1006,7 +956,7 @@ static int unit_call(const CliOptions *o, const char *verb, const char *unit, co
         if (r >= 0)
                 r = sd_bus_message_append(m, "s", unit);
         if (r >= 0)
-                r = append_settings(m, s);
+                r = bus_append_settings(m, s);
         if (r >= 0)
                 r = sd_bus_message_append(m, "b", (int) runtime);
         if (r < 0)

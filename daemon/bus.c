@@ -21,6 +21,8 @@
 
 #include "config.h"
 #include "daemon/bus.h"
+#include "daemon/bus-util.h"
+#include "lib/bus-settings.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
@@ -36,11 +38,6 @@
 #define BUS_ERROR_ACCESS_DENIED "org.latnice.Daemon1.Error.AccessDenied"
 #define BUS_ERROR_NO_SUCH_PROCESS "org.latnice.Daemon1.Error.NoSuchProcess"
 #define BUS_ERROR_REFUSED "org.latnice.Daemon1.Error.Refused"
-
-/* Bounds on what a caller may send. */
-#define BUS_STRING_MAX 4096u
-#define BUS_UNIT_NAME_MAX 255u
-#define BUS_SETTINGS_MAX 16u
 
 #define PF_KTHREAD_FLAG 0x00200000u
 
@@ -61,68 +58,7 @@ static const sd_bus_error_map latnice_error_map[] = {
         SD_BUS_ERROR_MAP_END,
 };
 
-/* D-Bus type of each setting in an a{sv}. Every setting also accepts "s"
- * with the policy-file syntax ("0.1ms", "50%"). */
-static const char setting_bus_type[_SETTING_MAX] = {
-        [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',       [SETTING_NICE] = 'i',
-        [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',    [SETTING_UTIL_MAX] = 'u',
-        [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u',  [SETTING_CPU_IDLE] = 'b',
-};
-
 /* ---- Helpers ---------------------------------------------------------- */
-
-static int append_setting_value(sd_bus_message *m, const Settings *s, SettingId id)
-{
-        switch (id) {
-        case SETTING_LATENCY_NICE:
-                return sd_bus_message_append(m, "v", "i", s->latency_nice);
-        case SETTING_SLICE:
-                return sd_bus_message_append(m, "v", "t", s->slice_ns);
-        case SETTING_NICE:
-                return sd_bus_message_append(m, "v", "i", s->nice);
-        case SETTING_POLICY:
-                return sd_bus_message_append(m, "v", "s", strna(sched_policy_to_string(s->policy)));
-        case SETTING_UTIL_MIN:
-                return sd_bus_message_append(m, "v", "u", s->util_min);
-        case SETTING_UTIL_MAX:
-                return sd_bus_message_append(m, "v", "u", s->util_max);
-        case SETTING_TIMER_SLACK:
-                return sd_bus_message_append(m, "v", "t", s->timer_slack_ns);
-        case SETTING_CPU_WEIGHT:
-                return sd_bus_message_append(m, "v", "u", s->cpu_weight);
-        case SETTING_CPU_IDLE:
-                return sd_bus_message_append(m, "v", "b", (int) s->cpu_idle);
-        default:
-                return -EINVAL;
-        }
-}
-
-/* a{sv}, one entry per present setting, keys as in policy files. */
-static int append_settings(sd_bus_message *m, const Settings *s)
-{
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        for (SettingId id = 0; id < _SETTING_MAX; id++) {
-                if (!settings_has(s, id))
-                        continue;
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(m, "s", setting_to_string(id));
-                if (r < 0)
-                        return r;
-                r = append_setting_value(m, s, id);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
-}
 
 static int append_entry(sd_bus_message *m, const char *key, const char *type, ...)
 {
@@ -172,11 +108,6 @@ static int append_strv_entry(sd_bus_message *m, const char *key, char *const *l)
         return sd_bus_message_close_container(m);
 }
 
-static bool string_ok(const char *s)
-{
-        return s && strnlen(s, BUS_STRING_MAX + 1) <= BUS_STRING_MAX;
-}
-
 /*
  * Read an a{sv} of settings from M into *RET. Only keys in ALLOWED are
  * accepted; every value goes through settings_parse(), so the ranges are the
@@ -206,10 +137,11 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
                 return r;
 
         for (;;) {
-                _cleanup_free_ char *text = NULL, *msg = NULL;
+                _cleanup_free_ char *msg = NULL;
                 const char *key, *contents;
+                SettingBusValue v = {};
+                bool have_value = false;
                 char type;
-                SettingId id;
 
                 r = sd_bus_message_enter_container(m, 'e', "sv");
                 if (r < 0)
@@ -220,81 +152,37 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
                 r = sd_bus_message_read(m, "s", &key);
                 if (r < 0)
                         return r;
-                if (!string_ok(key))
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "%s: key longer than %u bytes", arg,
-                                                 BUS_STRING_MAX);
-                id = setting_from_string(key);
-                if (id < 0 || !(allowed & SETTING_BIT(id)))
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "%s: unknown or unsupported key \"%.64s%s\" here",
-                                                 arg, key, strlen(key) > 64 ? "..." : "");
-                if (settings_has(&s, id))
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "%s: %s given twice", arg, key);
-
                 r = sd_bus_message_peek_type(m, &type, &contents);
                 if (r < 0)
                         return r;
-                if (type != 'v' || !contents || strlen(contents) != 1 ||
-                    (contents[0] != 's' && contents[0] != setting_bus_type[id]))
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "%s: %s must be of D-Bus type \"%c\" (or \"s\" in "
-                                                 "policy syntax), got \"%.16s\"",
-                                                 arg, key, setting_bus_type[id], strempty(contents));
-
-                switch (contents[0]) {
-                case 's': {
-                        const char *v;
-                        r = sd_bus_message_read(m, "v", "s", &v);
+                if (type != 'v' || !contents)
+                        return -EBADMSG;
+                /* Read the value when it is of a type a setting can have; the
+                 * key and the type are judged by bus_settings_add(). */
+                if (strlen(contents) == 1 && strchr("iutsb", contents[0])) {
+                        r = sd_bus_message_enter_container(m, 'v', contents);
                         if (r < 0)
                                 return r;
-                        if (!string_ok(v))
-                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                         "%s: value of %s longer than %u bytes",
-                                                         arg, key, BUS_STRING_MAX);
-                        text = strdup(v);
-                        r = text ? 0 : -ENOMEM;
-                        break;
+                        r = sd_bus_message_read_basic(m, contents[0],
+                                                      contents[0] == 's' ? (void *) &v.s : &v.t);
+                        if (r < 0)
+                                return r;
+                        r = sd_bus_message_exit_container(m);
+                        if (r < 0)
+                                return r;
+                        have_value = true;
+                } else {
+                        r = sd_bus_message_skip(m, "v");
+                        if (r < 0)
+                                return r;
                 }
-                case 'i': {
-                        int32_t v;
-                        r = sd_bus_message_read(m, "v", "i", &v);
-                        if (r >= 0)
-                                r = asprintf(&text, "%" PRIi32, v) < 0 ? -ENOMEM : 0;
-                        break;
-                }
-                case 'u': {
-                        uint32_t v;
-                        r = sd_bus_message_read(m, "v", "u", &v);
-                        if (r >= 0)
-                                r = asprintf(&text, "%" PRIu32, v) < 0 ? -ENOMEM : 0;
-                        break;
-                }
-                case 't': {
-                        uint64_t v;
-                        r = sd_bus_message_read(m, "v", "t", &v);
-                        if (r >= 0)
-                                r = asprintf(&text, "%" PRIu64 "ns", v) < 0 ? -ENOMEM : 0;
-                        break;
-                }
-                case 'b': {
-                        int v;
-                        r = sd_bus_message_read(m, "v", "b", &v);
-                        if (r >= 0)
-                                r = (text = strdup(v ? "yes" : "no")) ? 0 : -ENOMEM;
-                        break;
-                }
-                default:
-                        r = -EINVAL;
-                }
+
+                r = bus_settings_add(&s, allowed, key, contents, have_value ? &v : NULL, &msg);
+                if (r == -EINVAL)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s: %s", arg,
+                                                 msg ? msg : "invalid setting");
                 if (r < 0)
                         return r;
-
-                r = settings_parse(&s, id, text, &msg, NULL);
-                if (r < 0)
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s: %s: %s",
-                                                 arg, key, msg ? msg : "invalid value");
 
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
@@ -789,7 +677,7 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 goto finish;
-        r = append_settings(reply, &result.settings);
+        r = bus_append_settings(reply, &result.settings);
         if (r < 0)
                 goto finish;
         r = sd_bus_message_append(reply, "sb", strempty(result.rule),
@@ -810,7 +698,7 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
                                           strempty(t->decider));
                 if (r < 0)
                         goto finish;
-                r = append_settings(reply, &t->settings);
+                r = bus_append_settings(reply, &t->settings);
                 if (r < 0)
                         goto finish;
                 r = sd_bus_message_close_container(reply);
@@ -973,92 +861,6 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
 
         log_info("SetTask: %s on pid %d by uid %u", str, (int) pid, (unsigned) c.euid);
         return sd_bus_reply_method_return(m, NULL);
-}
-
-/* systemd unit name: [A-Za-z0-9:_.\\@-], a known type suffix, <= 255 bytes. */
-static bool unit_name_valid(const char *unit)
-{
-        static const char *const suffixes[] = { ".service", ".socket", ".device", ".mount",
-                                                ".automount", ".swap", ".target", ".path",
-                                                ".timer", ".slice", ".scope" };
-        size_t n = strnlen(unit, BUS_UNIT_NAME_MAX + 1);
-        const char *dot;
-
-        if (n == 0 || n > BUS_UNIT_NAME_MAX)
-                return false;
-        for (const char *p = unit; *p; p++)
-                if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:_.\\@-",
-                            *p))
-                        return false;
-        dot = strrchr(unit, '.');
-        if (!dot || dot == unit)
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
-                if (streq(dot, suffixes[i]))
-                        return true;
-        return false;
-}
-
-/*
- * The first MAX bytes of S for an error message: printable ASCII as is,
- * '\\' and '"' escaped, \n \r \t as such, every other byte (control
- * characters, bytes of multi-byte characters) as \xNN, so a caller cannot
- * put line breaks or terminal escapes into logs and messages. NULL on OOM.
- */
-static char *escape_for_message(const char *s, size_t max)
-{
-        size_t n = strnlen(s, max);
-        char *e = malloc(4 * n + 1), *p = e;
-
-        if (!e)
-                return NULL;
-        for (size_t i = 0; i < n; i++) {
-                unsigned char c = (unsigned char) s[i];
-
-                switch (c) {
-                case '\\':
-                case '"':
-                        *p++ = '\\';
-                        *p++ = (char) c;
-                        break;
-                case '\n':
-                        p = stpcpy(p, "\\n");
-                        break;
-                case '\r':
-                        p = stpcpy(p, "\\r");
-                        break;
-                case '\t':
-                        p = stpcpy(p, "\\t");
-                        break;
-                default:
-                        if (c >= 0x20 && c < 0x7f)
-                                *p++ = (char) c;
-                        else
-                                p += sprintf(p, "\\x%02x", c);
-                }
-        }
-        *p = '\0';
-        return e;
-}
-
-/* "90-unit-<unit>.policy"; the only character of unit names that is not kept is
- * '\\', written as "%5c" ('%' never occurs in unit names, so this is injective). */
-static char *unit_dropin_name(const char *unit)
-{
-        size_t n = strlen(unit);
-        char *s = malloc(strlen("90-unit-") + 3 * n + strlen(".policy") + 1), *p;
-
-        if (!s)
-                return NULL;
-        p = stpcpy(s, "90-unit-");
-        for (const char *u = unit; *u; u++) {
-                if (*u == '\\')
-                        p = stpcpy(p, "%5c");
-                else
-                        *p++ = *u;
-        }
-        strcpy(p, ".policy");
-        return s;
 }
 
 static int mkdir_parents(const char *path, mode_t mode)

@@ -551,3 +551,60 @@ char *settings_to_string(const Settings *s)
         }
         return buf;
 }
+
+char setting_bus_type(SettingId id)
+{
+        static const char types[_SETTING_MAX] = {
+                [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',      [SETTING_NICE] = 'i',
+                [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',   [SETTING_UTIL_MAX] = 'u',
+                [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u', [SETTING_CPU_IDLE] = 'b',
+        };
+
+        if (id < 0 || id >= _SETTING_MAX)
+                return 0;
+        return types[id];
+}
+
+int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret)
+{
+        SettingBusValue v = { .type = setting_bus_type(id) };
+
+        if (!s || !ret || v.type == 0)
+                return -EINVAL;
+        if (!settings_has(s, id))
+                return -ENODATA;
+
+        switch (id) {
+        case SETTING_LATENCY_NICE:
+                v.i = s->latency_nice;
+                break;
+        case SETTING_NICE:
+                v.i = s->nice;
+                break;
+        case SETTING_SLICE:
+                v.t = s->slice_ns;
+                break;
+        case SETTING_TIMER_SLACK:
+                v.t = s->timer_slack_ns;
+                break;
+        case SETTING_POLICY:
+                v.s = sched_policy_to_string(s->policy) ?: "n/a";
+                break;
+        case SETTING_UTIL_MIN:
+                v.u = s->util_min;
+                break;
+        case SETTING_UTIL_MAX:
+                v.u = s->util_max;
+                break;
+        case SETTING_CPU_WEIGHT:
+                v.u = s->cpu_weight;
+                break;
+        case SETTING_CPU_IDLE:
+                v.b = s->cpu_idle;
+                break;
+        default:
+                return -EINVAL;
+        }
+        *ret = v;
+        return 0;
+}

@@ -86,6 +86,30 @@ int setting_format(const Settings *s, SettingId id, char **ret);
 /* "LatencyNice=-5 Slice=0.1ms" in SettingId order; "" if empty. */
 char *settings_to_string(const Settings *s);
 
+/*
+ * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
+ * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
+ * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b'. The members of
+ * the union share one address, so &v.t serves as the value pointer of
+ * sd_bus_message_read_basic()/append_basic() for every type but 's'.
+ */
+typedef struct SettingBusValue {
+        char type;
+        union {
+                int32_t i;
+                uint32_t u;
+                uint64_t t;
+                int b;
+                const char *s; /* static or borrowed */
+        };
+} SettingBusValue;
+
+/* The D-Bus type of ID's value, 0 for an invalid ID. */
+char setting_bus_type(SettingId id);
+/* The value of setting ID of S in that type. -EINVAL for an invalid ID,
+ * -ENODATA when S does not have it. */
+int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret);
+
 const char *sched_policy_to_string(int policy); /* "other", "batch", "idle", "fifo", ... */
 int sched_policy_from_string(const char *s);    /* other|batch|idle only; -EINVAL otherwise */
 
