@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +58,9 @@ int main(int argc, char *argv[])
                         return 1;
                 if (w > 0)
                         continue;
+                /* A worker dies with the storm (pdeathsig is not inherited across fork). */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+                        _exit(1);
                 for (long i = j; i < count; i += jobs) {
                         pid_t p;
                         if (posix_spawn(&p, "/proc/self/exe", NULL, NULL, child_argv, env) != 0)
