@@ -11,6 +11,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/util.h"
 
 static uint64_t now_usec(void)
 {
@@ -29,6 +30,7 @@ void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
         };
         if (!a->ctx.proc_root)
                 a->ctx.proc_root = "/proc";
+        a->pidfds = streq(a->ctx.proc_root, "/proc");
 }
 
 void applier_set_policy(Applier *a, const Policy *policy)
@@ -151,6 +153,44 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
         free(msg);
 }
 
+/*
+ * Pid reuse. A pid names a process only while the process exists: once it
+ * has exited and been reaped, the number can be given to a new task.
+ * latniced learns a pid from an event, reads /proc/PID and then acts on the
+ * number with sched_setattr(), setpriority() and a write to timerslack_ns,
+ * none of which takes a pidfd. What guards it:
+ *
+ * - evaluate() opens a pidfd for the process before it reads the snapshot
+ *   and checks after the read that the process is still running
+ *   (pidfd_process_alive(): a poll, no permission needed): the snapshot,
+ *   start time included, is then of the process the pidfd holds. The task
+ *   table keeps the start time for later (reload, exit, rescan).
+ * - apply_thread() checks the pidfd again right before it reads a thread's
+ *   state and changes it, and for the main thread right after: a process
+ *   that still runs then held its pid all along, so every syscall reached
+ *   it. Other threads (a pidfd names a process; PIDFD_THREAD needs Linux
+ *   6.9) and kernels without pidfds (-ENOSYS) keep the start-time check of
+ *   /proc/PID/task/TID after the syscalls, which also only finds TID as a
+ *   thread of PID.
+ * - When that check after the syscalls finds another task at TID, the state
+ *   read just before them is put back on TID for every attribute changed.
+ *
+ * What remains: the process (or thread) exits, is reaped, and its number is
+ * handed to a new task within the few microseconds between the last check
+ * before the syscalls and the check after them. If the new task got the
+ * number before the state was read, it gets exactly its own attributes back;
+ * later, it gets those the old task had for the attributes latniced changed
+ * (always fair-class values: an RT/DL task is never touched, and a task that
+ * left the fair class is refused by the restore), or, if the number arrived
+ * after the syscalls, that restore reaches a task latniced never changed.
+ * This is harmless in practice: Linux hands out pids cyclically, so a number
+ * comes back only after the allocator has gone once around pid_max (4194304
+ * on 64-bit systemd systems) - millions of forks in microseconds. The
+ * long windows (an event handled late, events lost under load) are closed.
+ * Restores on reload and exit (restore_task()) check the start time right
+ * before their syscalls, with the same microsecond window.
+ */
+
 /* Is TID of PID still the task that started at STARTTIME? */
 static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
 {
@@ -220,8 +260,9 @@ static int restore_task(Applier *a, Task *t)
  * still ours, and it is what settings_apply_tid_from() starts from and what
  * a new entry restores later) and once after (what a manual change is told
  * apart from), each with one sched_getattr(); the timer slack file only when
- * TimerSlack is involved. */
-static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings *s,
+ * TimerSlack is involved. PIDFD (or -EBADF) holds the process: see "Pid
+ * reuse" above. */
+static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, const Settings *s,
                         const char *rule, const char *thread_name)
 {
         const pid_t pid = p->view.pid;
@@ -266,6 +307,12 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
         }
         if (t && settings_same(&t->settings, s)) {
                 (void)task_set_rule(t, rule);
+                return 0;
+        }
+
+        /* The process must still run now: then the state read next is its own. */
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0) {
+                applier_forget(a, pid, tid);
                 return 0;
         }
 
@@ -373,16 +420,22 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
         t->applied_mask |= applied;
         t->settings = *s;
 
-        /* Pid reuse guard: if TID now names another task, that task got
-         * our settings by accident; put back what it had. */
-        r = task_alive(a, pid, tid, st);
-        if (r <= 0) {
-                if (r == 0 && applied) {
-                        (void)sched_state_restore_full(a->ctx.proc_root, tid, &now, applied);
-                        a->counters.n_reused++;
+        /* Pid reuse guard: a main thread whose process still runs was reached
+         * by every syscall. Else, if TID now names another task, that task
+         * got our settings by accident: put back what it had. */
+        if (tid != pid || pidfd < 0 || pidfd_process_alive(pidfd) != 1) {
+                uint64_t st_now;
+
+                r = proc_starttime(a->ctx.proc_root, pid, tid, &st_now);
+                if (r < 0 || st_now != st) {
+                        if (r >= 0 && applied) {
+                                (void)sched_state_restore_full(a->ctx.proc_root, tid, &now,
+                                                               applied);
+                                a->counters.n_reused++;
+                        }
+                        task_table_remove(a->tasks, tid);
+                        return r < 0 && !errno_is_gone(r) ? r : 0;
                 }
-                task_table_remove(a->tasks, tid);
-                return r < 0 ? r : 0;
         }
 
         /* What the kernel made of it; the timer slack is what was written
@@ -410,6 +463,7 @@ static int apply_thread(Applier *a, const ProcTask *p, pid_t tid, const Settings
 static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
         _cleanup_free_ pid_t *tids = NULL;
         MatchResult res;
         Settings s, base_of_process = {};
@@ -422,6 +476,14 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 
         if (!a->policy || pid <= 0)
                 return 0;
+
+        /* Hold the process first, then read it (see "Pid reuse" above). A
+         * proc root of a test's own has no processes behind its pids. */
+        if (a->pidfds) {
+                pidfd = pidfd_open_process(pid);
+                if (pidfd == -ESRCH)
+                        return 0;
+        }
 
         flags = a->read_flags;
         if (a->ancestors)
@@ -436,6 +498,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         }
         if (p->kernel_thread || p->zombie)
                 return 0;
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+                return 0; /* exited: the snapshot may be of a task that has its pid now */
         if (a->ids && a->uses_ids) {
                 uint64_t now = now_usec();
 
@@ -525,7 +589,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                         }
                 }
 
-                r = apply_thread(a, p, tids[i], &ts, rule, name);
+                r = apply_thread(a, p, pidfd, tids[i], &ts, rule, name);
                 if (r < 0)
                         return r;
                 if (r > 0) {

@@ -9,7 +9,8 @@
  * still what latniced left: if not, someone else (renice, chrt, rtkit) owns
  * it now and it is left alone. A thread that no longer matches gets its
  * original attributes back. Kernel threads and RT/DL tasks are never
- * touched; a recycled pid is told apart by the start time.
+ * touched; a recycled pid is told apart by a pidfd and the start time
+ * (see "Pid reuse" in apply.c).
  */
 #pragma once
 
@@ -57,6 +58,7 @@ struct Applier {
         uint32_t used_keys;        /* policy_used_keys() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */
+        bool pidfds;               /* hold processes by pidfd (proc root is /proc) */
         applier_applied_t on_applied;
         applier_base_settings_t base_settings;
         void *userdata;

@@ -16,7 +16,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <systemd/sd-bus.h>
 
 #include "config.h"
@@ -291,17 +290,6 @@ static int read_task_identity(pid_t pid, unsigned *ret_flags, uid_t *ret_uid)
         *ret_flags = (unsigned) flags;
         *ret_uid = uid;
         return 0;
-}
-
-static int pidfd_open_(pid_t pid)
-{
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        return fd < 0 ? -errno : fd;
-}
-
-static bool pidfd_alive(int fd)
-{
-        return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0;
 }
 
 static int policy_rank(int policy)
@@ -743,7 +731,7 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return r;
 
         /* Hold the process while we look at it, so the pid cannot be reused under us. */
-        pidfd = pidfd_open_(pid);
+        pidfd = pidfd_open_process(pid);
         if (pidfd == -ESRCH)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
@@ -844,7 +832,7 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
         }
 
         /* What we read must still be about the same process. */
-        if (pidfd >= 0 && !pidfd_alive(pidfd))
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS,
                                          "Process %d exited", (int) pid);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -217,4 +218,31 @@ const char *path_basename(const char *path)
 pid_t ln_gettid(void)
 {
         return (pid_t) syscall(SYS_gettid);
+}
+
+int pidfd_open_process(pid_t pid)
+{
+        int fd;
+
+        if (pid <= 0)
+                return -EINVAL;
+        fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? -errno : fd;
+}
+
+int pidfd_process_alive(int pidfd)
+{
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+        int n;
+
+        if (pidfd < 0)
+                return -EBADF;
+        do
+                n = poll(&p, 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if (p.revents & POLLNVAL)
+                return -EBADF;
+        return n == 0;
 }

@@ -40,3 +40,15 @@ const char *path_basename(const char *path);
 
 /* Thread id of the caller. */
 pid_t ln_gettid(void);
+
+/* pidfd_open(2) of process PID (close-on-exec). -ESRCH: no such process;
+ * -EINVAL (-ENOENT since Linux 6.9): PID is a thread, not a thread group
+ * leader; -ENOSYS or -EPERM (seccomp): no pidfds here. */
+int pidfd_open_process(pid_t pid);
+/* 1 while the process of PIDFD runs, 0 once it has exited (a zombie counts
+ * as exited), negative errno if that cannot be told. A pidfd turns readable
+ * when its process exits; poll(2) needs no permission to signal it (latniced
+ * runs without CAP_KILL, so pidfd_send_signal(0) would fail with EPERM for
+ * other users' processes). While it returns 1, the pid names that process:
+ * a pid is reused only after its process exited and was reaped. */
+int pidfd_process_alive(int pidfd);

@@ -447,6 +447,49 @@ static void test_flags(void)
         t = proc_task_free(t);
 }
 
+/* pidfd_open_process() and pidfd_process_alive() on a child of ours. */
+static void test_pidfd(void)
+{
+        int fd, pipefd[2], status;
+        pid_t child;
+        char c;
+
+        CHECK(pipe2(pipefd, O_CLOEXEC) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                /* wait for the parent's word, then exit */
+                _exit(read(pipefd[0], &c, 1) == 1 ? 0 : 1);
+        }
+        fd = pidfd_open_process(child);
+        if (fd == -ENOSYS) {
+                printf("skipping pidfd test: no pidfd_open()\n");
+                CHECK(write(pipefd[1], "x", 1) == 1);
+                CHECK(waitpid(child, &status, 0) == child);
+                return;
+        }
+        CHECK(fd >= 0);
+        CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+        CHECK(pidfd_process_alive(fd) == 1);
+        CHECK(pidfd_process_alive(fd) == 1);
+
+        /* exited but not reaped (a zombie) counts as exited */
+        CHECK(write(pipefd[1], "x", 1) == 1);
+        for (int i = 0; i < 5000 && pidfd_process_alive(fd) == 1; i++)
+                usleep(1000);
+        CHECK(pidfd_process_alive(fd) == 0);
+        CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(pidfd_process_alive(fd) == 0);
+        CHECK(pidfd_open_process(child) == -ESRCH);
+        close(fd);
+        close(pipefd[0]);
+        close(pipefd[1]);
+
+        /* bad arguments */
+        CHECK(pidfd_open_process(0) == -EINVAL);
+        CHECK(pidfd_process_alive(-1) == -EBADF);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -457,6 +500,7 @@ int main(void)
         test_flags();
         test_unit();
         test_real();
+        test_pidfd();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
         return 0;
