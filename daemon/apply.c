@@ -184,9 +184,10 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * left the fair class is refused by the restore), or, if the number arrived
  * after the syscalls, that restore reaches a task latniced never changed.
  * This is harmless in practice: Linux hands out pids cyclically, so a number
- * comes back only after the allocator has gone once around pid_max (4194304
- * on 64-bit systemd systems) - millions of forks in microseconds. The
- * long windows (an event handled late, events lost under load) are closed.
+ * comes back only after the allocator has gone once around pid_max (at
+ * least 32768; 4194304 where systemd raises it) - tens of thousands of
+ * forks within microseconds. The long windows (an event handled late,
+ * events lost under load, a rescan) are closed.
  * Restores on reload and exit (restore_task()) check the start time right
  * before their syscalls, with the same microsecond window.
  */
