@@ -4,8 +4,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -17,12 +19,17 @@
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size)
 {
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0, allocated = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
+        return read_full_fd(fd, max, ret, ret_size);
+}
+
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, allocated = 0;
 
         for (;;) {
                 ssize_t n;
@@ -213,6 +220,40 @@ const char *path_basename(const char *path)
 
         p = p ? p + 1 : path;
         return *p ? p : NULL;
+}
+
+int id_to_name(bool group, uint32_t id, char **ret)
+{
+        for (size_t size = 1024;; size *= 2) {
+                _cleanup_free_ char *buf = malloc(size);
+                struct passwd pw, *pwres = NULL;
+                struct group gr, *grres = NULL;
+                const char *name;
+                int r;
+
+                if (!buf)
+                        return -ENOMEM;
+                if (group) {
+                        r = getgrgid_r((gid_t) id, &gr, buf, size, &grres);
+                        name = grres ? gr.gr_name : NULL;
+                } else {
+                        r = getpwuid_r((uid_t) id, &pw, buf, size, &pwres);
+                        name = pwres ? pw.pw_name : NULL;
+                }
+                if (r == ERANGE && size < 1024u * 1024u)
+                        continue;
+                if (r != 0 && r != ENOENT && r != ESRCH)
+                        return -r; /* ENOMEM, EIO, EMFILE, ERANGE at the cap, ... */
+                if (name) {
+                        char *copy = strdup(name);
+
+                        if (!copy)
+                                return -ENOMEM;
+                        *ret = copy;
+                } else
+                        *ret = NULL;
+                return 0;
+        }
 }
 
 pid_t ln_gettid(void)

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,8 @@
  * RET_SIZE (optional) gets the number of bytes read, without the added NUL.
  */
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
+/* The same from an open file descriptor, read from its current offset to its end. */
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
 /* First line of PATH without its trailing newline. */
 int read_one_line_file(const char *path, char **ret);
 /* Write VALUE (no newline added) to an existing file with a single write(). */
@@ -37,6 +40,14 @@ int parse_pid(const char *s, pid_t *ret); /* > 0 */
 int readlink_malloc(const char *path, char **ret);
 /* The part after the last '/', or NULL when that is empty. Points into PATH. */
 const char *path_basename(const char *path);
+
+/*
+ * The name of user ID (GROUP false) or group ID from NSS (getpwuid_r(),
+ * getgrgid_r(), with a buffer grown as needed): 0 and *RET, NULL when there
+ * is no such id; -ENOMEM; another negative errno when the lookup itself
+ * failed (EIO, EMFILE, ...: worth trying again later).
+ */
+int id_to_name(bool group, uint32_t id, char **ret);
 
 /* Thread id of the caller. */
 pid_t ln_gettid(void);

@@ -12,6 +12,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/macro.h"
+#include "lib/util.h"
 #include "policy/diagnostic.h"
 #include "policy/loader.h"
 #include "policy/policy-internal.h"
@@ -43,8 +44,6 @@ int path_is_masked(const char *path)
 int read_policy_file(const char *path, char **ret, size_t *ret_size)
 {
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0, cap = 0;
         struct stat st;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -58,40 +57,7 @@ int read_policy_file(const char *path, char **ret, size_t *ret_size)
                 return -EBADFD;
         if ((uint64_t)st.st_size > POLICY_FILE_MAX)
                 return -EFBIG;
-
-        for (;;) {
-                ssize_t n;
-
-                if (size + 1 >= cap) {
-                        size_t ncap = cap ? cap * 2 : (size_t)st.st_size + 4096;
-                        char *b;
-
-                        if (ncap > POLICY_FILE_MAX + 2)
-                                ncap = POLICY_FILE_MAX + 2;
-                        if (ncap <= size + 1)
-                                return -EFBIG;
-                        b = realloc(buf, ncap);
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                        cap = ncap;
-                }
-                n = read(fd, buf + size, cap - size - 1);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                size += (size_t)n;
-                if (size > POLICY_FILE_MAX)
-                        return -EFBIG;
-        }
-        buf[size] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
+        return read_full_fd(fd, POLICY_FILE_MAX, ret, ret_size);
 }
 
 /* ---- Building a policy, file by file -------------------------------- */
