@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +7,7 @@
 
 #include "daemon/idcache.h"
 #include "lib/macro.h"
+#include "lib/util.h"
 
 typedef struct IdEntry {
         uint32_t id;
@@ -114,40 +113,11 @@ static void table_check_file(IdCache *c, IdTable *t)
 /* NSS: 1 and *ret (NULL: no such id), or 0 when the lookup failed (not cacheable). */
 static int lookup_name(bool user, uint32_t id, char **ret)
 {
-        size_t size = 1024;
+        int r = id_to_name(!user, id, ret);
 
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                struct passwd pw, *pwres = NULL;
-                struct group gr, *grres = NULL;
-                const char *name;
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                if (user) {
-                        r = getpwuid_r((uid_t)id, &pw, buf, size, &pwres);
-                        name = pwres ? pw.pw_name : NULL;
-                } else {
-                        r = getgrgid_r((gid_t)id, &gr, buf, size, &grres);
-                        name = grres ? gr.gr_name : NULL;
-                }
-                if (r == ERANGE && size < 1024u * 1024u) {
-                        size *= 2;
-                        continue;
-                }
-                if (r == ENOMEM)
-                        return -ENOMEM;
-                if (r != 0 && r != ENOENT && r != ESRCH)
-                        return 0; /* EIO, EMFILE, ...: try again next time */
-                *ret = NULL;
-                if (name) {
-                        *ret = strdup(name);
-                        if (!*ret)
-                                return -ENOMEM;
-                }
-                return 1;
-        }
+        if (r == -ENOMEM)
+                return r;
+        return r < 0 ? 0 : 1;
 }
 
 static int table_get(IdCache *c, IdTable *t, bool user, uint32_t id, uint64_t now,

@@ -4,8 +4,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,54 +230,16 @@ static int read_exe(const char *proc_root, pid_t pid, char **ret)
         return 0;
 }
 
-static int user_name(uid_t uid, char **ret)
+/* NULL when the name cannot be had: the id still matches. */
+static int lookup_name(bool group, uint32_t id, char **ret)
 {
-        size_t size = 1024;
+        int r = id_to_name(group, id, ret);
 
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                struct passwd pw, *res = NULL;
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getpwuid_r(uid, &pw, buf, size, &res);
-                if (r == ERANGE && size < 1024u * 1024u) {
-                        size *= 2;
-                        continue;
-                }
-                if (r != 0 || !res) {
-                        *ret = NULL;
-                        return 0;
-                }
-                *ret = strdup(pw.pw_name);
-                return *ret ? 0 : -ENOMEM;
-        }
-}
-
-static int group_name(gid_t gid, char **ret)
-{
-        size_t size = 1024;
-
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                struct group gr, *res = NULL;
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getgrgid_r(gid, &gr, buf, size, &res);
-                if (r == ERANGE && size < 1024u * 1024u) {
-                        size *= 2;
-                        continue;
-                }
-                if (r != 0 || !res) {
-                        *ret = NULL;
-                        return 0;
-                }
-                *ret = strdup(gr.gr_name);
-                return *ret ? 0 : -ENOMEM;
-        }
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                *ret = NULL;
+        return 0;
 }
 
 /* The cgroup v2 path: the "0::" line of the PID/cgroup file in BUF (modified);
@@ -508,10 +468,10 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         }
 
         if (!(flags & PROC_READ_NO_NAMES)) {
-                r = user_name(uid, &t->user);
+                r = lookup_name(false, uid, &t->user);
                 if (r < 0)
                         return r;
-                r = group_name(gid, &t->group);
+                r = lookup_name(true, gid, &t->group);
                 if (r < 0)
                         return r;
         }
