@@ -31,19 +31,6 @@ static void json_settings(JsonWriter *w, const Settings *s)
         json_end_object(w);
 }
 
-static const char *verdict_to_string(RuleVerdict v)
-{
-        switch (v) {
-        case RULE_MATCHED:
-                return "matched";
-        case RULE_NOT_MATCHED:
-                return "not-matched";
-        case RULE_SKIPPED_FINAL:
-                return "skipped-final";
-        }
-        return "unknown";
-}
-
 static const char *name_of(const TaskNames *n)
 {
         return n->argv0 ? n->argv0 : n->exe ? n->exe : n->comm;
@@ -94,7 +81,7 @@ static void json_trace(JsonWriter *w, const MatchTrace *trace)
                 json_kv_string(w, "rule", r->rule);
                 json_kv_string(w, "file", r->file);
                 json_kv_uint(w, "line", r->line);
-                json_kv_string(w, "verdict", verdict_to_string(r->verdict));
+                json_kv_string(w, "verdict", rule_verdict_to_string(r->verdict));
                 json_kv_string(w, "decider", r->decider);
                 json_key(w, "settings");
                 json_settings(w, &r->settings);

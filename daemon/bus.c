@@ -627,20 +627,6 @@ static int read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *err
         return 0;
 }
 
-static const char *verdict_to_string(RuleVerdict v)
-{
-        switch (v) {
-        case RULE_MATCHED:
-                return "matched";
-        case RULE_NOT_MATCHED:
-                return "not-matched";
-        case RULE_SKIPPED_FINAL:
-                return "skipped-final";
-        default:
-                return "unknown";
-        }
-}
-
 static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -682,7 +668,7 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
                 if (r < 0)
                         goto finish;
                 r = sd_bus_message_append(reply, "ssuss", strempty(t->rule), strempty(t->file),
-                                          (uint32_t) t->line, verdict_to_string(t->verdict),
+                                          (uint32_t) t->line, rule_verdict_to_string(t->verdict),
                                           strempty(t->decider));
                 if (r < 0)
                         goto finish;

@@ -543,6 +543,19 @@ int policy_match(const Policy *p, const TaskSnapshot *task, MatchResult *ret, Ma
         return 0;
 }
 
+const char *rule_verdict_to_string(RuleVerdict v)
+{
+        switch (v) {
+        case RULE_MATCHED:
+                return "matched";
+        case RULE_NOT_MATCHED:
+                return "not-matched";
+        case RULE_SKIPPED_FINAL:
+                return "skipped-final";
+        }
+        return "unknown";
+}
+
 void match_trace_done(MatchTrace *t)
 {
         if (!t)

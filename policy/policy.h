@@ -131,6 +131,10 @@ typedef enum RuleVerdict {
         RULE_SKIPPED_FINAL, /* an earlier matching rule had Final=yes */
 } RuleVerdict;
 
+/* "matched", "not-matched", "skipped-final" (Explain, latnicectl explain);
+ * "unknown" for anything else. */
+const char *rule_verdict_to_string(RuleVerdict v);
+
 typedef struct RuleTrace {
         const char *rule; /* rule name (owned by the policy) */
         const char *file; /* path of its file */
