@@ -64,13 +64,7 @@ static int append_entry(sd_bus_message *m, const char *key, const char *type, ..
         va_list ap;
         int r;
 
-        r = sd_bus_message_open_container(m, 'e', "sv");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(m, "s", key);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(m, 'v', type);
+        r = bus_open_entry(m, key, type);
         if (r < 0)
                 return r;
         va_start(ap, type);
@@ -78,10 +72,7 @@ static int append_entry(sd_bus_message *m, const char *key, const char *type, ..
         va_end(ap);
         if (r < 0)
                 return r;
-        r = sd_bus_message_close_container(m);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(m);
+        return bus_close_entry(m);
 }
 
 static int append_strv_entry(sd_bus_message *m, const char *key, char *const *l)
@@ -89,22 +80,13 @@ static int append_strv_entry(sd_bus_message *m, const char *key, char *const *l)
         static char *const empty[] = { NULL };
         int r;
 
-        r = sd_bus_message_open_container(m, 'e', "sv");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(m, "s", key);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(m, 'v', "as");
+        r = bus_open_entry(m, key, "as");
         if (r < 0)
                 return r;
         r = sd_bus_message_append_strv(m, (char **) (l ? l : empty));
         if (r < 0)
                 return r;
-        r = sd_bus_message_close_container(m);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(m);
+        return bus_close_entry(m);
 }
 
 /*
@@ -555,18 +537,16 @@ static int method_get_kernel(sd_bus_message *m, void *userdata, sd_bus_error *er
                 return r;
 
         /* The latency-nice -> slice table: a(ix), slice in ns (0: no custom slice) */
-        r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "LatencyNiceSlices");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "a(ix)");
+        r = bus_open_entry(reply, "LatencyNiceSlices", "a(ix)");
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ix)");
         for (int ln = -20; r >= 0 && ln <= 19; ln++)
                 r = sd_bus_message_append(reply, "(ix)", (int32_t) ln,
                                           (int64_t) latency_nice_to_slice(ln, kf->base_slice_ns));
-        for (int i = 0; r >= 0 && i < 3; i++)
+        if (r >= 0)
                 r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = bus_close_entry(reply);
         if (r < 0)
                 return r;
 

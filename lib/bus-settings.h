@@ -11,5 +11,10 @@
 
 #include "lib/settings.h"
 
+/* In an open a{sv} of M: open the entry KEY and its variant of signature
+ * TYPE; bus_close_entry() closes both. Negative errno from sd-bus. */
+int bus_open_entry(sd_bus_message *m, const char *key, const char *type);
+int bus_close_entry(sd_bus_message *m);
+
 /* Append S to M as an a{sv}. Negative errno from sd-bus. */
 int bus_append_settings(sd_bus_message *m, const Settings *s);
