@@ -184,6 +184,36 @@ static int no_arguments(int argc, char **argv, const char *verb)
         return 0;
 }
 
+/* Call METHOD, which takes no arguments; on failure print and return the
+ * exit status 1, else 0. */
+static int call_no_args(const CliOptions *o, sd_bus *bus, const char *method,
+                        sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = method_new(bus, method, &m);
+        if (r < 0)
+                return bus_parse_error(r);
+        return call(o, bus, m, method, ret_reply);
+}
+
+/* The start of a verb without arguments that makes one call: check that
+ * none were given, connect, call METHOD. 0, or the exit status to return. */
+static int simple_verb(int argc, char **argv, const CliOptions *o, const char *verb,
+                       const char *method, sd_bus **ret_bus, sd_bus_message **ret_reply)
+{
+        int r;
+
+        r = no_arguments(argc, argv, verb);
+        if (r != 0)
+                return r;
+        r = bus_open(o, ret_bus);
+        if (r != 0)
+                return r;
+        return call_no_args(o, *ret_bus, method, ret_reply);
+}
+
 /* ---- Generic reply -> JSON ------------------------------------------- */
 
 /* "LatencyNiceSyscall" -> "latency_nice_syscall", "EEVDFSlice" -> "eevdf_slice" */
@@ -520,23 +550,14 @@ static const char *backend_explained(const char *b)
 int verb_status(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(status_info_done) StatusInfo i = {};
         char started[64], reloaded[64];
         const char *on, *off;
         size_t n_errors = 0;
         int r;
 
-        r = no_arguments(argc, argv, "status");
-        if (r != 0)
-                return r;
-        r = bus_open(o, &bus);
-        if (r != 0)
-                return r;
-        r = method_new(bus, "GetStatus", &m);
-        if (r < 0)
-                return bus_parse_error(r);
-        r = call(o, bus, m, "GetStatus", &reply);
+        r = simple_verb(argc, argv, o, "status", "GetStatus", &bus, &reply);
         if (r != 0)
                 return r;
 
@@ -591,23 +612,14 @@ int verb_status(int argc, char **argv, const CliOptions *o)
 int verb_list(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         JsonWriter w;
         uint32_t pid, tid;
         const char *comm, *rule, *settings;
         int user_owned, r;
 
-        r = no_arguments(argc, argv, "list");
-        if (r != 0)
-                return r;
-        r = bus_open(o, &bus);
-        if (r != 0)
-                return r;
-        r = method_new(bus, "ListTasks", &m);
-        if (r < 0)
-                return bus_parse_error(r);
-        r = call(o, bus, m, "ListTasks", &reply);
+        r = simple_verb(argc, argv, o, "list", "ListTasks", &bus, &reply);
         if (r != 0)
                 return r;
 
@@ -748,21 +760,12 @@ int verb_set(int argc, char **argv, const CliOptions *o)
 int verb_reload(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_strv_free_ char **diags = NULL;
         size_t n_errors = 0;
         int r;
 
-        r = no_arguments(argc, argv, "reload");
-        if (r != 0)
-                return r;
-        r = bus_open(o, &bus);
-        if (r != 0)
-                return r;
-        r = method_new(bus, "Reload", &m);
-        if (r < 0)
-                return bus_parse_error(r);
-        r = call(o, bus, m, "Reload", &reply);
+        r = simple_verb(argc, argv, o, "reload", "Reload", &bus, &reply);
         if (r != 0)
                 return r;
         r = sd_bus_message_read_strv(reply, &diags);
@@ -875,7 +878,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
 int verb_monitor(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL;
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         sigset_t mask;
@@ -917,10 +920,7 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
 
         /* Subscribed first, then checked: no signal is lost in between, and a
          * daemon that is not there is reported instead of waited for. */
-        r = method_new(bus, "GetStatus", &m);
-        if (r < 0)
-                return bus_parse_error(r);
-        r = call(o, bus, m, "GetStatus", &reply);
+        r = call_no_args(o, bus, "GetStatus", &reply);
         if (r != 0)
                 return r;
 
