@@ -63,6 +63,9 @@ hostile "Policy fifo" "settings: Policy: " SetTask 'ua{sv}' "$target" 1 Policy s
 hostile "LatencyNice as garbage string" "settings: LatencyNice: " SetTask 'ua{sv}' "$target" 1 LatencyNice s abc
 hostile "wrong value type" 'settings: Nice must be of D-Bus type "i"' SetTask 'ua{sv}' "$target" 1 Nice t 5
 hostile "unknown key" 'settings: unknown or unsupported key "Bogus"' SetTask 'ua{sv}' "$target" 1 Bogus i 5
+# a key whose 64th byte is inside a UTF-8 character: shown escaped, still a valid message
+hostile "unknown non-ASCII key" 'unsupported key "a{63}\\xc3\.\.\." here' \
+        SetTask 'ua{sv}' "$target" 1 "$(printf 'a%.0s' $(seq 63))éé" i 5
 hostile "unit setting in SetTask" 'unsupported key "CPUWeight"' SetTask 'ua{sv}' "$target" 1 CPUWeight u 100
 hostile "task setting in SetUnit" 'unsupported key "Nice"' SetUnit 'sa{sv}b' a.service 1 Nice i 1 false
 hostile "duplicate key" "settings: Nice given twice" SetTask 'ua{sv}' "$target" 2 Nice i 5 Nice i 6
