@@ -57,7 +57,8 @@ echo "ok - another user's process is refused and unchanged"
 # ---- one's own process ----------------------------------------------------
 spawn ln-auth-own nobody
 own=$SPAWNED
-wait_for "own process $own" test "$(stat -c %u /proc/$own 2>/dev/null)" = 65534
+# (the uid is read on every try: setpriv changes it just before its exec)
+wait_for "own process $own" sh -c "[ \"\$(stat -c %u /proc/$own)\" = 65534 ] && [ \"\$(readlink /proc/$own/exe)\" = '$TMP/ln-auth-own' ]"
 
 nctl set "$own" LatencyNice=10 || fail "nobody raising the latency nice of its own process"
 if [ "$(getattr "$own" latency_nice)" = None ]; then
