@@ -24,25 +24,7 @@ T=$(mktemp -d)
 BUSY=()
 D=
 B=
-# Is PID running (not gone, not a zombie waiting for us)?
-running() {
-        local s
-        s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
-        [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-# Stop the daemon started here: SIGTERM (it restores what it changed), then
-# SIGKILL if it has not gone after 5 s.
-stop_daemon() {
-        [ -n "$D" ] || return 0
-        kill -TERM "$D" 2>/dev/null || true
-        for _ in $(seq 100); do
-                running "$D" || break
-                sleep 0.05
-        done
-        kill -KILL "$D" 2>/dev/null || true
-        wait "$D" 2>/dev/null || true
-        D=
-}
+. "$(dirname "$0")/daemon-lib.sh"
 cleanup() {
         [ -z "$B" ] || kill "$B" 2>/dev/null || true
         for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null || true; done

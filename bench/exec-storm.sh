@@ -26,23 +26,7 @@ T=$(mktemp -d)
 KP=()
 D=
 S=
-running() { # pid: not gone, not a zombie waiting for us
-        local s
-        s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
-        [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-# SIGTERM (latniced restores what it changed), SIGKILL if still there after 5 s.
-stop_daemon() {
-        [ -n "$D" ] || return 0
-        kill -TERM "$D" 2>/dev/null || true
-        for _ in $(seq 100); do
-                running "$D" || break
-                sleep 0.05
-        done
-        kill -KILL "$D" 2>/dev/null || true
-        wait "$D" 2>/dev/null || true
-        D=
-}
+. "$(dirname "$0")/daemon-lib.sh"
 cleanup() {
         [ -z "$S" ] || kill "$S" 2>/dev/null || true
         for p in "${KP[@]}"; do kill "$p" 2>/dev/null || true; done

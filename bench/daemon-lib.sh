@@ -1,0 +1,24 @@
+# Sourced by the benchmarks that start latniced (apply-latency.sh, exec-storm.sh).
+# shellcheck shell=bash
+# D: pid of the latniced started by the script, or empty.
+
+# Is PID running (not gone, not a zombie waiting for us)?
+running() {
+        local s
+        s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+        [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+}
+
+# Stop the daemon started here: SIGTERM (it restores what it changed), then
+# SIGKILL if it has not gone after 5 s.
+stop_daemon() {
+        [ -n "$D" ] || return 0
+        kill -TERM "$D" 2>/dev/null || true
+        for _ in $(seq 100); do
+                running "$D" || break
+                sleep 0.05
+        done
+        kill -KILL "$D" 2>/dev/null || true
+        wait "$D" 2>/dev/null || true
+        D=
+}
