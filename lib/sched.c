@@ -133,8 +133,14 @@ int sched_state_read_attr(pid_t tid, SchedState *ret)
                 s.latency_nice = a.sched_latency_nice;
         }
         if (sched_policy_is_fair(s.policy)) {
+                uint64_t dflt = sched_base_slice();
+
+                /* With the latnice patch set a task's default slice follows
+                 * its latency nice (the same mapping as the emulation). */
+                if (s.has_latency_nice && s.latency_nice != 0)
+                        dflt = latency_nice_to_slice(s.latency_nice, dflt);
                 s.slice_ns = a.sched_runtime;
-                s.custom_slice = s.slice_ns != 0 && s.slice_ns != sched_base_slice();
+                s.custom_slice = s.slice_ns != 0 && s.slice_ns != dflt;
         }
         *ret = s;
         return 0;
