@@ -1164,6 +1164,20 @@ out:
                 kill_wait(daemon);
                 if (before > 0 && get_ln(before, &got) == 0)
                         note("after latniced exited, the target has latency nice %d", got);
+                /* RestoreOnExit=yes: latency nice back to 0, and with it the default slice. */
+                if (ret == 0 && before > 0) {
+                        struct ln_attr a;
+                        uint64_t base;
+
+                        if (get_attr(before, &a) != 0 || a.sched_latency_nice != 0) {
+                                note("latniced exited without restoring latency nice 0");
+                                ret = 1;
+                        } else if (read_base_slice(&base) == 0 && a.sched_runtime != base) {
+                                note("after restore the slice is %" PRIu64 " ns, not the base %"
+                                     PRIu64, (uint64_t) a.sched_runtime, base);
+                                ret = 1;
+                        }
+                }
         }
         if (ret)
                 print_file(DAEMON_LOG);
