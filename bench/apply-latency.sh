@@ -25,16 +25,6 @@ BUSY=()
 D=
 B=
 . "$(dirname "$0")/daemon-lib.sh"
-cleanup() {
-        [ -z "$B" ] || kill "$B" 2>/dev/null || true
-        for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null || true; done
-        stop_daemon
-        wait 2>/dev/null || true
-        rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
 
 mkdir "$T/pol"
 cat >"$T/pol/50-bench.policy" <<'P'

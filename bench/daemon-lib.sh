@@ -1,4 +1,5 @@
-# Sourced by the benchmarks that start latniced (apply-latency.sh, exec-storm.sh).
+# Sourced by the benchmarks that start latniced (apply-latency.sh, exec-storm.sh),
+# after they set T (their temp dir). Installs the EXIT/INT/TERM traps.
 # shellcheck shell=bash
 # D: pid of the latniced started by the script, or empty.
 
@@ -22,3 +23,16 @@ stop_daemon() {
         wait "$D" 2>/dev/null || true
         D=
 }
+
+# On every exit path: stop the daemon first (it restores what it changed),
+# then every other background job of the script, then remove $T.
+cleanup() {
+        local p
+        stop_daemon
+        for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+        wait 2>/dev/null || true
+        rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP

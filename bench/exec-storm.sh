@@ -27,16 +27,6 @@ KP=()
 D=
 S=
 . "$(dirname "$0")/daemon-lib.sh"
-cleanup() {
-        [ -z "$S" ] || kill "$S" 2>/dev/null || true
-        for p in "${KP[@]}"; do kill "$p" 2>/dev/null || true; done
-        stop_daemon
-        wait 2>/dev/null || true
-        rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
 
 mkdir "$T/pol" "$T/bin"
 cat >"$T/pol/99-keepers.policy" <<'P'
