@@ -1152,6 +1152,30 @@ static int test_daemon_apply(void)
         }
         note("pid %d (new) has latency nice %d (sched_getattr)", (int) after, got);
 
+        /* Its slice now follows its latency nice: latnicectl get must not take
+         * that for a custom slice (lib/sched.c compares with the mapped slice). */
+        {
+                char pidbuf[16], *json = NULL;
+                const char *const gargv[] = { LATNICECTL, "get", pidbuf, "--json", NULL };
+                const char *gout = "/tmp/latnicectl-get.json";
+                int status;
+                pid_t g;
+
+                snprintf(pidbuf, sizeof(pidbuf), "%d", (int) after);
+                unlink(gout);
+                g = spawn(gargv, gout);
+                if (g < 0 || waitpid(g, &status, 0) != g || !WIFEXITED(status) ||
+                    WEXITSTATUS(status) != 0 || read_file(gout, &json) != 0 ||
+                    !strstr(json, "\"custom_slice\": false") ||
+                    strstr(json, "\"custom_slice\": true")) {
+                        note("latnicectl get %d: expected \"custom_slice\": false", (int) after);
+                        print_file(gout);
+                        free(json);
+                        goto out;
+                }
+                free(json);
+        }
+
         /* A process no rule matches is left alone. */
         CHECK(get_ln(0, &got) == 0 && got == 0, "latniced touched the test itself: %d", got);
         ret = 0;
