@@ -123,6 +123,9 @@ typedef struct MatchResult {
         /* A "thread:" predicate took part in the decision: the result may
          * differ for other threads of the same process. */
         bool thread_dependent;
+        /* SETTING_BIT()s whose value came from a rule with RequireTrustedExe=no:
+         * boosts that need no trusted executable (policy/boost.h). */
+        uint32_t untrusted_ok;
 } MatchResult;
 
 typedef enum RuleVerdict {

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/trust.h"
+#include "lib/util.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+static int untrusted(char **ret_reason, const char *fmt, ...) _printf_(2, 3);
+static int untrusted(char **ret_reason, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        if (!ret_reason)
+                return 0;
+        va_start(ap, fmt);
+        r = vasprintf(ret_reason, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                *ret_reason = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* "owned by uid 1000", "writable by group", "writable by others", or NULL
+ * when ST is root's and only root may write it. */
+static const char *ownership_problem(const struct stat *st, char buf[static 32])
+{
+        if (st->st_uid != 0) {
+                snprintf(buf, 32, "owned by uid %u", (unsigned)st->st_uid);
+                return buf;
+        }
+        if (st->st_mode & S_IWOTH)
+                return "writable by others";
+        if (st->st_mode & S_IWGRP)
+                return "writable by group";
+        return NULL;
+}
+
+int exe_path_trusted(const char *path, const struct stat *st, bool check_path, char **ret_reason)
+{
+        _cleanup_free_ char *dir = NULL;
+        const char *problem;
+        char buf[32];
+        struct stat dst;
+
+        if (!path || path[0] != '/')
+                return untrusted(ret_reason, "exe %s: not an absolute path", strna(path));
+        if (!S_ISREG(st->st_mode))
+                return untrusted(ret_reason, "exe %s: not a regular file", path);
+        problem = ownership_problem(st, buf);
+        if (problem)
+                return untrusted(ret_reason, "exe %s: %s", path, problem);
+        if (check_path) {
+                if (stat(path, &dst) < 0 || dst.st_dev != st->st_dev || dst.st_ino != st->st_ino)
+                        return untrusted(ret_reason,
+                                         "exe %s: the path does not lead to the running file",
+                                         path);
+        }
+
+        dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        for (;;) {
+                char *slash = strrchr(dir, '/');
+
+                if (!slash)
+                        break;
+                if (slash == dir)
+                        slash[1] = 0; /* "/" itself, last */
+                else
+                        *slash = 0;
+                if (lstat(dir, &dst) < 0)
+                        return untrusted(ret_reason, "exe %s: cannot check directory %s: %s",
+                                         path, dir, strerror(errno));
+                if (!S_ISDIR(dst.st_mode))
+                        return untrusted(ret_reason, "exe %s: %s is not a directory", path,
+                                         dir);
+                problem = ownership_problem(&dst, buf);
+                if (problem)
+                        return untrusted(ret_reason, "exe %s: directory %s is %s", path, dir,
+                                         problem);
+                if (streq(dir, "/"))
+                        break;
+        }
+        return 1;
+}
+
+static int task_path(const char *proc_root, pid_t pid, const char *file, char **ret)
+{
+        if (asprintf(ret, "%s/%d/%s", proc_root ?: "/proc", (int)pid, file) < 0) {
+                *ret = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
+{
+        _cleanup_free_ char *link = NULL, *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        bool deleted = false;
+        struct stat st;
+        size_t n;
+        int r;
+
+        r = task_path(proc_root, pid, "exe", &link);
+        if (r < 0)
+                return r;
+        /* The running inode itself, whatever its path says. */
+        fd = open(link, O_PATH | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                r = -errno;
+                if (r == -ENOENT || r == -ESRCH) {
+                        _cleanup_free_ char *dir = NULL;
+
+                        /* No process, or a process without an exe. */
+                        if (task_path(proc_root, pid, "", &dir) < 0)
+                                return -ENOMEM;
+                        if (access(dir, F_OK) < 0)
+                                return -ESRCH;
+                }
+                return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
+        }
+        r = readlink_malloc(link, &path);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        return r;
+                return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
+        }
+        n = strlen(path);
+        if (n > strlen(DELETED_SUFFIX) && streq(path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX)) {
+                path[n - strlen(DELETED_SUFFIX)] = 0;
+                deleted = true;
+        }
+        return exe_path_trusted(path, &st, !deleted, ret_reason);
+}
+
+int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret)
+{
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[4096];
+        uint32_t uid;
+        ssize_t n;
+        int r;
+
+        r = task_path(proc_root, pid, "status", &path);
+        if (r < 0)
+                return r;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        /* "Uid:" is among the first ten lines; the rest (Groups: can be
+         * huge) is not needed. */
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return -ESRCH;
+        buf[n] = 0;
+        r = proc_status_get_u32(buf, (size_t)n, "Uid", &uid);
+        if (r < 0)
+                return r;
+        *ret = (uid_t)uid;
+        return 0;
+}
+
+int proc_nice_floor(pid_t pid, int *ret)
+{
+        struct rlimit rl;
+
+        if (prlimit(pid, RLIMIT_NICE, NULL, &rl) < 0)
+                return -errno;
+        /* setpriority() allows nice N when 20 - N <= RLIMIT_NICE. */
+        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 40)
+                *ret = -20;
+        else
+                *ret = 20 - (int)rl.rlim_max;
+        return 0;
+}

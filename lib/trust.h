@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Trust facts: what latniced needs to know about a process before it gives
+ * it a boost, a setting its user could not take with nice(1), chrt(1) or
+ * sched_setattr() (see policy/boost.h for which settings are boosts).
+ *
+ * The facts are read here, with syscalls; the decision made from them is a
+ * pure function in policy/boost.c.
+ *
+ * An executable is trusted when its user cannot have chosen its code or its
+ * name:
+ *   - the file (the inode the process runs, through PROC_ROOT/PID/exe) is
+ *     owned by root and is not writable by group or others;
+ *   - its path, as the kernel names it, still leads to that inode (or the
+ *     file was deleted, as during a package upgrade: then the path is where
+ *     it lived);
+ *   - every directory of that path, up to "/", is owned by root and is not
+ *     writable by group or others (sticky or not: a world-writable /tmp is
+ *     not a place for trusted programs).
+ * Anything that cannot be checked (another mount namespace, a race with a
+ * rename, a permission error) is not trusted.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/*
+ * Is the executable at PATH, whose inode is described by ST, trusted? Checks
+ * ST and every directory of PATH (absolute, no trailing " (deleted)"; such a
+ * suffix must be removed by the caller, who then passes CHECK_PATH false so
+ * the path is not required to lead to ST). Returns 1 trusted, 0 not trusted
+ * (*RET_REASON, if not NULL, gets why: "exe /tmp/x/pipewire: directory
+ * /tmp is writable by others"), negative errno on allocation failure.
+ */
+int exe_path_trusted(const char *path, const struct stat *st, bool check_path, char **ret_reason);
+
+/*
+ * The same for the executable of process PID under PROC_ROOT ("/proc").
+ * -ESRCH if the process is gone; a process whose exe cannot be read
+ * (kernel thread, permission) is not trusted, with a reason.
+ */
+int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason);
+
+/* Real uid of PID, from the first lines of PROC_ROOT/PID/status. */
+int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret);
+
+/*
+ * The lowest nice PID's user may give itself: 20 - the hard RLIMIT_NICE of
+ * PID (a user may raise its soft limit up to the hard one), clamped to
+ * -20..20 (20: it may only raise its nice). -ESRCH if gone.
+ */
+int proc_nice_floor(pid_t pid, int *ret);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/macro.h"
+#include "policy/boost.h"
+
+uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_slice_ns)
+{
+        uint32_t m = 0;
+
+        if (settings_has(s, SETTING_LATENCY_NICE) && s->latency_nice < 0)
+                m |= SETTING_BIT(SETTING_LATENCY_NICE);
+        if (settings_has(s, SETTING_NICE) && s->nice < 0 && s->nice < nice_floor)
+                m |= SETTING_BIT(SETTING_NICE);
+        if (settings_has(s, SETTING_SLICE) && s->slice_ns < base_slice_ns)
+                m |= SETTING_BIT(SETTING_SLICE);
+        if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > 0)
+                m |= SETTING_BIT(SETTING_UTIL_MIN);
+        return m;
+}
+
+bool cgroup_is_delegated(const char *cgroup)
+{
+        const char *p = cgroup;
+
+        if (!p)
+                return false;
+        while ((p = strstr(p, "/user@"))) {
+                const char *end = strchrnul(p + 1, '/');
+                size_t n = (size_t)(end - p);
+
+                /* "/user@1000.service" */
+                if (n > strlen("/user@.service") &&
+                    memcmp(end - strlen(".service"), ".service", strlen(".service")) == 0)
+                        return true;
+                p = end;
+        }
+        return false;
+}
+
+void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
+                                char comm_buf[static 16])
+{
+        TaskSnapshot v = *task;
+
+        comm_buf[0] = 0;
+        if (task->names.exe)
+                snprintf(comm_buf, 16, "%s", task->names.exe);
+        v.names = (TaskNames){
+                .comm = comm_buf,
+                .argv0 = NULL,
+                .exe = task->names.exe,
+        };
+        v.ancestors = NULL;
+        v.n_ancestors = 0;
+        if (cgroup_is_delegated(task->cgroup)) {
+                v.cgroup = NULL;
+                v.unit = NULL;
+        }
+        *ret = v;
+}
+
+/* Do X and Y hold the same value of setting ID (both present)? */
+static bool setting_equal(const Settings *x, const Settings *y, SettingId id)
+{
+        SettingBusValue a, b;
+
+        if (setting_to_bus_value(x, id, &a) < 0 || setting_to_bus_value(y, id, &b) < 0)
+                return false;
+        if (a.type != b.type)
+                return false;
+        if (a.type == 's')
+                return streq(a.s, b.s);
+        switch (a.type) {
+        case 'i':
+                return a.i == b.i;
+        case 'u':
+                return a.u == b.u;
+        case 'b':
+                return !!a.b == !!b.b;
+        default:
+                return a.t == b.t;
+        }
+}
+
+int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
+                        const Settings *base, const BoostFacts *f, Settings *s,
+                        uint32_t *ret_withheld)
+{
+        Settings trusted = {};
+        uint32_t boosts, withheld = 0;
+        int r;
+
+        *ret_withheld = 0;
+        if (f->privileged)
+                return 0;
+        boosts = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
+        if (boosts == 0)
+                return 0;
+
+        /* What the task would get from what its user cannot choose. */
+        if (base && !cgroup_is_delegated(task->cgroup))
+                trusted = *base;
+        if (f->exe_trusted && task->names.exe) {
+                TaskSnapshot view;
+                MatchResult tres;
+                char comm[16];
+
+                task_snapshot_trusted_view(task, &view, comm);
+                r = policy_match(p, &view, &tres, NULL);
+                if (r < 0)
+                        return r;
+                if (tres.n_matched > 0)
+                        settings_merge(&trusted, &tres.settings);
+        }
+
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                uint32_t bit = SETTING_BIT(id);
+
+                if (!(boosts & bit))
+                        continue;
+                if (res && res->n_matched > 0 && (res->untrusted_ok & bit))
+                        continue; /* the rule opted out */
+                if ((trusted.mask & bit) && setting_equal(s, &trusted, id))
+                        continue;
+                withheld |= bit;
+        }
+        s->mask &= ~withheld;
+        *ret_withheld = withheld;
+        return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Boosts: settings that give a task more than its user could take, and
+ * which of them a task may keep.
+ *
+ * latniced is root and acts for every user; a rule matches on names, command
+ * lines and cgroups that users choose. So a boost applies only where its user
+ * cannot have steered the match:
+ *   - the task's user may take the boost anyway (root, or a nice within its
+ *     RLIMIT_NICE), or
+ *   - its executable is trusted (lib/trust.h) and the rules still grant the
+ *     same value when the task is matched on what its user cannot choose:
+ *     names from the executable only (not argv[0], not a comm set with
+ *     prctl()), no ancestors, and no cgroup or unit delegated to a user
+ *     (below user@UID.service), or
+ *   - the value comes from a [Unit] section of a unit that is not delegated
+ *     to a user (only root puts processes into system units), or
+ *   - the rule that set the value says RequireTrustedExe=no.
+ * Demotions are never withheld.
+ *
+ * Pure functions: the facts come from lib/trust.h.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy/policy.h"
+
+typedef struct BoostFacts {
+        bool privileged;        /* the task's user may take any boost (uid 0) */
+        bool exe_trusted;       /* lib/trust.h */
+        const char *reason;     /* why the exe is not trusted (borrowed), or NULL */
+        int nice_floor;         /* lowest nice the user may set itself (proc_nice_floor()) */
+        uint64_t base_slice_ns; /* the kernel's default slice */
+} BoostFacts;
+
+/*
+ * The SETTING_BIT()s of S that are boosts for a user whose lowest nice is
+ * NICE_FLOOR: LatencyNice < 0, Nice < min(0, NICE_FLOOR), a Slice below
+ * BASE_SLICE_NS, UtilMin > 0. Policy and TimerSlack never are (any task may
+ * switch between other and batch, and set its own timer slack).
+ */
+uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_slice_ns);
+
+/* Could S be a boost for some user (NICE_FLOOR 20)? Cheap: no facts needed. */
+static inline bool settings_may_boost(const Settings *s, uint64_t base_slice_ns)
+{
+        return settings_boost_mask(s, 20, base_slice_ns) != 0;
+}
+
+/* True if CGROUP lies below a user's service manager (user@UID.service),
+ * where the user names units and moves processes. NULL: false. */
+bool cgroup_is_delegated(const char *cgroup);
+
+/*
+ * TASK as its user cannot change it: argv[0] unknown, comm and exe names the
+ * basename of the executable (comm cut to 15 bytes, as the kernel does), no
+ * ancestors, and no cgroup or unit if they are delegated. COMM_BUF holds the
+ * comm. The thread name and the command line are kept: a trusted executable
+ * chose its thread names, and its arguments are read by its own code.
+ */
+void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
+                                char comm_buf[static 16]);
+
+/*
+ * Take out of S (task settings: the rules' RES merged over BASE, the [Unit]
+ * settings of TASK's unit, which may be NULL) every boost TASK may not
+ * have, by the rules above. *RET_WITHHELD gets the SETTING_BIT()s taken
+ * out. Returns 0 or -ENOMEM.
+ */
+int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
+                        const Settings *base, const BoostFacts *f, Settings *s,
+                        uint32_t *ret_withheld);

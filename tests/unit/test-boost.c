@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tests for policy/boost.c: which settings are boosts, the view of a task
+ * its user cannot change, and which boosts a task keeps.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/macro.h"
+#include "policy/boost.h"
+#include "tests/unit/test-util.h"
+
+#define MS 1000000ull
+
+static Policy *load(const char *text)
+{
+        Diagnostics d = {};
+        Policy *p = NULL;
+
+        CHECK(policy_load_string("b.policy", text, strlen(text), &p, &d) == 0);
+        for (size_t i = 0; i < d.n; i++) {
+                _cleanup_free_ char *s = diagnostic_format(&d.items[i]);
+                fprintf(stderr, "%s\n", s);
+                if (d.items[i].level == DIAG_ERROR)
+                        test_failures++;
+        }
+        diagnostics_done(&d);
+        return p;
+}
+
+static Settings parse(const char *assignments)
+{
+        Settings s = {};
+        _cleanup_free_ char *copy = strdup(assignments);
+        char *save = NULL;
+
+        for (char *a = strtok_r(copy, " ", &save); a; a = strtok_r(NULL, " ", &save))
+                CHECK(settings_parse_assignment(&s, a, NULL) == 0);
+        return s;
+}
+
+static void test_mask(void)
+{
+        Settings s;
+
+        s = parse("Nice=19 Policy=idle TimerSlack=1us Slice=10ms UtilMax=10");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("LatencyNice=-1");
+        check(settings_boost_mask(&s, -20, 3 * MS) == SETTING_BIT(SETTING_LATENCY_NICE));
+        s = parse("LatencyNice=0 UtilMin=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("UtilMin=1");
+        check(settings_boost_mask(&s, -20, 3 * MS) == SETTING_BIT(SETTING_UTIL_MIN));
+        s = parse("Slice=0.1ms");
+        check(settings_boost_mask(&s, 20, 3 * MS) == SETTING_BIT(SETTING_SLICE));
+        check(settings_boost_mask(&s, 20, 0.1 * MS) == 0);
+        /* Nice: below 0 and below what RLIMIT_NICE lets the user take. */
+        s = parse("Nice=-11");
+        check(settings_boost_mask(&s, 20, 3 * MS) == SETTING_BIT(SETTING_NICE));
+        check(settings_boost_mask(&s, -10, 3 * MS) == SETTING_BIT(SETTING_NICE));
+        check(settings_boost_mask(&s, -11, 3 * MS) == 0);
+        check(settings_boost_mask(&s, -20, 3 * MS) == 0);
+        s = parse("Nice=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        check(settings_may_boost(&(Settings){ .mask = SETTING_BIT(SETTING_NICE), .nice = -1 },
+                                 3 * MS));
+}
+
+static void test_delegated(void)
+{
+        check(!cgroup_is_delegated(NULL));
+        check(!cgroup_is_delegated("/system.slice/pipewire.service"));
+        check(!cgroup_is_delegated("/user.slice/user-1000.slice/session-2.scope"));
+        check(cgroup_is_delegated("/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                                  "pipewire.service"));
+        check(cgroup_is_delegated("/user.slice/user-1000.slice/user@1000.service"));
+        check(!cgroup_is_delegated("/system.slice/user@.service.d"));
+        check(!cgroup_is_delegated("/x/user@1000.servicex/y"));
+}
+
+static TaskSnapshot task(void)
+{
+        return (TaskSnapshot){
+                .pid = 100,
+                .tid = 100,
+                .names = { .comm = "pipewire", .argv0 = "pipewire", .exe = "python3.11" },
+                .exe_path = "/usr/bin/python3.11",
+                .cmdline = "pipewire -c x",
+                .uid = 65534,
+                .gid = 65534,
+                .cgroup = "/user.slice/user-65534.slice/user@65534.service/app.slice/"
+                          "pipewire.service",
+                .unit = "pipewire.service",
+        };
+}
+
+static const char *const POLICY =
+        "[Rule audio]\n"
+        "Match = name:pipewire\n"
+        "LatencyNice = -15\n"
+        "Nice = -11\n"
+        "TimerSlack = 1us\n"
+        "\n"
+        "[Rule by-unit]\n"
+        "Match = unit:game.service\n"
+        "Nice = -4\n"
+        "\n"
+        "[Rule demote]\n"
+        "Match = name:cc1\n"
+        "Nice = 19\n"
+        "Policy = idle\n";
+
+static uint32_t limit(const Policy *p, const TaskSnapshot *t, const BoostFacts *f,
+                      const Settings *base, Settings *ret)
+{
+        MatchResult res;
+        uint32_t withheld = 0;
+
+        CHECK(policy_match(p, t, &res, NULL) == 0);
+        *ret = res.settings;
+        if (base) {
+                Settings m = *base;
+                settings_merge(&m, &res.settings);
+                *ret = m;
+        }
+        CHECK(policy_limit_boosts(p, t, &res, base, f, ret, &withheld) == 0);
+        return withheld;
+}
+
+static void test_limit(void)
+{
+        _cleanup_(policy_freep) Policy *p = load(POLICY);
+        const BoostFacts untrusted = { .exe_trusted = false, .reason = "x", .nice_floor = 20,
+                                       .base_slice_ns = 3 * MS };
+        const BoostFacts trusted = { .exe_trusted = true, .nice_floor = 20,
+                                     .base_slice_ns = 3 * MS };
+        TaskSnapshot t = task();
+        Settings s;
+        uint32_t w;
+
+        /* argv[0] and comm say pipewire, the exe is python3: nothing but
+         * the timer slack, trusted exe or not. */
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE)));
+        check(s.mask == SETTING_BIT(SETTING_TIMER_SLACK));
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE)));
+
+        /* The real pipewire binary, trusted: everything. */
+        t.names.exe = "pipewire";
+        t.exe_path = "/usr/bin/pipewire";
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == 0 && s.nice == -11 && s.latency_nice == -15);
+        /* ... named by a comm the user set: still the exe that counts. */
+        t.names.comm = "evil";
+        t.names.argv0 = "evil";
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == 0 && settings_has(&s, SETTING_NICE));
+        /* The same file copied somewhere the user can write: untrusted. */
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE)));
+        /* A user whose RLIMIT_NICE allows -11 may have the nice, not the
+         * latency nice. */
+        {
+                BoostFacts f = untrusted;
+                f.nice_floor = -11;
+                w = limit(p, &t, &f, NULL, &s);
+                check(w == SETTING_BIT(SETTING_LATENCY_NICE) && s.nice == -11);
+        }
+        /* Root may take anything. */
+        {
+                BoostFacts f = untrusted;
+                f.privileged = true;
+                w = limit(p, &t, &f, NULL, &s);
+                check(w == 0 && s.latency_nice == -15);
+        }
+
+        /* Demotions are never withheld. */
+        t.names = (TaskNames){ .comm = "cc1", .argv0 = "cc1", .exe = "cc1" };
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == 0 && s.nice == 19);
+
+        /* unit: of a delegated (user) unit is the user's choice: withheld,
+         * even with a trusted exe; in a system unit it counts. */
+        t.names = (TaskNames){ .comm = "game", .argv0 = "game", .exe = "game" };
+        t.unit = "game.service";
+        t.cgroup = "/user.slice/user-65534.slice/user@65534.service/app.slice/game.service";
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == SETTING_BIT(SETTING_NICE));
+        t.cgroup = "/system.slice/game.service";
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == 0 && s.nice == -4);
+
+        /* [Unit] settings (BASE) of a system unit hold, exe or not; of a
+         * delegated unit they do not. */
+        {
+                Settings base = parse("LatencyNice=-5");
+                t.unit = "other.service";
+                t.cgroup = "/system.slice/other.service";
+                w = limit(p, &t, &untrusted, &base, &s);
+                check(w == 0 && s.latency_nice == -5);
+                t.cgroup = "/user.slice/user-1.slice/user@1.service/other.service";
+                w = limit(p, &t, &untrusted, &base, &s);
+                check(w == SETTING_BIT(SETTING_LATENCY_NICE) && s.mask == 0);
+        }
+}
+
+static void test_view(void)
+{
+        TaskSnapshot t = task(), v;
+        char comm[16];
+        static const TaskNames anc[] = { { .comm = "reaper", .argv0 = "reaper", .exe = "reaper" } };
+
+        t.ancestors = anc;
+        t.n_ancestors = 1;
+        t.thread = "data-loop.0";
+        t.names.exe = "a-very-long-executable-name";
+        task_snapshot_trusted_view(&t, &v, comm);
+        check_streq(v.names.comm, "a-very-long-exe");
+        check(v.names.argv0 == NULL);
+        check_streq(v.names.exe, "a-very-long-executable-name");
+        check(v.n_ancestors == 0 && v.ancestors == NULL);
+        check(v.cgroup == NULL && v.unit == NULL);
+        check_streq(v.thread, "data-loop.0");
+        check_streq(v.cmdline, t.cmdline);
+        t.names.exe = NULL;
+        task_snapshot_trusted_view(&t, &v, comm);
+        check_streq(v.names.comm, "");
+}
+
+int main(void)
+{
+        test_mask();
+        test_delegated();
+        test_limit();
+        test_view();
+        return test_result();
+}

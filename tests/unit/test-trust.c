@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tests for lib/trust.c: executable trust on real files and directories
+ * (owners and modes set with chown/chmod, so the path checks run as root),
+ * a real child process through /proc, the real uid and the nice floor.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/trust.h"
+#include "lib/util.h"
+#include "tests/unit/test-util.h"
+
+static char root[] = "/tmp/test-trust-XXXXXX";
+
+static void mk(const char *rel, mode_t mode, uid_t uid, bool dir)
+{
+        char p[512];
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        if (dir)
+                CHECK(mkdir(p, mode) == 0);
+        else {
+                int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+                CHECK(fd >= 0);
+                close(fd);
+        }
+        CHECK(chown(p, uid, 0) == 0);
+        CHECK(chmod(p, mode) == 0);
+}
+
+/* 1 trusted, 0 not; the reason must contain WANT (NULL: trusted). */
+static void check_path(const char *rel, const char *want)
+{
+        _cleanup_free_ char *reason = NULL;
+        char p[512];
+        struct stat st;
+        int r;
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        CHECK(stat(p, &st) == 0);
+        r = exe_path_trusted(p, &st, true, &reason);
+        if (!want) {
+                if (r != 1)
+                        test_fail("%s: expected trusted, got %d (%s)", rel, r, strna(reason));
+                return;
+        }
+        if (r != 0 || !reason || !strstr(reason, want))
+                test_fail("%s: expected untrusted with \"%s\", got %d (%s)", rel, want, r,
+                          strna(reason));
+}
+
+static void test_paths(void)
+{
+        /* mkdtemp gives 0700 root:root under /tmp (world-writable): the
+         * temp root itself is below an untrusted directory, so everything
+         * here must be untrusted; the walk must name /tmp. */
+        mk("bin", 0755, 0, true);
+        mk("bin/good", 0755, 0, false);
+        check_path("bin/good", "directory /tmp is writable by others");
+}
+
+static void test_paths_in_trusted_root(void)
+{
+        /* The same tree below a root-only directory (/run is 0755 root):
+         * now the checks of the file and its own directories decide. */
+        char base[] = "/run/test-trust-XXXXXX";
+
+        if (!mkdtemp(base)) {
+                test_fail("mkdtemp /run: %m");
+                return;
+        }
+        CHECK(chmod(base, 0755) == 0);
+        snprintf(root, sizeof(root), "%s", base); /* same length: /run vs /tmp */
+        mk("bin", 0755, 0, true);
+        mk("bin/good", 0755, 0, false);
+        mk("bin/user-owned", 0755, 65534, false);
+        mk("bin/group-writable", 0775, 0, false);
+        mk("bin/other-writable", 0757, 0, false);
+        mk("open", 0777, 0, true);
+        mk("open/prog", 0755, 0, false);
+        mk("sticky", 01777, 0, true);
+        mk("sticky/prog", 0755, 0, false);
+        mk("home", 0755, 65534, true);
+        mk("home/prog", 0755, 0, false);
+
+        check_path("bin/good", NULL);
+        check_path("bin/user-owned", "owned by uid 65534");
+        check_path("bin/group-writable", "writable by group");
+        check_path("bin/other-writable", "writable by others");
+        check_path("open/prog", "is writable by others");
+        check_path("sticky/prog", "is writable by others");
+        check_path("home/prog", "is owned by uid 65534");
+
+        /* A path that does not lead to the file (renamed since exec). */
+        {
+                _cleanup_free_ char *reason = NULL;
+                char p[512], q[512];
+                struct stat st;
+
+                snprintf(p, sizeof(p), "%s/bin/good", root);
+                snprintf(q, sizeof(q), "%s/bin/group-writable", root);
+                CHECK(stat(p, &st) == 0);
+                check(exe_path_trusted(q, &st, true, &reason) == 0);
+                check(reason && strstr(reason, "does not lead"));
+                /* Deleted (check_path false): the directories decide. */
+                free(reason);
+                reason = NULL;
+                check(exe_path_trusted(q, &st, false, &reason) == 1);
+                check(exe_path_trusted("relative/x", &st, false, NULL) == 0);
+        }
+
+        /* A real process running a copy of true(1) in the tree. */
+        {
+                _cleanup_free_ char *reason = NULL;
+                char p[512];
+                pid_t pid;
+                int status;
+
+                snprintf(p, sizeof(p), "%s/bin/sleeper", root);
+                CHECK(system("true") == 0);
+                {
+                        char cmd[1100];
+                        snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && chmod 0755 %s", p, p);
+                        CHECK(system(cmd) == 0);
+                }
+                pid = fork();
+                CHECK(pid >= 0);
+                if (pid == 0) {
+                        execl(p, "sleeper", "30", (char *)NULL);
+                        _exit(127);
+                }
+                /* Wait for the exec to happen. */
+                for (int i = 0; i < 500; i++) {
+                        char exe[64], *t = NULL;
+                        snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+                        if (readlink_malloc(exe, &t) >= 0 && strstr(t, "sleeper")) {
+                                free(t);
+                                break;
+                        }
+                        free(t);
+                        usleep(10000);
+                }
+                check(proc_exe_trusted("/proc", pid, &reason) == 1);
+                free(reason);
+                reason = NULL;
+                /* Make the file the user's: no longer trusted. */
+                CHECK(chown(p, 65534, 0) == 0);
+                check(proc_exe_trusted("/proc", pid, &reason) == 0);
+                check(reason && strstr(reason, "owned by uid 65534"));
+                free(reason);
+                reason = NULL;
+                /* Deleted while running: the directory decides, the suffix is gone. */
+                CHECK(chown(p, 0, 0) == 0);
+                CHECK(unlink(p) == 0);
+                check(proc_exe_trusted("/proc", pid, &reason) == 1);
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                check(proc_exe_trusted("/proc", pid, &reason) == -ESRCH);
+        }
+        {
+                char cmd[600];
+                snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+                check(system(cmd) == 0);
+        }
+}
+
+static void test_uid_and_floor(void)
+{
+        struct rlimit rl = { .rlim_cur = 0, .rlim_max = 0 };
+        uid_t uid = 12345;
+        int floor = 99;
+        pid_t pid;
+        int status, fds[2];
+        char c;
+
+        check(proc_real_uid("/proc", getpid(), &uid) == 0 && uid == getuid());
+        check(proc_real_uid("/proc", 0x7ffffff0, &uid) == -ESRCH);
+
+        CHECK(pipe(fds) == 0);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                close(fds[1]);
+                if (setrlimit(RLIMIT_NICE, &rl) < 0)
+                        _exit(1);
+                (void)!read(fds[0], &c, 1);
+                _exit(0);
+        }
+        close(fds[0]);
+        for (int i = 0; i < 500; i++) {
+                struct rlimit now;
+                if (prlimit(pid, RLIMIT_NICE, NULL, &now) == 0 && now.rlim_max == 0)
+                        break;
+                usleep(10000);
+        }
+        check(proc_nice_floor(pid, &floor) == 0 && floor == 20);
+        /* Raising a hard limit needs CAP_SYS_RESOURCE, which a container
+         * may not give even to root: then only the lowered limit is tried. */
+        rl = (struct rlimit){ .rlim_cur = 5, .rlim_max = 25 };
+        if (prlimit(pid, RLIMIT_NICE, &rl, NULL) == 0) {
+                check(proc_nice_floor(pid, &floor) == 0 && floor == -5);
+                rl = (struct rlimit){ .rlim_cur = RLIM_INFINITY, .rlim_max = RLIM_INFINITY };
+                CHECK(prlimit(pid, RLIMIT_NICE, &rl, NULL) == 0);
+                check(proc_nice_floor(pid, &floor) == 0 && floor == -20);
+        } else
+                fprintf(stderr, "cannot raise RLIMIT_NICE (%m): higher limits not tried\n");
+        close(fds[1]);
+        waitpid(pid, &status, 0);
+}
+
+int main(void)
+{
+        if (geteuid() != 0) {
+                fprintf(stderr, "needs root (chown, prlimit on a child)\n");
+                return 77;
+        }
+        CHECK(mkdtemp(root));
+        test_paths();
+        {
+                char cmd[600];
+                snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+                check(system(cmd) == 0);
+        }
+        test_paths_in_trusted_root();
+        test_uid_and_floor();
+        return test_result();
+}
