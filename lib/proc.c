@@ -15,7 +15,6 @@
 
 #define PF_KTHREAD 0x00200000u
 #define ANCESTORS_MAX 64
-#define STATUS_MAX (256u * 1024u)
 
 /* ENOENT under /proc means the task (or its thread) went away. */
 static int gone(int r)
@@ -44,6 +43,47 @@ static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const cha
         if (r < 0)
                 return r;
         return gone(read_full_file(p, max, ret, ret_size));
+}
+
+/* The first MAX bytes of a task file whose length the task controls. */
+static int read_task_head(const char *proc_root, pid_t pid, const char *file, size_t max,
+                          char **ret, size_t *ret_size, bool *ret_truncated)
+{
+        _cleanup_free_ char *p = NULL;
+        int r;
+
+        r = task_path(&p, proc_root, pid, 0, file);
+        if (r < 0)
+                return r;
+        return gone(read_file_head(p, max, ret, ret_size, ret_truncated));
+}
+
+/*
+ * PID/status up to its complete lines within PROC_STATUS_MAX bytes. The file
+ * grows with the supplementary groups (65536 of them make it over 700 KiB),
+ * but the lines read here (Tgid, Uid, Gid) come before "Groups:"; a line cut
+ * at the bound is dropped so that a cut number is never read as a whole one.
+ */
+static int read_status(const char *proc_root, pid_t pid, char **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        bool truncated;
+        size_t n;
+        int r;
+
+        r = read_task_head(proc_root, pid, "status", PROC_STATUS_MAX, &buf, &n, &truncated);
+        if (r < 0)
+                return r;
+        if (truncated) {
+                char *nl = memrchr(buf, '\n', n);
+
+                if (nl)
+                        nl[1] = 0;
+                else
+                        buf[0] = 0;
+        }
+        *ret = TAKE_PTR(buf);
+        return 0;
 }
 
 typedef ProcStat StatInfo;
@@ -192,16 +232,24 @@ static int parse_cmdline(char *buf_in, size_t n, char **ret_cmdline, char **ret_
         return 0;
 }
 
-static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0)
+/* The first PROC_CMDLINE_MAX bytes of PID/cmdline: argv can be a quarter of
+ * the stack limit (gigabytes with "ulimit -s unlimited"), and the matcher
+ * needs its beginning only. RET_TRUNCATED (optional): whether it was cut. */
+static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0,
+                        bool *ret_truncated)
 {
         char *buf = NULL;
+        bool truncated;
         size_t n;
         int r;
 
-        r = read_task_file(proc_root, pid, 0, "cmdline", READ_FULL_FILE_MAX, &buf, &n);
+        r = read_task_head(proc_root, pid, "cmdline", PROC_CMDLINE_MAX, &buf, &n, &truncated);
         if (r < 0)
                 return r;
-        return parse_cmdline(buf, n, ret_cmdline, ret_argv0);
+        r = parse_cmdline(buf, n, ret_cmdline, ret_argv0);
+        if (r >= 0 && ret_truncated)
+                *ret_truncated = truncated;
+        return r;
 }
 
 /* Target of PID/exe, " (deleted)" stripped; NULL when there is none (kernel
@@ -260,14 +308,22 @@ static int parse_cgroup(char *buf, char **ret)
         return 0;
 }
 
+/* The cgroup v2 path of PID; NULL (unknown) when the file cannot be read: the
+ * kernel formats each path in a PATH_MAX buffer, and a deeper one (a user can
+ * nest delegated cgroups that far) is cut, or makes older kernels fail the
+ * read with ENAMETOOLONG. That must not keep the task from its other rules. */
 static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
 {
         _cleanup_free_ char *buf = NULL;
         int r;
 
         r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
-        if (r < 0)
+        if (r == -ESRCH || r == -ENOMEM)
                 return r;
+        if (r < 0) {
+                *ret = NULL;
+                return 0;
+        }
         return parse_cgroup(buf, ret);
 }
 
@@ -334,9 +390,11 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
                 r = read_stat(proc_root, cur, 0, &st);
                 if (r < 0)
                         break; /* vanished ancestor: stop here */
-                r = read_cmdline(proc_root, cur, &cmdline, &argv0);
+                /* An ancestor whose cmdline cannot be read (it exits right now)
+                 * still has its comm and exe: only memory stops the walk. */
+                r = read_cmdline(proc_root, cur, &cmdline, &argv0, NULL);
                 free(cmdline);
-                if (r < 0) {
+                if (r == -ENOMEM) {
                         free(st.comm);
                         break;
                 }
@@ -438,7 +496,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                 gid = UINT32_MAX;
                 flags |= PROC_READ_NO_NAMES;
         } else {
-                r = read_task_file(proc_root, pid, 0, "status", STATUS_MAX, &status, NULL);
+                r = read_status(proc_root, pid, &status);
                 if (r < 0)
                         return r;
                 r = status_u32(status, "Uid", &uid);
@@ -449,7 +507,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         }
 
         if (!(flags & PROC_READ_NO_CMDLINE)) {
-                r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0);
+                r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0, &t->cmdline_truncated);
                 if (r < 0)
                         return r;
         }
@@ -544,7 +602,7 @@ int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret)
         uint32_t v;
         int r;
 
-        r = read_task_file(proc_root ?: "/proc", tid, 0, "status", STATUS_MAX, &buf, NULL);
+        r = read_status(proc_root ?: "/proc", tid, &buf);
         if (r < 0)
                 return r;
         r = status_u32(buf, "Tgid", &v);

@@ -16,6 +16,16 @@
 
 #include "lib/task.h"
 
+/*
+ * How much of a file whose length the task controls is read; the rest is
+ * left out, never an error (a long file must not hide a task from the policy).
+ * cmdline: the matcher sees at most its first 64 KiB ("cmdline:" patterns and
+ * argv[0] for "name:"). status: only Tgid, Uid and Gid are read, which come
+ * within the first lines; a cut line is dropped.
+ */
+#define PROC_CMDLINE_MAX (64u * 1024u)
+#define PROC_STATUS_MAX  (64u * 1024u)
+
 /* Owned snapshot; ->view is what the matcher gets (pointers into this). */
 typedef struct ProcTask {
         TaskSnapshot view;
@@ -25,6 +35,7 @@ typedef struct ProcTask {
         bool zombie;
         char state;          /* stat field 3 */
         uint32_t n_threads;  /* stat field 20: threads when it was read */
+        bool cmdline_truncated; /* cmdline is the first PROC_CMDLINE_MAX bytes only */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
                 *thread;

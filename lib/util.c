@@ -26,10 +26,14 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size)
         return read_full_fd(fd, max, ret, ret_size);
 }
 
-int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
+/* Read from FD to its end, or to MAX bytes: with TRUNCATE, stop there and say
+ * so in *RET_TRUNCATED; without, fail with -EFBIG. */
+static int read_fd_bounded(int fd, size_t max, bool truncate, char **ret, size_t *ret_size,
+                           bool *ret_truncated)
 {
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, allocated = 0;
+        bool truncated = false;
 
         for (;;) {
                 ssize_t n;
@@ -58,8 +62,14 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
                 if (n == 0)
                         break;
                 size += (size_t) n;
-                if (size > max)
-                        return -EFBIG;
+                if (size > max) {
+                        if (!truncate)
+                                return -EFBIG;
+                        /* One byte past MAX was read: there is more. */
+                        size = max;
+                        truncated = true;
+                        break;
+                }
         }
 
         if (!buf) {
@@ -70,8 +80,26 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
         buf[size] = 0;
         if (ret_size)
                 *ret_size = size;
+        if (ret_truncated)
+                *ret_truncated = truncated;
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
+{
+        return read_fd_bounded(fd, max, false, ret, ret_size, NULL);
+}
+
+int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
+                   bool *ret_truncated)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return read_fd_bounded(fd, max, true, ret, ret_size, ret_truncated);
 }
 
 int read_one_line_file(const char *path, char **ret)

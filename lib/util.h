@@ -23,6 +23,15 @@
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* The same from an open file descriptor, read from its current offset to its end. */
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
+/*
+ * The first MAX bytes of PATH, NUL-terminated, for files whose length another
+ * process controls but only whose beginning matters (/proc/PID/cmdline,
+ * /proc/PID/status): a longer file is cut at MAX bytes, not an error.
+ * *RET_TRUNCATED (optional) says whether it was cut. MAX must be below
+ * SIZE_MAX - 2.
+ */
+int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
+                   bool *ret_truncated);
 /* First line of PATH without its trailing newline. */
 int read_one_line_file(const char *path, char **ret);
 /* Write VALUE (no newline added) to an existing file with a single write(). */

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -447,6 +449,176 @@ static void test_flags(void)
         t = proc_task_free(t);
 }
 
+/* A status with a "Groups:" line of 65536 ids after Uid/Gid (well over the
+ * read bound), as for a process with NGROUPS_MAX supplementary groups. */
+static void put_huge_status(int pid, unsigned uid, unsigned gid, const char *pad)
+{
+        size_t size = 1024 + strlen(pad) + 65536 * 8, n = 0;
+        char rel[64], *s = malloc(size);
+
+        CHECK(s);
+        n += (size_t) snprintf(s + n, size - n, "Name:\thuge\n%sTgid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
+                               "Gid:\t%u\t%u\t%u\t%u\nFDSize:\t64\nGroups:\t", pad, pid,
+                               uid, uid, uid, uid, gid, gid, gid, gid);
+        for (unsigned g = 0; g < 65536; g++)
+                n += (size_t) snprintf(s + n, size - n, "%u ", 1000000 + g);
+        n += (size_t) snprintf(s + n, size - n, "\nNgid:\t0\n");
+        CHECK(n < size && n > 512 * 1024);
+        snprintf(rel, sizeof(rel), "%d/status", pid);
+        put(rel, s, n);
+        free(s);
+}
+
+/* Files longer than the read bounds are cut, not failed on: a 2 MiB cmdline
+ * and a 700 KiB status still match, and so do their descendants. */
+static void test_huge_fake(void)
+{
+        size_t n = 2 * 1024 * 1024;
+        char *c = malloc(n), *pad = malloc(PROC_STATUS_MAX + 64);
+        ProcTask *t = NULL;
+        pid_t tgid;
+
+        CHECK(c && pad);
+        memcpy(c, "/usr/bin/huge\0", 14);
+        memset(c + 14, 'B', n - 14);
+        memcpy(c + n - 8, "\0--tail\0", 8);
+        put_stat("800/stat", 800, "huge", 'S', 1, 0, 100);
+        put_huge_status(800, 4242, 4343, "");
+        put("800/cmdline", c, n);
+        put_str("800/cgroup", "0::/system.slice/huge.service\n");
+        put_link("800/exe", "/usr/bin/huge");
+        free(c);
+
+        CHECK(proc_task_read(root, 800, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(t->view.uid == 4242 && t->view.gid == 4343);
+        CHECK(t->cmdline_truncated);
+        CHECK(strlen(t->view.cmdline) == PROC_CMDLINE_MAX);
+        CHECK(strncmp(t->view.cmdline, "/usr/bin/huge BBBB", 18) == 0);
+        CHECK(streq(t->view.names.argv0, "huge"));
+        CHECK(streq(t->view.unit, "huge.service"));
+        t = proc_task_free(t);
+        CHECK(proc_tgid(root, 800, &tgid) == 0 && tgid == 800);
+
+        /* a child of it: the ancestor chain goes through the huge one */
+        put_stat("801/stat", 801, "kid", 'S', 800, 0, 101);
+        put_status(801, 0, 0);
+        put("801/cmdline", "kid\0", 4);
+        put_str("801/cgroup", "0::/\n");
+        CHECK(proc_task_read(root, 801, 0, PROC_READ_ANCESTORS | PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(!t->cmdline_truncated);
+        CHECK(t->view.n_ancestors == 2);
+        CHECK(streq(t->view.ancestors[0].argv0, "huge") && streq(t->view.ancestors[0].exe, "huge"));
+        CHECK(streq(t->view.ancestors[1].comm, "systemd"));
+        t = proc_task_free(t);
+
+        /* the bound falls inside the Uid line: a cut number is not taken for
+         * the whole one (the line is dropped, so there is no uid at all) */
+        memset(pad, 'p', PROC_STATUS_MAX + 64);
+        memcpy(pad, "Pad:\t", 5);
+        pad[PROC_STATUS_MAX - 30] = '\n';
+        pad[PROC_STATUS_MAX - 29] = 0;
+        put_stat("802/stat", 802, "cut", 'S', 1, 0, 102);
+        put_huge_status(802, 1234567890, 0, pad);
+        CHECK(proc_task_read(root, 802, 0, PROC_READ_NO_CMDLINE | PROC_READ_NO_CGROUP, &t) == -EIO);
+        CHECK(!t);
+        free(pad);
+
+        /* a cgroup file that cannot be read leaves the cgroup unknown, and the
+         * task still readable */
+        put_stat("803/stat", 803, "nocg", 'S', 1, 0, 103);
+        put_status(803, 0, 0);
+        put("803/cmdline", "nocg\0", 5);
+        put_str("803/cgroup/unreadable", "");
+        CHECK(proc_task_read(root, 803, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(!t->view.cgroup && !t->view.unit && streq(t->view.names.argv0, "nocg"));
+        t = proc_task_free(t);
+}
+
+/* The same on the real kernel: a child with 2 MiB of argv (in 128 KiB
+ * arguments: MAX_ARG_STRLEN) and, as root, one with 65536 supplementary
+ * groups and an unprivileged uid. Each waits on a pipe. */
+static pid_t spawn_huge(int fd, bool groups)
+{
+        pid_t child = fork();
+
+        CHECK(child >= 0);
+        if (child > 0)
+                return child;
+        dup2(fd, 0);
+        if (groups) {
+                gid_t *g = malloc(65536 * sizeof(gid_t));
+
+                if (!g)
+                        _exit(126);
+                for (unsigned i = 0; i < 65536; i++)
+                        g[i] = 1000000 + i;
+                if (setgroups(65536, g) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(125);
+                execl("/bin/sh", "sh", "-c", "read x", (char *) NULL);
+        } else {
+                struct rlimit rl = { 64u << 20, 64u << 20 };
+                char *argv[24] = { "/some/dir/my sh", "-c", "read x", "arg0" };
+                char *big = malloc(128 * 1024);
+
+                if (!big || setrlimit(RLIMIT_STACK, &rl) < 0)
+                        _exit(126);
+                memset(big, 'z', 128 * 1024 - 1);
+                big[128 * 1024 - 1] = 0;
+                for (size_t i = 4; i < 20; i++)
+                        argv[i] = big;
+                execv("/bin/sh", argv);
+        }
+        _exit(127);
+}
+
+static void test_huge_real(void)
+{
+        ProcTask *t = NULL;
+        int fds[2];
+        pid_t child;
+        char *c = NULL;
+
+        CHECK(pipe2(fds, O_CLOEXEC) == 0);
+        child = spawn_huge(fds[0], false);
+        wait_for_comm(child, "sh");
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(t->cmdline_truncated && strlen(t->view.cmdline) == PROC_CMDLINE_MAX);
+        CHECK(strncmp(t->view.cmdline, "/some/dir/my sh -c read x arg0 zzz", 34) == 0);
+        CHECK(streq(t->view.names.argv0, "my sh"));
+        CHECK(t->view.n_ancestors >= 1 && t->ppid == getpid());
+        t = proc_task_free(t);
+
+        if (geteuid() == 0) {
+                child = spawn_huge(fds[0], true);
+                wait_for_comm(child, "sh");
+                /* it runs sh once the groups and uid are set */
+                for (int i = 0; i < 500; i++) {
+                        CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+                        if (t->view.uid == 65534)
+                                break;
+                        t = proc_task_free(t);
+                        usleep(10000);
+                }
+                CHECK(t && t->view.uid == 65534 && t->view.gid == 65534);
+                t = proc_task_free(t);
+                {
+                        char path[64];
+                        size_t size = 0;
+
+                        snprintf(path, sizeof(path), "/proc/%d/status", (int) child);
+                        CHECK(read_full_file(path, 4u << 20, &c, &size) == 0);
+                        CHECK(size > 256 * 1024); /* the case this is about */
+                        free(c);
+                }
+        } else
+                printf("skipping the 65536-group child: not root\n");
+        close(fds[1]); /* read returns, the children exit */
+        close(fds[0]);
+        while (waitpid(-1, NULL, 0) > 0)
+                ;
+}
+
 /* pidfd_open_process() and pidfd_process_alive() on a child of ours. */
 static void test_pidfd(void)
 {
@@ -498,8 +670,10 @@ int main(void)
         build_fake_proc();
         test_fake();
         test_flags();
+        test_huge_fake();
         test_unit();
         test_real();
+        test_huge_real();
         test_pidfd();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
