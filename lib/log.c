@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #define SD_JOURNAL_SUPPRESS_LOCATION 1
 #include <systemd/sd-journal.h>
@@ -65,47 +67,113 @@ const char *log_level_to_string(int level)
         return level_names[level];
 }
 
-static int log_emit(int level, int error, const char *const *fields, const char *fmt, va_list ap)
+/* Bytes that could end the line or steer a terminal: C0 controls, DEL, and
+ * C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f" in UTF-8). */
+static size_t control_len(const unsigned char *p)
 {
-        int saved = errno;
-        int e = error < 0 ? -error : error;
-        char buf[2048];
+        if (p[0] < 0x20 || p[0] == 0x7f)
+                return 1;
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+                return 2;
+        return 0;
+}
 
-        /* %m must print the error passed in, not whatever errno is now. */
-        errno = e;
-        vsnprintf(buf, sizeof(buf), fmt, ap);
+/*
+ * MSG with every control character written as an escape ("\n", "\t", "\r",
+ * "\x1b", ...), so that one message is one line: a process name, path or
+ * command line with a newline in it cannot start a line of its own, let alone
+ * one with a "<N>" priority prefix of its choosing. A backslash itself is left
+ * alone: no raw control byte gets through either way, and messages that
+ * quote escaped text already (D-Bus keys) stay readable. NULL on ENOMEM.
+ */
+static char *log_escape(const char *msg)
+{
+        size_t n = 0;
+        char *out, *o;
 
-        switch (log_target) {
-        case LOG_TARGET_JOURNAL: {
-                /* sd_journal_send() takes a varargs list; structured fields are few, so
-                 * send them through sd_journal_sendv(). */
-                struct iovec iov[16];
-                char msg[2100], prio[32], errbuf[32];
-                size_t n = 0;
+        for (const unsigned char *p = (const unsigned char *)msg; *p;) {
+                size_t c = control_len(p);
 
-                snprintf(msg, sizeof(msg), "MESSAGE=%s", buf);
-                snprintf(prio, sizeof(prio), "PRIORITY=%d", level);
-                iov[n++] = (struct iovec){ msg, strlen(msg) };
-                iov[n++] = (struct iovec){ prio, strlen(prio) };
-                if (e > 0) {
-                        snprintf(errbuf, sizeof(errbuf), "ERRNO=%d", e);
-                        iov[n++] = (struct iovec){ errbuf, strlen(errbuf) };
-                }
-                for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
-                        iov[n++] = (struct iovec){ (void *)fields[i], strlen(fields[i]) };
-                if (sd_journal_sendv(iov, (int)n) >= 0)
-                        break;
+                n += c == 0 ? 1 : 4 * c;
+                p += c == 0 ? 1 : c;
         }
+        out = malloc(n + 1);
+        if (!out)
+                return NULL;
+        o = out;
+        for (const unsigned char *p = (const unsigned char *)msg; *p;) {
+                size_t c = control_len(p);
+
+                if (c == 0) {
+                        *o++ = (char)*p++;
+                        continue;
+                }
+                for (; c > 0; c--, p++) {
+                        const char *named = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" :
+                                            *p == '\r' ? "\\r" : NULL;
+
+                        o += named ? sprintf(o, "%s", named) : sprintf(o, "\\x%02x", *p);
+                }
+        }
+        *o = 0;
+        return out;
+}
+
+/* Structured fields are few: sd_journal_sendv() with an iovec each. Negative
+ * errno when the journal is not there (or memory is short). */
+static int log_journal(int level, int e, const char *const *fields, const char *msg)
+{
+        _cleanup_free_ char *message = NULL;
+        struct iovec iov[16];
+        char prio[32], errbuf[32];
+        size_t n = 0;
+
+        if (asprintf(&message, "MESSAGE=%s", msg) < 0) {
+                message = NULL;
+                return -ENOMEM;
+        }
+        snprintf(prio, sizeof(prio), "PRIORITY=%d", level);
+        iov[n++] = (struct iovec){ message, strlen(message) };
+        iov[n++] = (struct iovec){ prio, strlen(prio) };
+        if (e > 0) {
+                snprintf(errbuf, sizeof(errbuf), "ERRNO=%d", e);
+                iov[n++] = (struct iovec){ errbuf, strlen(errbuf) };
+        }
+        for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+                iov[n++] = (struct iovec){ (void *)fields[i], strlen(fields[i]) };
+        return sd_journal_sendv(iov, (int)n);
+}
+
+static void log_write(int level, int e, const char *const *fields, const char *msg)
+{
+        switch (log_target) {
+        case LOG_TARGET_JOURNAL:
+                if (log_journal(level, e, fields, msg) >= 0)
+                        break;
                 /* The journal is not there: fall back to stderr. */
                 /* fall through */
         case LOG_TARGET_KMSG_PREFIX:
-                fprintf(stderr, "<%d>%s\n", level, buf);
+                fprintf(stderr, "<%d>%s\n", level, msg);
                 break;
         case LOG_TARGET_CONSOLE:
         default:
-                fprintf(stderr, "%s: %s\n", log_program, buf);
+                fprintf(stderr, "%s: %s\n", log_program, msg);
                 break;
         }
+}
+
+static int log_emit(int level, int error, const char *const *fields, const char *fmt, va_list ap)
+{
+        _cleanup_free_ char *text = NULL, *msg = NULL;
+        int saved = errno;
+        int e = error < 0 ? -error : error;
+
+        /* %m must print the error passed in, not whatever errno is now. */
+        errno = e;
+        if (vasprintf(&text, fmt, ap) < 0)
+                text = NULL;
+        msg = text ? log_escape(text) : NULL;
+        log_write(level, e, fields, msg ?: "(out of memory while formatting a log message)");
 
         errno = saved;
         return -e;
