@@ -10,6 +10,7 @@
 
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/sched.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 
@@ -189,4 +190,51 @@ int proc_nice_floor(pid_t pid, int *ret)
         else
                 *ret = 20 - (int)rl.rlim_max;
         return 0;
+}
+
+void boost_facts_done(BoostFacts *f)
+{
+        free(f->reason);
+        f->reason = NULL;
+}
+
+int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret)
+{
+        BoostFacts f = { .nice_floor = 20 };
+        uid_t uid = c->uid;
+        int r;
+
+        if (c->have) {
+                *ret = &c->facts;
+                return 0;
+        }
+        if (uid == (uid_t)-1) {
+                r = proc_real_uid(c->proc_root, c->pid, &uid);
+                if (r == -ENOMEM || r == -ESRCH)
+                        return r;
+                if (r < 0)
+                        uid = (uid_t)-1; /* unknown: not privileged */
+        }
+        f.base_slice_ns = c->base_slice_ns ?: sched_base_slice();
+        f.privileged = uid == 0;
+        if (!f.privileged) {
+                r = proc_exe_trusted(c->proc_root, c->pid, &f.reason);
+                if (r < 0)
+                        return r;
+                f.exe_trusted = r > 0;
+                /* Unknown (no permission, as for latnicectl run by a user):
+                 * the user may only raise its nice. */
+                if (proc_nice_floor(c->pid, &f.nice_floor) < 0)
+                        f.nice_floor = 20;
+        }
+        c->facts = f;
+        c->have = true;
+        *ret = &c->facts;
+        return 0;
+}
+
+void boost_facts_cache_done(BoostFactsCache *c)
+{
+        boost_facts_done(&c->facts);
+        c->have = false;
 }

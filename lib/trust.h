@@ -23,6 +23,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -52,3 +53,33 @@ int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret);
  * -20..20 (20: it may only raise its nice). -ESRCH if gone.
  */
 int proc_nice_floor(pid_t pid, int *ret);
+
+/* What decides whether a task may have a boost (policy/boost.h). */
+typedef struct BoostFacts {
+        bool privileged;        /* the task's user may take any boost (uid 0) */
+        bool exe_trusted;       /* proc_exe_trusted() */
+        char *reason;           /* why the exe is not trusted, or NULL */
+        int nice_floor;         /* proc_nice_floor(); 20 if unknown */
+        uint64_t base_slice_ns; /* the kernel's default slice */
+} BoostFacts;
+
+void boost_facts_done(BoostFacts *f);
+
+/*
+ * The facts of one process, read when first asked for (most tasks never
+ * need them: only boosts do). PROC_ROOT, PID, UID ((uid_t)-1: read it) and
+ * BASE_SLICE_NS (0: sched_base_slice()) are set by the caller; tests may
+ * fill FACTS and set HAVE instead.
+ */
+typedef struct BoostFactsCache {
+        const char *proc_root;
+        pid_t pid;
+        uid_t uid;
+        uint64_t base_slice_ns;
+        bool have;
+        BoostFacts facts;
+} BoostFactsCache;
+
+/* The facts, read on first use. -ESRCH if the process is gone, -ENOMEM. */
+int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret);
+void boost_facts_cache_done(BoostFactsCache *c);

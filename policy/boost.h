@@ -25,15 +25,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/trust.h"
 #include "policy/policy.h"
 
-typedef struct BoostFacts {
-        bool privileged;        /* the task's user may take any boost (uid 0) */
-        bool exe_trusted;       /* lib/trust.h */
-        const char *reason;     /* why the exe is not trusted (borrowed), or NULL */
-        int nice_floor;         /* lowest nice the user may set itself (proc_nice_floor()) */
-        uint64_t base_slice_ns; /* the kernel's default slice */
-} BoostFacts;
 
 /*
  * The SETTING_BIT()s of S that are boosts for a user whose lowest nice is

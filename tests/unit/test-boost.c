@@ -8,6 +8,7 @@
 
 #include "lib/macro.h"
 #include "policy/boost.h"
+#include "policy/decide.h"
 #include "tests/unit/test-util.h"
 
 #define MS 1000000ull
@@ -130,7 +131,7 @@ static uint32_t limit(const Policy *p, const TaskSnapshot *t, const BoostFacts *
 static void test_limit(void)
 {
         _cleanup_(policy_freep) Policy *p = load(POLICY);
-        const BoostFacts untrusted = { .exe_trusted = false, .reason = "x", .nice_floor = 20,
+        const BoostFacts untrusted = { .exe_trusted = false, .reason = (char *)"x", .nice_floor = 20,
                                        .base_slice_ns = 3 * MS };
         const BoostFacts trusted = { .exe_trusted = true, .nice_floor = 20,
                                      .base_slice_ns = 3 * MS };
@@ -228,8 +229,54 @@ static void test_view(void)
         check_streq(v.names.comm, "");
 }
 
+static void test_decide(void)
+{
+        _cleanup_(policy_freep) Policy *p = load(POLICY);
+        BoostFactsCache c = { .have = true,
+                              .facts = { .reason = (char *)"exe /tmp/x/pipewire: directory /tmp/x "
+                                                           "is owned by uid 65534",
+                                         .nice_floor = 20,
+                                         .base_slice_ns = 3 * MS } };
+        TaskSnapshot t = task();
+        Settings base = parse("Slice=10ms UtilMax=50");
+        Decision d;
+
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" };
+        t.cgroup = "/system.slice/pipewire.service";
+        CHECK(policy_decide(p, &t, &base, "unit:pipewire.service", &c, &d, NULL) == 0);
+        check(d.withheld == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE)));
+        check_streq(d.withheld_reason, c.facts.reason);
+        check_streq(d.rule, "audio");
+        check(d.settings.mask == (SETTING_BIT(SETTING_TIMER_SLACK) | SETTING_BIT(SETTING_SLICE) |
+                                  SETTING_BIT(SETTING_UTIL_MAX)));
+        check(d.match.settings.nice == -11); /* what the rules said, for Explain */
+
+        /* Trusted: all of it. */
+        c.facts.exe_trusted = true;
+        CHECK(policy_decide(p, &t, &base, "unit:pipewire.service", &c, &d, NULL) == 0);
+        check(d.withheld == 0 && d.settings.nice == -11 && d.withheld_reason == NULL);
+
+        /* No rule: the unit's settings, named after it. */
+        t.names = (TaskNames){ .comm = "x", .argv0 = "x", .exe = "x" };
+        CHECK(policy_decide(p, &t, &base, "unit:pipewire.service", &c, &d, NULL) == 0);
+        check_streq(d.rule, "unit:pipewire.service");
+        check(d.settings.slice_ns == 10 * MS);
+        /* Nothing at all. */
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.rule == NULL && d.settings.mask == 0);
+
+        /* No facts at all: every boost withheld, demotions kept. */
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" };
+        CHECK(policy_decide(p, &t, NULL, NULL, NULL, &d, NULL) == 0);
+        check(d.withheld == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE)));
+        t.names = (TaskNames){ .comm = "cc1", .argv0 = "cc1", .exe = "cc1" };
+        CHECK(policy_decide(p, &t, NULL, NULL, NULL, &d, NULL) == 0);
+        check(d.withheld == 0 && d.settings.nice == 19);
+}
+
 int main(void)
 {
+        test_decide();
         test_mask();
         test_delegated();
         test_limit();

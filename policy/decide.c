@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+
+#include "lib/macro.h"
+#include "policy/boost.h"
+#include "policy/decide.h"
+
+static const char *withheld_reason(const BoostFacts *f)
+{
+        if (!f)
+                return "its executable could not be checked";
+        if (!f->exe_trusted)
+                return f->reason ? f->reason : "its executable is not trusted";
+        return "the boosting rule matches only on what its user chose (argv[0], comm, "
+               "ancestors, or a unit of the user's own service manager)";
+}
+
+int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *base,
+                  const char *base_rule, BoostFactsCache *facts, Decision *ret,
+                  MatchTrace *trace)
+{
+        static const BoostFacts no_facts = { .nice_floor = 20, .base_slice_ns = 0 };
+        const BoostFacts *f = NULL;
+        Decision d = {};
+        Settings s = {};
+        int r;
+
+        r = policy_match(p, task, &d.match, trace);
+        if (r < 0)
+                return r;
+        if (base) {
+                s = *base;
+                s.mask &= SETTINGS_TASK_MASK;
+        }
+        if (d.match.n_matched > 0)
+                settings_merge(&s, &d.match.settings);
+        s.mask &= SETTINGS_TASK_MASK;
+        d.rule = d.match.rule ? d.match.rule : s.mask ? base_rule : NULL;
+
+        /* Boosts: only now, and only if one is at stake, read the facts. */
+        if (settings_may_boost(&s, UINT64_MAX)) {
+                BoostFacts fallback = no_facts;
+
+                if (facts) {
+                        r = boost_facts_get(facts, &f);
+                        if (r < 0)
+                                return r;
+                } else {
+                        fallback.base_slice_ns = UINT64_MAX; /* every slice counts */
+                        f = &fallback;
+                }
+                r = policy_limit_boosts(p, task, &d.match, base, f, &s, &d.withheld);
+                if (r < 0)
+                        return r;
+                if (d.withheld)
+                        d.withheld_reason = withheld_reason(facts ? f : NULL);
+        }
+        d.settings = s;
+        *ret = d;
+        return 0;
+}
