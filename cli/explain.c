@@ -13,7 +13,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/settings.h"
-#include "policy/policy.h"
+#include "policy/decide.h"
 
 /* Settings as an object of policy-syntax strings: {"LatencyNice": "-5", ...}. */
 static void json_settings(JsonWriter *w, const Settings *s)
@@ -90,17 +90,22 @@ static void json_trace(JsonWriter *w, const MatchTrace *trace)
         json_end_array(w);
 }
 
-static void json_result(JsonWriter *w, const MatchResult *m)
+static void json_result(JsonWriter *w, const Decision *d)
 {
-        _cleanup_free_ char *s = settings_to_string(&m->settings);
+        _cleanup_free_ char *s = settings_to_string(&d->settings);
+        Settings withheld = d->match.settings;
 
+        withheld.mask = d->withheld;
         json_begin_object(w);
-        json_kv_uint(w, "matched_rules", m->n_matched);
-        json_kv_string(w, "last_rule", m->rule);
-        json_kv_bool(w, "thread_dependent", m->thread_dependent);
+        json_kv_uint(w, "matched_rules", d->match.n_matched);
+        json_kv_string(w, "last_rule", d->match.rule);
+        json_kv_bool(w, "thread_dependent", d->match.thread_dependent);
         json_key(w, "settings");
-        json_settings(w, &m->settings);
+        json_settings(w, &d->settings);
         json_kv_string(w, "summary", s);
+        json_key(w, "withheld");
+        json_settings(w, &withheld);
+        json_kv_string(w, "withheld_reason", d->withheld_reason);
         json_end_object(w);
 }
 
@@ -204,9 +209,10 @@ static int print_trace(const MatchTrace *trace, const CliOptions *o, bool utf8)
         return table_print(t, stdout);
 }
 
-static void print_result(const MatchResult *m, const CliOptions *o, const char *what)
+static void print_result(const Decision *d, const CliOptions *o, const char *what)
 {
-        _cleanup_free_ char *s = settings_to_string(&m->settings);
+        _cleanup_free_ char *s = settings_to_string(&d->settings);
+        const MatchResult *m = &d->match;
 
         if (m->n_matched == 0) {
                 printf("\n%sResult%s for %s: no rule matches; latniced leaves it alone.\n",
@@ -217,6 +223,16 @@ static void print_result(const MatchResult *m, const CliOptions *o, const char *
                cli_color(o, "green"), s && s[0] ? s : "no settings", cli_color(o, "reset"));
         printf("  from %zu matching rule%s, the last one \"%s\"\n", m->n_matched,
                m->n_matched == 1 ? "" : "s", strna(m->rule));
+        if (d->withheld) {
+                Settings w = m->settings;
+                _cleanup_free_ char *ws = NULL, *why = NULL;
+
+                w.mask = d->withheld;
+                ws = settings_to_string(&w);
+                why = cell_sanitize(strna(d->withheld_reason));
+                printf("  %sBoosts withheld%s: %s, as %s\n", cli_color(o, "yellow"),
+                       cli_color(o, "reset"), strna(ws), why ? why : "?");
+        }
 }
 
 /* ---- The verb ------------------------------------------------------------ */
@@ -224,7 +240,7 @@ static void print_result(const MatchResult *m, const CliOptions *o, const char *
 typedef struct ThreadResult {
         pid_t tid;
         char *name;
-        MatchResult result;
+        Decision result;
 } ThreadResult;
 
 static void thread_results_free(ThreadResult *r, size_t n)
@@ -235,8 +251,8 @@ static void thread_results_free(ThreadResult *r, size_t n)
 }
 
 /* Match every thread of PID separately (thread rules). */
-static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, ThreadResult **ret,
-                         size_t *ret_n)
+static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostFactsCache *facts,
+                         ThreadResult **ret, size_t *ret_n)
 {
         _cleanup_free_ pid_t *tids = NULL;
         ThreadResult *res = NULL;
@@ -260,7 +276,7 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, Thread
                         thread_results_free(res, n);
                         return r;
                 }
-                r = policy_match(p, &t->view, &res[n].result, NULL);
+                r = policy_decide(p, &t->view, NULL, NULL, facts, &res[n].result, NULL);
                 if (r < 0) {
                         thread_results_free(res, n);
                         return r;
@@ -278,22 +294,37 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, Thread
         return 0;
 }
 
-int verb_explain(int argc, char **argv, const CliOptions *o)
+/* Everything explain shows, gathered before anything is printed. */
+typedef struct Explanation {
+        pid_t pid, tid;
+        ProcTask *task;
+        Policy *policy;
+        size_t n_errors;
+        MatchTrace trace;
+        Decision result;
+        ThreadResult *threads;
+        size_t n_threads;
+        BoostFactsCache facts;
+} Explanation;
+
+static void explanation_done(Explanation *e)
+{
+        thread_results_free(e->threads, e->n_threads);
+        match_trace_done(&e->trace);
+        boost_facts_cache_done(&e->facts);
+        policy_free(e->policy);
+        proc_task_free(e->task);
+}
+
+/* PID [--tid TID] from ARGV; a thread id given as PID means that thread. */
+static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
 {
         static const struct option options[] = {
                 { "tid", required_argument, NULL, 't' },
                 {},
         };
-        _cleanup_(proc_task_freep) ProcTask *task = NULL;
-        _cleanup_(policy_freep) Policy *p = NULL;
-        ThreadResult *threads = NULL;
-        size_t n_threads = 0, n_errors;
-        Diagnostics diags = {};
-        MatchTrace trace = {};
-        MatchResult result;
         pid_t pid = 0, tid = 0, tgid;
-        bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
-        int c, r, ret = CLI_EXIT_FAILURE;
+        int c, r;
 
         opterr = 0;
         optind = 0;
@@ -318,7 +349,6 @@ int verb_explain(int argc, char **argv, const CliOptions *o)
         if (optind + 1 < argc)
                 return cli_usage_error("explain takes one PID, found '%s' too", argv[optind + 1]);
 
-        /* A thread id given as PID: explain that thread of its process. */
         r = proc_tgid(o->proc_root, pid, &tgid);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)pid);
@@ -336,147 +366,171 @@ int verb_explain(int argc, char **argv, const CliOptions *o)
                 if (r < 0 || owner != pid)
                         return cli_error("no thread %d in process %d", (int)tid, (int)pid);
         }
+        *ret_pid = pid;
+        *ret_tid = tid;
+        return CLI_EXIT_SUCCESS;
+}
 
-        r = proc_task_read(o->proc_root, pid, tid,
-                           PROC_READ_ANCESTORS | (tid > 0 ? PROC_READ_THREAD : 0), &task);
+/* Read the task and the policy, and decide. A CLI exit status. */
+static int explain_gather(Explanation *e, const CliOptions *o)
+{
+        Diagnostics diags = {};
+        int r;
+
+        r = proc_task_read(o->proc_root, e->pid, e->tid,
+                           PROC_READ_ANCESTORS | (e->tid > 0 ? PROC_READ_THREAD : 0), &e->task);
         if (errno_is_gone(r))
-                return cli_error("no process with PID %d", (int)pid);
+                return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {
                 errno = -r;
-                return cli_error("failed to read process %d from %s: %m", (int)pid, o->proc_root);
+                return cli_error("failed to read process %d from %s: %m", (int)e->pid,
+                                 o->proc_root);
         }
 
-        r = policy_load(cli_policy_dirs(o), NULL, &p, &diags);
+        r = policy_load(cli_policy_dirs(o), NULL, &e->policy, &diags);
+        e->n_errors = diagnostics_count(&diags, DIAG_ERROR);
+        diagnostics_done(&diags);
         if (r < 0) {
                 errno = -r;
-                ret = cli_error("failed to load the policy: %m");
-                goto finish;
+                return cli_error("failed to load the policy: %m");
         }
-        n_errors = diagnostics_count(&diags, DIAG_ERROR);
-        if (n_errors > 0)
+        if (e->n_errors > 0)
                 fprintf(stderr,
                         "latnicectl: the policy has %zu error%s; files with errors are left out "
                         "(see 'latnicectl check')\n",
-                        n_errors, n_errors == 1 ? "" : "s");
+                        e->n_errors, e->n_errors == 1 ? "" : "s");
 
-        r = policy_match(p, &task->view, &result, &trace);
+        e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
+                                      .uid = e->task->view.uid };
+        r = policy_decide(e->policy, &e->task->view, NULL, NULL, &e->facts, &e->result, &e->trace);
+        if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
+                /* Per-thread results when thread rules exist (and no single thread was asked for). */
+                r = match_threads(o, e->policy, e->pid, &e->facts, &e->threads, &e->n_threads);
+        if (r == -ESRCH)
+                return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {
-                ret = cli_error("out of memory");
-                goto finish;
+                errno = -r;
+                return cli_error("failed to read the threads of %d: %m", (int)e->pid);
         }
-        /* Per-thread results when thread rules exist (and no single thread was asked for). */
-        if (tid == 0 && policy_has_thread_rules(p)) {
-                r = match_threads(o, p, pid, &threads, &n_threads);
-                if (r == -ESRCH) {
-                        ret = cli_error("no process with PID %d", (int)pid);
-                        goto finish;
-                }
-                if (r < 0) {
-                        errno = -r;
-                        ret = cli_error("failed to read the threads of %d: %m", (int)pid);
-                        goto finish;
-                }
-        }
+        return CLI_EXIT_SUCCESS;
+}
 
-        if (o->json) {
-                JsonWriter w;
+static int explain_json(const Explanation *e)
+{
+        JsonWriter w;
 
-                json_writer_init(&w, stdout);
-                json_begin_object(&w);
-                json_kv_int(&w, "pid", pid);
-                json_key(&w, "tid");
-                if (tid > 0)
-                        json_int(&w, tid);
-                else
-                        json_null(&w);
-                json_kv_string(&w, "thread", task->view.thread);
-                json_key(&w, "task");
-                json_task(&w, task);
-                json_key(&w, "policy");
-                json_begin_object(&w);
-                json_kv_uint(&w, "files", policy_n_files(p));
-                json_kv_uint(&w, "rules", policy_n_rules(p));
-                json_kv_uint(&w, "errors", n_errors);
-                json_kv_bool(&w, "thread_rules", policy_has_thread_rules(p));
-                json_end_object(&w);
-                json_key(&w, "rules");
-                json_trace(&w, &trace);
-                json_key(&w, "result");
-                json_result(&w, &result);
-                json_key(&w, "threads");
-                json_begin_array(&w);
-                for (size_t i = 0; i < n_threads; i++) {
-                        json_begin_object(&w);
-                        json_kv_int(&w, "tid", threads[i].tid);
-                        json_kv_string(&w, "name", threads[i].name);
-                        json_key(&w, "result");
-                        json_result(&w, &threads[i].result);
-                        json_end_object(&w);
-                }
-                json_end_array(&w);
-                json_end_object(&w);
-                r = json_writer_finish(&w);
-        } else {
-                char what[64];
-
-                print_task(task, o);
-                if (tid > 0) {
-                        _cleanup_free_ char *n = cell_sanitize(strempty(task->view.thread));
-                        printf("  %-10s %d (%s)\n", "thread:", (int)tid, n ? n : "?");
-                }
-                printf("\nPolicy: %zu file%s, %zu rule%s%s\n", policy_n_files(p),
-                       policy_n_files(p) == 1 ? "" : "s", policy_n_rules(p),
-                       policy_n_rules(p) == 1 ? "" : "s",
-                       policy_has_thread_rules(p) ? ", with thread rules" : "");
-                r = print_trace(&trace, o, utf8);
-                if (r >= 0) {
-                        if (tid > 0)
-                                snprintf(what, sizeof(what), "thread %d", (int)tid);
-                        else
-                                snprintf(what, sizeof(what), "process %d", (int)pid);
-                        print_result(&result, o, what);
-                        if (result.thread_dependent && tid == 0 && n_threads == 0)
-                                printf("A thread: predicate took part: see --tid TID.\n");
-                }
-                if (r >= 0 && n_threads > 0) {
-                        _cleanup_(table_freep) Table *t = NULL;
-
-                        printf("\nThreads (matched one by one, as the policy has thread rules):\n");
-                        t = table_new(4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
-                        if (!t)
-                                r = -ENOMEM;
-                        else {
-                                table_set_align(t, 0, TABLE_ALIGN_RIGHT);
-                                table_set_shrinkable(t, 0, false);
-                                table_set_color(t, o->color);
-                                table_set_width(t, cli_terminal_width());
-                                table_set_ascii(t, !utf8);
-                        }
-                        for (size_t i = 0; r >= 0 && i < n_threads; i++) {
-                                _cleanup_free_ char *s = settings_to_string(&threads[i].result.settings);
-                                char tbuf[16];
-
-                                snprintf(tbuf, sizeof(tbuf), "%d", (int)threads[i].tid);
-                                r = table_add_row(t, (const char *[]){
-                                                             tbuf, threads[i].name,
-                                                             threads[i].result.rule,
-                                                             s && s[0] ? s : NULL });
-                        }
-                        if (r >= 0)
-                                r = table_print(t, stdout);
-                }
-                if (r >= 0)
-                        r = fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
-        }
-        if (r == -ENOMEM)
-                ret = cli_error("out of memory");
-        else if (r < 0)
-                ret = cli_error("failed to write the output");
+        json_writer_init(&w, stdout);
+        json_begin_object(&w);
+        json_kv_int(&w, "pid", e->pid);
+        json_key(&w, "tid");
+        if (e->tid > 0)
+                json_int(&w, e->tid);
         else
-                ret = CLI_EXIT_SUCCESS;
-finish:
-        thread_results_free(threads, n_threads);
-        match_trace_done(&trace);
-        diagnostics_done(&diags);
-        return ret;
+                json_null(&w);
+        json_kv_string(&w, "thread", e->task->view.thread);
+        json_key(&w, "task");
+        json_task(&w, e->task);
+        json_key(&w, "policy");
+        json_begin_object(&w);
+        json_kv_uint(&w, "files", policy_n_files(e->policy));
+        json_kv_uint(&w, "rules", policy_n_rules(e->policy));
+        json_kv_uint(&w, "errors", e->n_errors);
+        json_kv_bool(&w, "thread_rules", policy_has_thread_rules(e->policy));
+        json_end_object(&w);
+        json_key(&w, "rules");
+        json_trace(&w, &e->trace);
+        json_key(&w, "result");
+        json_result(&w, &e->result);
+        json_key(&w, "threads");
+        json_begin_array(&w);
+        for (size_t i = 0; i < e->n_threads; i++) {
+                json_begin_object(&w);
+                json_kv_int(&w, "tid", e->threads[i].tid);
+                json_kv_string(&w, "name", e->threads[i].name);
+                json_key(&w, "result");
+                json_result(&w, &e->threads[i].result);
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        return json_writer_finish(&w);
+}
+
+static int print_threads(const Explanation *e, const CliOptions *o, bool utf8)
+{
+        _cleanup_(table_freep) Table *t = NULL;
+        int r = 0;
+
+        printf("\nThreads (matched one by one, as the policy has thread rules):\n");
+        t = table_new(4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
+        if (!t)
+                return -ENOMEM;
+        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
+        table_set_shrinkable(t, 0, false);
+        table_set_color(t, o->color);
+        table_set_width(t, cli_terminal_width());
+        table_set_ascii(t, !utf8);
+        for (size_t i = 0; r >= 0 && i < e->n_threads; i++) {
+                const Decision *d = &e->threads[i].result;
+                _cleanup_free_ char *s = settings_to_string(&d->settings);
+                char tbuf[16];
+
+                snprintf(tbuf, sizeof(tbuf), "%d", (int)e->threads[i].tid);
+                r = table_add_row(t, (const char *[]){ tbuf, e->threads[i].name, d->rule,
+                                                       s && s[0] ? s : NULL });
+        }
+        return r < 0 ? r : table_print(t, stdout);
+}
+
+static int explain_text(const Explanation *e, const CliOptions *o)
+{
+        bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+        const Policy *p = e->policy;
+        char what[64];
+        int r;
+
+        print_task(e->task, o);
+        if (e->tid > 0) {
+                _cleanup_free_ char *n = cell_sanitize(strempty(e->task->view.thread));
+                printf("  %-10s %d (%s)\n", "thread:", (int)e->tid, n ? n : "?");
+        }
+        printf("\nPolicy: %zu file%s, %zu rule%s%s\n", policy_n_files(p),
+               policy_n_files(p) == 1 ? "" : "s", policy_n_rules(p),
+               policy_n_rules(p) == 1 ? "" : "s",
+               policy_has_thread_rules(p) ? ", with thread rules" : "");
+        r = print_trace(&e->trace, o, utf8);
+        if (r < 0)
+                return r;
+        if (e->tid > 0)
+                snprintf(what, sizeof(what), "thread %d", (int)e->tid);
+        else
+                snprintf(what, sizeof(what), "process %d", (int)e->pid);
+        print_result(&e->result, o, what);
+        if (e->result.match.thread_dependent && e->tid == 0 && e->n_threads == 0)
+                printf("A thread: predicate took part: see --tid TID.\n");
+        if (e->n_threads > 0) {
+                r = print_threads(e, o, utf8);
+                if (r < 0)
+                        return r;
+        }
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
+}
+
+int verb_explain(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(explanation_done) Explanation e = {};
+        int r;
+
+        r = parse_target(argc, argv, o, &e.pid, &e.tid);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+        r = explain_gather(&e, o);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+        r = o->json ? explain_json(&e) : explain_text(&e, o);
+        if (r == -ENOMEM)
+                return cli_error("out of memory");
+        if (r < 0)
+                return cli_error("failed to write the output");
+        return CLI_EXIT_SUCCESS;
 }
