@@ -45,12 +45,20 @@ const char *setting_to_string(SettingId id)
         return setting_names[id];
 }
 
+/* Blanks around KEY are ignored, as around values (settings_parse()) and in
+ * the policy files, so " Nice = 5" means the same on the command line. */
 SettingId setting_from_string(const char *key)
 {
+        size_t n;
+
         if (!key)
                 return _SETTING_INVALID;
+        key += strspn(key, " \t");
+        n = strlen(key);
+        while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
+                n--;
         for (SettingId i = 0; i < _SETTING_MAX; i++)
-                if (streq(key, setting_names[i]))
+                if (strlen(setting_names[i]) == n && strncmp(key, setting_names[i], n) == 0)
                         return i;
         return _SETTING_INVALID;
 }

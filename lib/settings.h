@@ -61,7 +61,8 @@ static inline bool settings_has(const Settings *s, SettingId id)
 
 /* "LatencyNice", "Slice", ... */
 const char *setting_to_string(SettingId id);
-/* Case-sensitive, as in the policy files. -EINVAL if unknown. */
+/* Case-sensitive, as in the policy files; blanks around KEY are ignored.
+ * -EINVAL if unknown. */
 SettingId setting_from_string(const char *key);
 
 /*
@@ -75,7 +76,8 @@ SettingId setting_from_string(const char *key);
 int settings_parse(Settings *s, SettingId id, const char *value, char **ret_error,
                    unsigned *ret_column);
 
-/* Parse "Key=Value" (as on the command line). Same error contract. */
+/* Parse "Key=Value" (as on the command line; blanks around Key and Value are
+ * ignored). Same error contract. */
 int settings_parse_assignment(Settings *s, const char *assignment, char **ret_error);
 
 /* Every setting present in SRC overrides the one in DST. */

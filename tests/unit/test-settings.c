@@ -114,7 +114,20 @@ int main(void)
         check(err && strstr(err, "found \"Bogus\""));
         free(err);
         err = NULL;
-        check(settings_parse_assignment(&s, "Nice", &err) == -EINVAL);
+        /* blanks around the key and the value, as in the policy files */
+        t = (Settings){};
+        check(settings_parse_assignment(&t, " Nice=5", NULL) == 0 && t.nice == 5);
+        check(settings_parse_assignment(&t, "Nice=6 ", NULL) == 0 && t.nice == 6);
+        check(settings_parse_assignment(&t, "\tNice \t=\t 7\t", NULL) == 0 && t.nice == 7);
+        check(setting_from_string(" Policy\t") == SETTING_POLICY);
+        check(setting_from_string("Ni ce") == _SETTING_INVALID);
+        check(setting_from_string("nice") == _SETTING_INVALID);
+        check(setting_from_string(" ") == _SETTING_INVALID);
+        check(settings_parse_assignment(&t, " =5", &err) == -EINVAL);
+        check(err && strstr(err, "found \" \""));
+        free(err);
+        err = NULL;
+        check(settings_parse_assignment(&t, "Nice", &err) == -EINVAL);
         check(err && streq(err, "expected KEY=VALUE, found \"Nice\""));
         free(err);
 
