@@ -599,10 +599,10 @@ static int read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *err
         r = sd_bus_message_read(m, "u", &pid);
         if (r < 0)
                 return r;
-        if (pid == 0 || pid > (uint32_t) b->pid_max)
+        if (pid == 0 || pid >= (uint32_t) b->pid_max)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "pid: %" PRIu32 " is out of range 1..%d", pid,
-                                         (int) b->pid_max);
+                                         (int) b->pid_max - 1);
         *ret = (pid_t) pid;
         return 0;
 }

@@ -30,7 +30,8 @@ nice_before=$(getattr "$target" nice)
 pid1_before=$("$GETATTR" --json 1)
 
 # ---- pids -----------------------------------------------------------------
-hostile "Explain pid 0" "pid: 0 is out of range 1\.\.$pid_max" Explain u 0
+hostile "Explain pid 0" "pid: 0 is out of range 1\.\.$((pid_max - 1))\b" Explain u 0
+hostile "Explain pid_max (pids are below it)" "pid: $pid_max is out of range" Explain u "$pid_max"
 hostile "Explain pid 2^32-1" "pid: 4294967295 is out of range" Explain u 4294967295
 hostile "SetTask pid above pid_max" "pid: $((pid_max + 1)) is out of range" SetTask 'ua{sv}' $((pid_max + 1)) 1 Nice i 1
 hostile "Explain a pid that does not exist" "No process $gone" Explain u "$gone"
