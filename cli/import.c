@@ -66,9 +66,36 @@ static void print_stats(const AnanicyStats *s)
                         s->malformed, s->malformed == 1 ? "" : "s");
 }
 
-/* Write atomically: a temporary file beside OUTPUT, renamed over it. */
+/*
+ * Whether OUTPUT may be replaced: it does not exist or is a regular file.
+ * rename() replaces whatever is there: run as root, "-o /dev/null" would put
+ * a regular file in place of the device, and "-o LINK" would replace the
+ * link rather than write its target. A symlink is refused too, not followed:
+ * in a directory others can write (/tmp) it may point anywhere.
+ * -EEXIST and *RET_WHAT ("a FIFO", ...) when it is something else.
+ */
+static int output_check(const char *output, const char **ret_what)
+{
+        struct stat st;
+
+        if (lstat(output, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISREG(st.st_mode))
+                return 0;
+        *ret_what = S_ISLNK(st.st_mode)    ? "a symbolic link"
+                    : S_ISDIR(st.st_mode)  ? "a directory"
+                    : S_ISFIFO(st.st_mode) ? "a FIFO"
+                    : S_ISCHR(st.st_mode)  ? "a character device"
+                    : S_ISBLK(st.st_mode)  ? "a block device"
+                    : S_ISSOCK(st.st_mode) ? "a socket"
+                                           : "not a regular file";
+        return -EEXIST;
+}
+
+/* Write atomically: a temporary file beside OUTPUT, renamed over it once
+ * OUTPUT is checked (again: it may have changed while we converted). */
 static int convert_to_file(const char *dir, const char *output, AnanicyStats *stats,
-                           char **error_path)
+                           char **error_path, const char **ret_what)
 {
         _cleanup_free_ char *copy = strdup(output), *tmp = NULL;
         _cleanup_fclose_ FILE *f = NULL;
@@ -101,6 +128,11 @@ static int convert_to_file(const char *dir, const char *output, AnanicyStats *st
                 *error_path = strdup(output);
                 goto fail;
         }
+        r = output_check(output, ret_what);
+        if (r < 0) {
+                *error_path = strdup(output);
+                goto fail;
+        }
         if (rename(tmp, output) < 0) {
                 r = -errno;
                 *error_path = strdup(output);
@@ -119,7 +151,7 @@ int verb_import_ananicy(int argc, char **argv, const CliOptions *o)
                 {},
         };
         _cleanup_free_ char *error_path = NULL;
-        const char *dir = ANANICY_DEFAULT_DIR, *output = NULL;
+        const char *dir = ANANICY_DEFAULT_DIR, *output = NULL, *what = NULL;
         AnanicyStats stats = {};
         int c, r;
 
@@ -151,13 +183,19 @@ int verb_import_ananicy(int argc, char **argv, const CliOptions *o)
         if (optind < argc)
                 return cli_usage_error("import-ananicy takes one directory, found '%s' too",
                                        argv[optind]);
+        if (output && streq(output, "-"))
+                output = NULL; /* "-o -": standard output */
         if (o->json && !output)
                 return cli_usage_error("import-ananicy --json needs -o FILE: the policy "
                                        "itself goes to standard output");
 
-        if (output)
-                r = convert_to_file(dir, output, &stats, &error_path);
-        else {
+        if (output) {
+                r = output_check(output, &what);
+                if (r >= 0)
+                        r = convert_to_file(dir, output, &stats, &error_path, &what);
+                else if (r != -EEXIST)
+                        error_path = strdup(output);
+        } else {
                 r = ananicy_convert(dir, stdout, &stats, &error_path);
                 if (r >= 0 && (fflush(stdout) != 0 || ferror(stdout)))
                         return cli_error("failed to write the policy to standard output");
@@ -166,6 +204,10 @@ int verb_import_ananicy(int argc, char **argv, const CliOptions *o)
                 return cli_error("no ananicy rules or types found in %s (%zu files read, %zu "
                                  "malformed lines)",
                                  dir, stats.files, stats.malformed);
+        if (r == -EEXIST && what)
+                return cli_error("%s is %s: -o replaces regular files only%s", output, what,
+                                 streq(what, "a symbolic link") ? " (give the path it points to)"
+                                                                : "");
         if (r == -ENOMEM)
                 return cli_error("out of memory");
         if (r == -E2BIG)

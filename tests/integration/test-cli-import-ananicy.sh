@@ -8,6 +8,45 @@ CTL=${1:?latnicectl path}
 SRC=${2:?source root}
 . "$(dirname "$0")/test-cli-lib.sh"
 
+# -o replaces regular files only (rename() would replace a device node, a
+# FIFO or a symlink itself); "-o -" is standard output. A rule set of our own.
+SMALL=$T/small
+mkdir -p "$SMALL" "$T/o"
+echo '{"name": "foo", "nice": 5}' >"$SMALL/foo.rules"
+expect_rc 0 import-ananicy "$SMALL" -o "$T/o/new.policy"
+grep -q '^Match = name:foo$' "$T/o/new.policy" || fail "-o to a new file"
+expect_rc 0 import-ananicy "$SMALL" -o "$T/o/new.policy"
+expect_rc 0 import-ananicy "$SMALL" -o -
+grep -q '^Match = name:foo$' "$T/out" || fail "-o - is not standard output"
+[ ! -e ./- ] || fail "-o - wrote a file named -"
+expect_rc 2 --json import-ananicy "$SMALL" -o -
+refused() { # PATH WHAT: -o PATH is refused with an error naming it, and PATH is left as it was
+        local path=$1 what=$2 before
+        before=$(stat -c '%F %t:%T %i' "$path")
+        expect_rc 1 import-ananicy "$SMALL" -o "$path"
+        grep -q "^latnicectl: $path is $what: -o replaces regular files only" "$T/err" ||
+                fail "-o on $what: $(cat "$T/err")"
+        [ "$(stat -c '%F %t:%T %i' "$path")" = "$before" ] || fail "-o replaced $what"
+        [ -z "$(ls -A "$T/o" | grep '^\.#latnice-import')" ] || fail "temporary file left"
+}
+mkfifo "$T/o/fifo"
+refused "$T/o/fifo" "a FIFO"
+ln -s new.policy "$T/o/link"
+refused "$T/o/link" "a symbolic link"
+grep -q "(give the path it points to)" "$T/err" || fail "symlink hint: $(cat "$T/err")"
+grep -q '^Match = name:foo$' "$T/o/new.policy" || fail "the symlink's target changed"
+ln -s "$T/o/dangling-target" "$T/o/dangling"
+refused "$T/o/dangling" "a symbolic link"
+[ ! -e "$T/o/dangling-target" ] || fail "-o wrote through a dangling symlink"
+mkdir "$T/o/dir"
+refused "$T/o/dir" "a directory"
+if [ "$(id -u)" -eq 0 ] && mknod "$T/o/null" c 1 3 2>/dev/null; then
+        refused "$T/o/null" "a character device"
+else
+        echo "# no character device test: mknod needs root"
+fi
+echo "ok - -o replaces regular files only"
+
 DATA=
 for d in "$SRC/../shared/data/ananicy-rules" /work/shared/data/ananicy-rules; do
         [ -d "$d" ] && { DATA=$d; break; }
