@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,17 +177,53 @@ int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret)
         return 0;
 }
 
-int proc_nice_floor(pid_t pid, int *ret)
+/* The hard limit of the "Max nice priority" line of a limits file. */
+int proc_limits_nice_max(const char *buf, uint64_t *ret)
 {
-        struct rlimit rl;
+        static const char key[] = "Max nice priority";
+        const char *line = buf, *p;
+        char soft[32], hard[32];
 
-        if (prlimit(pid, RLIMIT_NICE, NULL, &rl) < 0)
-                return -errno;
-        /* setpriority() allows nice N when 20 - N <= RLIMIT_NICE. */
-        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 40)
-                *ret = -20;
-        else
-                *ret = 20 - (int)rl.rlim_max;
+        for (;;) {
+                if (strncmp(line, key, strlen(key)) == 0)
+                        break;
+                line = strchr(line, '\n');
+                if (!line)
+                        return -ENODATA;
+                line++;
+        }
+        p = line + strlen(key);
+        if (sscanf(p, " %31s %31s", soft, hard) != 2)
+                return -EIO;
+        if (streq(hard, "unlimited")) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        return safe_atou64(hard, ret);
+}
+
+int proc_nice_floor(const char *proc_root, pid_t pid, int *ret)
+{
+        _cleanup_free_ char *path = NULL, *buf = NULL;
+        uint64_t max;
+        int r;
+
+        /* /proc/PID/limits is readable by anyone; prlimit() on another
+         * user's process would need CAP_SYS_RESOURCE. */
+        r = task_path(proc_root, pid, "limits", &path);
+        if (r < 0)
+                return r;
+        r = read_full_file(path, 64 * 1024, &buf, NULL);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        r = proc_limits_nice_max(buf, &max);
+        if (r < 0)
+                return r;
+        /* setpriority() allows nice N when 20 - N <= RLIMIT_NICE; a user
+         * may raise its soft limit up to the hard one. */
+        *ret = max >= 40 ? -20 : 20 - (int)max;
         return 0;
 }
 
@@ -224,7 +259,7 @@ int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret)
                 f.exe_trusted = r > 0;
                 /* Unknown (no permission, as for latnicectl run by a user):
                  * the user may only raise its nice. */
-                if (proc_nice_floor(c->pid, &f.nice_floor) < 0)
+                if (proc_nice_floor(c->proc_root, c->pid, &f.nice_floor) < 0)
                         f.nice_floor = 20;
         }
         c->facts = f;

@@ -50,9 +50,13 @@ int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret);
 /*
  * The lowest nice PID's user may give itself: 20 - the hard RLIMIT_NICE of
  * PID (a user may raise its soft limit up to the hard one), clamped to
- * -20..20 (20: it may only raise its nice). -ESRCH if gone.
+ * -20..20 (20: it may only raise its nice), from PROC_ROOT/PID/limits.
+ * -ESRCH if gone.
  */
-int proc_nice_floor(pid_t pid, int *ret);
+int proc_nice_floor(const char *proc_root, pid_t pid, int *ret);
+/* The hard limit of the "Max nice priority" line of a limits file
+ * (UINT64_MAX: unlimited). -ENODATA without such a line, -EIO if malformed. */
+int proc_limits_nice_max(const char *buf, uint64_t *ret);
 
 /* What decides whether a task may have a boost (policy/boost.h). */
 typedef struct BoostFacts {

@@ -200,23 +200,39 @@ static void test_uid_and_floor(void)
                         break;
                 usleep(10000);
         }
-        check(proc_nice_floor(pid, &floor) == 0 && floor == 20);
+        check(proc_nice_floor("/proc", pid, &floor) == 0 && floor == 20);
         /* Raising a hard limit needs CAP_SYS_RESOURCE, which a container
          * may not give even to root: then only the lowered limit is tried. */
         rl = (struct rlimit){ .rlim_cur = 5, .rlim_max = 25 };
         if (prlimit(pid, RLIMIT_NICE, &rl, NULL) == 0) {
-                check(proc_nice_floor(pid, &floor) == 0 && floor == -5);
+                check(proc_nice_floor("/proc", pid, &floor) == 0 && floor == -5);
                 rl = (struct rlimit){ .rlim_cur = RLIM_INFINITY, .rlim_max = RLIM_INFINITY };
                 CHECK(prlimit(pid, RLIMIT_NICE, &rl, NULL) == 0);
-                check(proc_nice_floor(pid, &floor) == 0 && floor == -20);
+                check(proc_nice_floor("/proc", pid, &floor) == 0 && floor == -20);
         } else
                 fprintf(stderr, "cannot raise RLIMIT_NICE (%m): higher limits not tried\n");
         close(fds[1]);
         waitpid(pid, &status, 0);
 }
 
+static void test_limits_parse(void)
+{
+        uint64_t v = 0;
+
+        check(proc_limits_nice_max("Limit  Soft Limit  Hard Limit  Units\n"
+                                   "Max nice priority         0                    25\n"
+                                   "Max realtime priority     0                    0\n",
+                                   &v) == 0 && v == 25);
+        check(proc_limits_nice_max("Max nice priority  unlimited  unlimited\n", &v) == 0 &&
+              v == UINT64_MAX);
+        check(proc_limits_nice_max("Max open files 1 2\n", &v) == -ENODATA);
+        check(proc_limits_nice_max("Max nice priority 0\n", &v) == -EIO);
+        check(proc_limits_nice_max("Max nice priority 0 x\n", &v) < 0);
+}
+
 int main(void)
 {
+        test_limits_parse();
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root (chown, prlimit on a child)\n");
                 return 77;
