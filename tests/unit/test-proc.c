@@ -289,19 +289,25 @@ static void test_unit(void)
         CHECK(!u);
 }
 
-static void wait_for_comm(pid_t pid, const char *comm)
+/* Wait until CHILD runs the program whose comm is COMM. exec sets the comm
+ * a little before the new argv is in place (arg_start is set while the ELF
+ * is loaded): until then the cmdline reads empty, so wait for it too. */
+static void wait_for_exec(pid_t pid, const char *comm)
 {
         for (int i = 0; i < 500; i++) {
-                char *c = NULL;
-                if (proc_thread_comm("/proc", pid, 0, &c) == 0) {
-                        bool ok = streq(c, comm);
-                        free(c);
+                ProcTask *t = NULL;
+
+                if (proc_task_read("/proc", pid, 0, PROC_READ_NO_IDS | PROC_READ_NO_CGROUP |
+                                                      PROC_READ_NO_EXE, &t) == 0) {
+                        bool ok = streq(t->view.names.comm, comm) && t->view.cmdline;
+
+                        proc_task_free(t);
                         if (ok)
                                 return;
                 }
                 usleep(10000);
         }
-        CHECK(!"child did not reach the expected comm");
+        CHECK(!"child did not exec the expected program");
 }
 
 static void *named_thread(void *p)
@@ -371,7 +377,7 @@ static void test_real(void)
                 }
                 free(big);
                 close(fds[0]);
-                wait_for_comm(child, "sh");
+                wait_for_exec(child, "sh");
                 CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
                 CHECK(streq(t->view.names.argv0, "my sh"));
                 CHECK(strlen(t->view.cmdline) == strlen("/some/dir/my sh -c read x arg0 ") + 8192);
@@ -581,7 +587,7 @@ static void test_huge_real(void)
 
         CHECK(pipe2(fds, O_CLOEXEC) == 0);
         child = spawn_huge(fds[0], false);
-        wait_for_comm(child, "sh");
+        wait_for_exec(child, "sh");
         CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
         CHECK(t->cmdline_truncated && strlen(t->view.cmdline) == PROC_CMDLINE_MAX);
         CHECK(strncmp(t->view.cmdline, "/some/dir/my sh -c read x arg0 zzz", 34) == 0);
@@ -591,7 +597,7 @@ static void test_huge_real(void)
 
         if (geteuid() == 0) {
                 child = spawn_huge(fds[0], true);
-                wait_for_comm(child, "sh");
+                wait_for_exec(child, "sh");
                 /* it runs sh once the groups and uid are set */
                 for (int i = 0; i < 500; i++) {
                         CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
