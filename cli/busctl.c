@@ -425,7 +425,7 @@ typedef struct StatusInfo {
         const char *version, *backend;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units;
+                user_owned, rules, files, units, fd_exhaustions;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -450,6 +450,7 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "Failed", offsetof(StatusInfo, failed) },
                 { "ManagedTasks", offsetof(StatusInfo, managed) },
                 { "UserOwnedTasks", offsetof(StatusInfo, user_owned) },
+                { "FdExhaustions", offsetof(StatusInfo, fd_exhaustions) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -593,6 +594,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         printf("       Events: %" PRIu64 " handled, %" PRIu64 " lost, %" PRIu64 " rescans\n",
                i.events, i.lost, i.rescans);
         printf("      Applied: %" PRIu64 " (%" PRIu64 " failed)\n", i.applied, i.failed);
+        if (i.fd_exhaustions > 0)
+                printf("      Warning: %" PRIu64 " evaluations failed for want of file "
+                       "descriptors (raise LimitNOFILE=)\n", i.fd_exhaustions);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -366,4 +367,13 @@ uint64_t proc_events_n_received(const ProcEvents *p)
 uint64_t proc_events_n_lost(const ProcEvents *p)
 {
         return p->n_lost;
+}
+
+bool proc_events_drained(const ProcEvents *p)
+{
+        struct pollfd pfd = { .fd = nl_socket_get_fd(p->sk), .events = POLLIN };
+
+        /* An error (none is expected) counts as drained: the caller only
+         * waits for the queue, it must never wait for ever. */
+        return poll(&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN);
 }

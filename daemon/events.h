@@ -99,5 +99,7 @@ size_t proc_events_rcvbuf(const ProcEvents *p);
 /* Datagrams received / ENOBUFS overflows seen so far. */
 uint64_t proc_events_n_received(const ProcEvents *p);
 uint64_t proc_events_n_lost(const ProcEvents *p);
+/* True when no event is waiting in the receive queue right now. */
+bool proc_events_drained(const ProcEvents *p);
 
 #define PROC_EVENTS_DEFAULT_RCVBUF (8u * 1024u * 1024u)

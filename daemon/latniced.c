@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,6 +179,32 @@ static void setup_logging(void)
         log_set_target(isatty(STDERR_FILENO) ? LOG_TARGET_CONSOLE : LOG_TARGET_KMSG_PREFIX);
 }
 
+/* Every evaluation holds a few file descriptors; a unit or a shell may
+ * start latniced with a small soft limit (1024, or less under prlimit).
+ * Raise it to the hard limit, as systemd does for itself: latniced never
+ * uses select(), so high descriptor numbers are harmless. Whether enough
+ * are free is checked before READY=1 (manager_start()). */
+static void raise_nofile_limit(void)
+{
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+                log_warning_errno(errno, "Failed to read RLIMIT_NOFILE: %m");
+                return;
+        }
+        if (rl.rlim_cur >= rl.rlim_max)
+                return;
+        const rlim_t old = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_warning_errno(errno, "Failed to raise the soft RLIMIT_NOFILE from %llu to "
+                                         "%llu: %m", (unsigned long long)old,
+                                  (unsigned long long)rl.rlim_max);
+        else
+                log_debug("Raised the soft RLIMIT_NOFILE from %llu to %llu.",
+                          (unsigned long long)old, (unsigned long long)rl.rlim_max);
+}
+
 int main(int argc, char *argv[])
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -191,6 +218,7 @@ int main(int argc, char *argv[])
         }
         if (arg.log_level >= 0)
                 log_set_max_level(arg.log_level);
+        raise_nofile_limit();
 
         r = manager_new(&arg, &m);
         if (r < 0) {

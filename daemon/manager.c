@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "daemon/conf.h"
 #include "daemon/events.h"
 #include "daemon/manager.h"
+#include "daemon/ratelimit.h"
 #include "daemon/tasks.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -26,6 +28,34 @@
  * rescan, so a storm that overflows the queue again and again causes one
  * rescan per interval rather than one per overflow. */
 #define RESCAN_DELAY_USEC (20 * 1000)
+/* Rescans are rate-limited: the next one starts no earlier than this long,
+ * or ten times the last one's duration, after the last one ended, so that a
+ * sustained storm cannot keep latniced rescanning back to back. */
+#define RESCAN_MIN_INTERVAL_USEC (500 * 1000)
+/* A due rescan waits while the proc connector still has events queued
+ * (they are cheaper than a rescan and may make it unnecessary), but not
+ * longer than this: a storm that never drains must not starve it. */
+#define RESCAN_MAX_WAIT_USEC (2000 * 1000)
+/* Renames (prctl(PR_SET_NAME), no privilege needed) re-evaluate a process.
+ * A process gets RENAME_BURST at once, then one per RENAME_INTERVAL, the
+ * rest coalesced into one deferred re-evaluation of its final name; all
+ * processes together get RENAME_GLOBAL_BURST, then one per
+ * RENAME_GLOBAL_INTERVAL. At most RENAME_MAX_PROCESSES are tracked; beyond
+ * that a rename schedules a (rate-limited) rescan. */
+#define RENAME_BURST 4u
+#define RENAME_INTERVAL_USEC (250 * 1000)
+#define RENAME_GLOBAL_BURST 64u
+#define RENAME_GLOBAL_INTERVAL_USEC (5 * 1000)
+#define RENAME_MAX_PROCESSES 1024u
+/* Deferred re-evaluations run per timer wake-up, at most (then the
+ * proc connector gets its turn again). */
+#define RENAME_BATCH 32u
+/* Running out of file descriptors is warned about at most this often. */
+#define FD_WARNING_INTERVAL_USEC (10 * 1000 * 1000)
+/* Free file descriptors latniced needs before it says READY=1: evaluating a
+ * process holds a pidfd, a /proc directory and a file, NSS lookups a few
+ * more; the rest is margin. */
+#define FDS_NEEDED 16
 /* STATUS= is refreshed on activity, at most this often (no timer). */
 #define STATUS_INTERVAL_USEC (1000 * 1000)
 
@@ -36,8 +66,9 @@ struct Manager {
         bool log_level_from_cmdline;
 
         sd_event *event;
-        sd_event_source *sig_term, *sig_int, *sig_hup, *rescan_timer;
+        sd_event_source *sig_term, *sig_int, *sig_hup, *rescan_timer, *rename_timer;
         ProcEvents *events;
+        RateLimiter *renames;
         KernelFeatures kernel;
         DaemonConfig config;
         Policy *policy;
@@ -54,6 +85,11 @@ struct Manager {
         uint64_t start_usec, last_reload_usec, last_status_usec;
         uint64_t n_events, n_lost, n_rescans;
         uint64_t rescan_usec_total, rescan_usec_max;
+        uint64_t rescan_end_usec, rescan_last_usec; /* last rescan: end, duration */
+        uint64_t rescan_wanted_usec; /* when the pending rescan was asked for */
+        const char *rescan_why;      /* static string */
+        uint64_t n_renames_deferred, n_renames_full;
+        uint64_t n_fd_exhausted, last_fd_warning_usec, n_fd_unwarned;
 };
 
 static uint64_t now_usec(clockid_t c)
@@ -240,6 +276,59 @@ static int manager_load_policy(Manager *m)
         return 0;
 }
 
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata);
+static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* ---- resource exhaustion ------------------------------------------ */
+
+/* Out of file descriptors, latniced is blind: every evaluation fails. Say
+ * so loudly, but at most once per interval (the count of the others in the
+ * next message), so that it cannot flood the journal. */
+static void manager_note_error(Manager *m, int r, pid_t pid)
+{
+        uint64_t now;
+
+        if (r != -EMFILE && r != -ENFILE)
+                return;
+        m->n_fd_exhausted++;
+        now = now_usec(CLOCK_MONOTONIC);
+        if (m->last_fd_warning_usec != 0 &&
+            now - m->last_fd_warning_usec < FD_WARNING_INTERVAL_USEC) {
+                m->n_fd_unwarned++;
+                return;
+        }
+        log_warning_errno(r, "Out of file descriptors evaluating process %d (%m): processes are "
+                             "not being managed (%" PRIu64 " time(s) so far, %" PRIu64
+                             " since the last warning). Raise LimitNOFILE= or the %s limit.",
+                          (int)pid, m->n_fd_exhausted, m->n_fd_unwarned,
+                          r == -ENFILE ? "system-wide (fs.file-max)" : "RLIMIT_NOFILE");
+        m->last_fd_warning_usec = now;
+        m->n_fd_unwarned = 0;
+}
+
+/* Can latniced open the file descriptors an evaluation needs? Checked before
+ * READY=1: a daemon that cannot read /proc must not say it is ready. */
+static int manager_check_fds(void)
+{
+        int fds[FDS_NEEDED], r = 0;
+        size_t n = 0;
+
+        fds[n] = open("/proc/self/status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fds[n] < 0)
+                r = -errno;
+        else
+                for (n = 1; n < FDS_NEEDED; n++) {
+                        fds[n] = fcntl(fds[0], F_DUPFD_CLOEXEC, 3);
+                        if (fds[n] < 0) {
+                                r = -errno;
+                                break;
+                        }
+                }
+        for (size_t i = 0; i < n; i++)
+                safe_close(fds[i]);
+        return r;
+}
+
 /* ---- rescans ------------------------------------------------------- */
 
 static int manager_rescan(Manager *m, const char *why)
@@ -252,9 +341,15 @@ static int manager_rescan(Manager *m, const char *why)
         m->n_rescans++;
         m->rescan_usec_total += dt;
         m->rescan_usec_max = MAX(m->rescan_usec_max, dt);
-        if (r < 0)
+        m->rescan_end_usec = t0 + dt;
+        m->rescan_last_usec = dt;
+        if (r < 0) {
+                manager_note_error(m, r, 0);
                 return log_error_errno(r, "Failed to scan processes (%s): %m", why);
-        log_full(streq(why, "lost events") ? LOG_NOTICE : LOG_DEBUG,
+        }
+        /* Every process was read just now: deferred renames are done. */
+        rate_limiter_clear_pending(m->renames);
+        log_full(streq(why, "start-up") || streq(why, "reload") ? LOG_DEBUG : LOG_NOTICE,
                  "Rescanned processes (%s) in %" PRIu64 " us: %zu task(s) managed; %" PRIu64
                  " lost-event overflow(s), %" PRIu64 " rescan(s) so far.",
                  why, dt, task_table_size(m->tasks), m->n_lost, m->n_rescans);
@@ -262,39 +357,154 @@ static int manager_rescan(Manager *m, const char *why)
         return 0;
 }
 
+/* The earliest time the next rescan may start. */
+static uint64_t rescan_allowed_at(Manager *m, uint64_t now)
+{
+        uint64_t gap = MAX((uint64_t)RESCAN_MIN_INTERVAL_USEC, 10 * m->rescan_last_usec);
+
+        if (m->rescan_end_usec == 0)
+                return now + RESCAN_DELAY_USEC;
+        return MAX(now + RESCAN_DELAY_USEC, m->rescan_end_usec + gap);
+}
+
+static int rescan_timer_arm(Manager *m, uint64_t when)
+{
+        int r;
+
+        if (!m->rescan_timer) {
+                r = sd_event_add_time(m->event, &m->rescan_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_rescan_timer, m);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(m->rescan_timer, "rescan");
+                return r;
+        }
+        r = sd_event_source_set_time(m->rescan_timer, when);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+        return r;
+}
+
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Manager *m = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        /* Let the queued events go first, unless they never end. */
+        if (m->events && !proc_events_drained(m->events) &&
+            now - m->rescan_wanted_usec < RESCAN_MAX_WAIT_USEC &&
+            rescan_timer_arm(m, now + RESCAN_DELAY_USEC) >= 0)
+                return 0;
 
         (void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        (void)manager_rescan(m, "lost events");
+        m->rescan_wanted_usec = 0;
+        (void)manager_rescan(m, m->rescan_why ? m->rescan_why : "lost events");
         return 0;
 }
 
-static void schedule_rescan(Manager *m)
+/* Ask for a rescan: at most one is pending (a second request joins it), it
+ * runs when the event queue is drained, and no sooner than the rate limit
+ * allows (rescan_allowed_at()). */
+static void schedule_rescan(Manager *m, const char *why)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (m->rescan_wanted_usec != 0)
+                return; /* one is pending already */
+        m->rescan_wanted_usec = now;
+        m->rescan_why = why;
+        if (rescan_timer_arm(m, rescan_allowed_at(m, now)) < 0) {
+                log_warning("Failed to schedule a rescan, rescanning now.");
+                m->rescan_wanted_usec = 0;
+                (void)manager_rescan(m, why);
+        }
+}
+
+/* ---- renames ------------------------------------------------------- */
+
+static int rename_timer_arm(Manager *m, uint64_t when)
+{
+        int r;
+
+        if (when == UINT64_MAX)
+                return m->rename_timer ? sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF)
+                                       : 0;
+        if (!m->rename_timer) {
+                r = sd_event_add_time(m->event, &m->rename_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_rename_timer, m);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(m->rename_timer, "renames");
+                return r;
+        }
+        r = sd_event_source_set_time(m->rename_timer, when);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_ONESHOT);
+        return r;
+}
+
+static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        pid_t pid, tid;
+
+        for (unsigned i = 0; i < RENAME_BATCH; i++) {
+                int r;
+
+                if (rate_limiter_pop_due(m->renames, now, &pid, &tid) <= 0)
+                        break;
+                r = applier_thread(&m->applier, pid, tid);
+                manager_note_error(m, r, pid);
+                if (r == -ENOMEM)
+                        log_oom();
+        }
+        if (rename_timer_arm(m, rate_limiter_next_due(m->renames, now)) < 0)
+                schedule_rescan(m, "renames"); /* no timer: the rescan sees the final names */
+        return 0;
+}
+
+/* Does a rename of TID in PID matter to the policy at all? Only "name",
+ * "comm" (the main thread's name is the process's) and "thread" look at it. */
+static bool rename_matters(Manager *m, pid_t pid, pid_t tid)
+{
+        uint32_t keys = m->applier.used_keys;
+
+        if (tid != pid)
+                return keys & POLICY_KEY_THREAD;
+        return keys & (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_THREAD);
+}
+
+/* A rename: evaluate now while the process is within its rate, else
+ * coalesce (see RENAME_*). A rate-limited rename costs a hash lookup. */
+static int on_rename(Manager *m, pid_t pid, pid_t tid)
 {
         uint64_t now;
-        int enabled = SD_EVENT_OFF, r;
+        int r;
 
-        if (m->rescan_timer && sd_event_source_get_enabled(m->rescan_timer, &enabled) >= 0 &&
-            enabled != SD_EVENT_OFF)
-                return; /* one is pending already */
+        if (tid == pid)
+                ancestor_cache_stale(m->ancestors, pid);
+        if (!rename_matters(m, pid, tid))
+                return 0;
 
-        (void)sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (m->rescan_timer) {
-                r = sd_event_source_set_time(m->rescan_timer, now + RESCAN_DELAY_USEC);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
-        } else {
-                r = sd_event_add_time(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
-                                      now + RESCAN_DELAY_USEC, 0, on_rescan_timer, m);
-                if (r >= 0)
-                        (void)sd_event_source_set_description(m->rescan_timer, "rescan");
+        now = now_usec(CLOCK_MONOTONIC);
+        r = rate_limiter_check(m->renames, pid, tid, now);
+        if (r == RATE_LIMIT_NOW)
+                return applier_thread(&m->applier, pid, tid);
+        if (r == RATE_LIMIT_FULL || r == -ENOMEM) {
+                m->n_renames_full++;
+                schedule_rescan(m, "renames");
+                return 0;
         }
-        if (r < 0) {
-                log_warning_errno(r, "Failed to schedule a rescan, rescanning now: %m");
-                (void)manager_rescan(m, "lost events");
-        }
+        if (r < 0)
+                return r;
+
+        m->n_renames_deferred++;
+        /* An armed timer fires within one interval and re-arms for whatever
+         * is pending then: no need to look for the earliest due time here. */
+        if (m->rename_timer && sd_event_source_get_enabled(m->rename_timer, NULL) > 0)
+                return 0;
+        if (rename_timer_arm(m, rate_limiter_next_due(m->renames, now)) < 0)
+                schedule_rescan(m, "renames");
+        return 0;
 }
 
 /* ---- events -------------------------------------------------------- */
@@ -311,9 +521,7 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                 r = applier_process(&m->applier, e->pid);
                 break;
         case PROC_EV_COMM:
-                if (e->tid == e->pid)
-                        ancestor_cache_stale(m->ancestors, e->pid);
-                r = applier_thread(&m->applier, e->pid, e->tid);
+                r = on_rename(m, e->pid, e->tid);
                 break;
         case PROC_EV_UID:
         case PROC_EV_GID:
@@ -327,6 +535,7 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         case PROC_EV_EXIT:
                 if (e->tid == e->pid)
                         ancestor_cache_exit(m->ancestors, e->pid);
+                rate_limiter_exit(m->renames, e->pid, e->tid);
                 applier_forget(&m->applier, e->pid, e->tid);
                 break;
         case PROC_EV_LOST:
@@ -334,11 +543,12 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                 m->n_lost++;
                 log_debug("Proc connector queue overflowed (%" PRIu64 " so far), rescan scheduled.",
                           m->n_lost);
-                schedule_rescan(m);
+                schedule_rescan(m, "lost events");
                 break;
         default:
                 break;
         }
+        manager_note_error(m, r, e->pid);
         if (r == -ENOMEM)
                 log_oom();
         manager_update_status(m, false);
@@ -388,6 +598,16 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         r = id_cache_new(NULL, NULL, &m->ids);
         if (r < 0)
                 return r;
+        r = rate_limiter_new(&(const RateLimitConfig){
+                                     .burst = RENAME_BURST,
+                                     .interval_usec = RENAME_INTERVAL_USEC,
+                                     .global_burst = RENAME_GLOBAL_BURST,
+                                     .global_interval_usec = RENAME_GLOBAL_INTERVAL_USEC,
+                                     .max_entries = RENAME_MAX_PROCESSES,
+                             },
+                             &m->renames);
+        if (r < 0)
+                return r;
 
         ctx.dry_run = o->dry_run;
         ctx.proc_root = o->proc_root;
@@ -414,6 +634,8 @@ Manager *manager_free(Manager *m)
         free(m->unit_rule);
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
+        sd_event_source_disable_unref(m->rename_timer);
+        rate_limiter_free(m->renames);
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
@@ -523,6 +745,13 @@ int manager_start(Manager *m)
                                          m->opts.bus);
         }
 
+        r = manager_check_fds();
+        if (r < 0)
+                return log_error_errno(r, "Cannot open %d file descriptors (%m): latniced could "
+                                          "not read processes and would manage nothing. Raise "
+                                          "LimitNOFILE= (RLIMIT_NOFILE) and restart.",
+                                       FDS_NEEDED);
+
         r = manager_rescan(m, "start-up");
         if (r < 0)
                 return r;
@@ -577,6 +806,7 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_failed = m->applier.counters.n_failed,
                 .n_managed = task_table_size(m->tasks),
                 .n_user_owned = task_table_n_user_owned(m->tasks),
+                .n_fd_exhaustions = m->n_fd_exhausted,
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,
