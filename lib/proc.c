@@ -60,7 +60,7 @@ static int read_task_head(const char *proc_root, pid_t pid, const char *file, si
 
 /*
  * PID/status up to its complete lines within PROC_STATUS_MAX bytes. The file
- * grows with the supplementary groups (65536 of them make it over 700 KiB),
+ * grows with the supplementary groups (65536 of them: 500 to 700 KiB),
  * but the lines read here (Tgid, Uid, Gid) come before "Groups:"; a line cut
  * at the bound is dropped so that a cut number is never read as a whole one.
  */

@@ -476,7 +476,7 @@ static void put_huge_status(int pid, unsigned uid, unsigned gid, const char *pad
 }
 
 /* Files longer than the read bounds are cut, not failed on: a 2 MiB cmdline
- * and a 700 KiB status still match, and so do their descendants. */
+ * and a 512 KiB status still match, and so do their descendants. */
 static void test_huge_fake(void)
 {
         size_t n = 2 * 1024 * 1024;
