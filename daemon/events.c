@@ -27,6 +27,9 @@
 /* A proc connector datagram is about 80 bytes; anything that does not fit
  * in this is not one (MSG_TRUNC) and is dropped. */
 #define DGRAM_MAX 512
+/* Wake-ups per interval before the source rests (see proc_events_new()). */
+#define WAKEUP_INTERVAL_USEC (10 * 1000)
+#define WAKEUP_BURST 20
 
 struct ProcEvents {
         struct nl_sock *sk;
@@ -337,6 +340,15 @@ int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler
         if (r < 0)
                 return r;
         (void)sd_event_source_set_description(p->io, "proc-connector");
+        /* Under a storm the queue is drained a few events per wake-up, and
+         * waking up costs more than the events (any process can cause one:
+         * a rename loop). Past WAKEUP_BURST wake-ups in WAKEUP_INTERVAL the
+         * source rests until the interval ends, and then reads what queued
+         * up in large batches: an event waits WAKEUP_INTERVAL at most, and
+         * only during a storm. */
+        r = sd_event_source_set_ratelimit(p->io, WAKEUP_INTERVAL_USEC, WAKEUP_BURST);
+        if (r < 0)
+                log_debug_errno(r, "Failed to rate-limit proc connector wake-ups: %m");
 
         *ret = TAKE_PTR(p);
         return 0;
