@@ -297,10 +297,11 @@ static void manager_note_error(Manager *m, int r, pid_t pid)
                 m->n_fd_unwarned++;
                 return;
         }
-        log_warning_errno(r, "Out of file descriptors evaluating process %d (%m): processes are "
-                             "not being managed (%" PRIu64 " time(s) so far, %" PRIu64
-                             " since the last warning). Raise LimitNOFILE= or the %s limit.",
-                          (int)pid, m->n_fd_exhausted, m->n_fd_unwarned,
+        log_warning_errno(r, "Out of file descriptors %s %d (%m): processes are not being "
+                             "managed (%" PRIu64 " time(s) so far, %" PRIu64 " since the last "
+                             "warning). Raise LimitNOFILE= or the %s limit.",
+                          pid > 0 ? "evaluating process" : "scanning processes, pid", (int)pid,
+                          m->n_fd_exhausted, m->n_fd_unwarned,
                           r == -ENFILE ? "system-wide (fs.file-max)" : "RLIMIT_NOFILE");
         m->last_fd_warning_usec = now;
         m->n_fd_unwarned = 0;
@@ -729,6 +730,24 @@ int manager_start(Manager *m)
                                                   "new units are found through their processes.");
                 }
         }
+
+        /* The timers exist from the start, disabled: sd-event opens its timer
+         * fd with the first one, and running out of descriptors later must
+         * not stop rescans, renames or the event loop itself (the proc
+         * connector's wake-up rate limit needs that fd too). */
+        r = sd_event_add_time(m->event, &m->rescan_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                              on_rescan_timer, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->rename_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_rename_timer, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create timers: %m");
+        (void)sd_event_source_set_description(m->rescan_timer, "rescan");
+        (void)sd_event_source_set_description(m->rename_timer, "renames");
 
         /* Subscribe before scanning: a process started between the scan and
          * the subscription would otherwise be missed. */
