@@ -30,12 +30,27 @@ struct Matcher {
 
 /* ---- Evaluation ----------------------------------------------------- */
 
+/*
+ * glibc's regexec() takes time quadratic in the length of the subject for
+ * unanchored patterns ("a.*b$" over 64 KiB: seconds), so a regex sees at
+ * most REGEX_SUBJECT_MAX bytes of a value. Of a value cut there, '$' does
+ * not match at the cut: the real end was not seen.
+ */
+static bool regex_match(const regex_t *re, const char *s)
+{
+        size_t n = strnlen(s, REGEX_SUBJECT_MAX + 1);
+        regmatch_t range = { .rm_so = 0, .rm_eo = (regoff_t)MIN(n, (size_t)REGEX_SUBJECT_MAX) };
+
+        return regexec(re, s, 0, &range, REG_STARTEND | (n > REGEX_SUBJECT_MAX ? REG_NOTEOL : 0)) ==
+               0;
+}
+
 static bool match_string(const Expr *e, const char *s)
 {
         if (!s)
                 return false;
         if (e->regex)
-                return regexec(&e->re, s, 0, NULL, 0) == 0;
+                return regex_match(&e->re, s);
         if (e->exact)
                 return strcmp(e->pattern, s) == 0;
         switch (e->glob_kind) {

@@ -18,6 +18,9 @@
 #include "lib/task.h"
 #include "policy/parser.h"
 
+/* A key~regex predicate sees at most this many bytes of a value (see match.c). */
+#define REGEX_SUBJECT_MAX 1024
+
 typedef struct Matcher Matcher;
 
 int matcher_new(Rule *const *rules, size_t n_rules, Matcher **ret);

@@ -70,8 +70,14 @@ static char *pattern_source(MatchKey key, bool regex, const char *pattern)
  * of every bounded repetition once per count, and of '+' once more, so
  * stacked or nested repetitions ("a++++", "(a{1,99}){1,99}") grow
  * exponentially in time and memory. Saturates at REGEX_COST_MAX.
+ *
+ * *ret_copies gets the part of it that bounded repetitions ({m,n}) add: the
+ * copies of their operands. Matching time grows with it even on short
+ * input (regexec() builds a DFA state per counter position), so it has a
+ * limit of its own, REGEX_REPEAT_MAX.
  */
 #define REGEX_COST_MAX 20000
+#define REGEX_REPEAT_MAX 64
 
 static size_t sat_mul(size_t a, size_t b)
 {
@@ -83,12 +89,35 @@ static size_t sat_add(size_t a, size_t b)
         return a + b > REGEX_COST_MAX ? REGEX_COST_MAX + 1 : a + b;
 }
 
-static size_t regex_cost(const char *re)
+/* Skip the bracket expression that starts at RE[I] ('['): the index of its ']',
+ * or of the terminating NUL when it is unterminated (regcomp reports that).
+ * Inside it a backslash is an ordinary character, as POSIX EREs have it. */
+static size_t regex_skip_bracket(const char *re, size_t i)
+{
+        i++;
+        if (re[i] == '^')
+                i++;
+        if (re[i] == ']')
+                i++;
+        while (re[i] && re[i] != ']') {
+                if (re[i] == '[' && (re[i + 1] == ':' || re[i + 1] == '.' || re[i + 1] == '=')) {
+                        const char *e = strstr(re + i + 2, (char[]){ re[i + 1], ']', 0 });
+
+                        if (e)
+                                i = (size_t)(e - re) + 1;
+                }
+                i++;
+        }
+        return i;
+}
+
+static size_t regex_cost(const char *re, size_t *ret_copies)
 {
         /* per nesting level: the sum so far and the cost of the last atom */
         size_t sum[EXPR_DEPTH_MAX + 2] = {}, last[EXPR_DEPTH_MAX + 2] = {};
-        size_t depth = 0;
+        size_t depth = 0, copies = 0;
 
+        *ret_copies = 0;
         for (const char *c = re; *c; c++) {
                 size_t mult = 0, atom = 1;
 
@@ -98,20 +127,7 @@ static size_t regex_cost(const char *re)
                                 c++;
                         break;
                 case '[':
-                        c++;
-                        if (*c == '^')
-                                c++;
-                        if (*c == ']')
-                                c++;
-                        while (*c && *c != ']') {
-                                if (c[0] == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '=')) {
-                                        const char *e = strstr(c + 2, (char[]){ c[1], ']', 0 });
-
-                                        if (e)
-                                                c = e + 1;
-                                }
-                                c++;
-                        }
+                        c = re + regex_skip_bracket(re, (size_t)(c - re));
                         if (!*c)
                                 return sum[0]; /* unterminated: regcomp reports it */
                         break;
@@ -146,6 +162,7 @@ static size_t regex_cost(const char *re)
                         if (*end != '}')
                                 break; /* not a bound: a literal, or an error regcomp reports */
                         mult = (size_t)MIN(MAX(m, n), (unsigned long)REGEX_COST_MAX) + 1;
+                        copies = sat_add(copies, sat_mul(last[depth] ? last[depth] : 1, mult - 1));
                         c = end;
                         break;
                 }
@@ -164,7 +181,31 @@ static size_t regex_cost(const char *re)
                 if (sum[depth] > REGEX_COST_MAX)
                         return REGEX_COST_MAX + 1;
         }
+        *ret_copies = copies;
         return sum[0];
+}
+
+/*
+ * The index of the backslash of the first back-reference (\1 to \9) in the
+ * ERE RE, or -1. glibc's regexec() recurses without bound on them (a
+ * crash) and takes exponential time, so they are refused. In a bracket
+ * expression ("[\1]") a backslash is an ordinary character.
+ */
+static ssize_t regex_find_backref(const char *re)
+{
+        for (size_t i = 0; re[i]; i++) {
+                if (re[i] == '[') {
+                        i = regex_skip_bracket(re, i);
+                        if (!re[i])
+                                return -1;
+                } else if (re[i] == '\\') {
+                        if (re[i + 1] >= '1' && re[i + 1] <= '9')
+                                return (ssize_t)i;
+                        if (re[i + 1])
+                                i++;
+                }
+        }
+        return -1;
 }
 
 typedef struct ExprParser {
@@ -240,6 +281,54 @@ static int make_node(ExprType type, Expr *left, Expr *right, Expr **ret)
         return 0;
 }
 
+/* Offset in the expression text of byte I of token T's (unescaped) pattern. */
+static size_t pattern_offset(const Lexer *l, const Token *t, size_t i)
+{
+        size_t pos = t->offset + strlen(match_key_to_string(t->key)) + 1;
+
+        if (!t->quoted)
+                return pos + i;
+        pos++; /* the opening quote */
+        for (size_t k = 0; k < i && pos < l->size; k++)
+                pos += l->text[pos] == '\\' && pos + 1 < l->size &&
+                                       (l->text[pos + 1] == '"' || l->text[pos + 1] == '\\')
+                               ? 2
+                               : 1;
+        return pos;
+}
+
+static int compile_regex(ExprParser *p, const Token *t, regex_t *ret)
+{
+        size_t at = t->offset + strlen(match_key_to_string(t->key)) + 1, copies;
+        ssize_t backref;
+        char msg[256];
+        int r;
+
+        backref = regex_find_backref(t->pattern);
+        if (backref >= 0)
+                return parser_fail(p, pattern_offset(&p->lexer, t, (size_t)backref),
+                                   "expected a regular expression without back-references, "
+                                   "found \"\\%c\" (they can take exponential time)",
+                                   t->pattern[backref + 1]);
+        if (regex_cost(t->pattern, &copies) > REGEX_COST_MAX)
+                return parser_fail(p, at,
+                                   "expected a regular expression with fewer or smaller "
+                                   "repetitions, found \"%.64s\"",
+                                   t->pattern);
+        if (copies > REGEX_REPEAT_MAX)
+                return parser_fail(p, at,
+                                   "expected a regular expression whose {m,n} repeat at most %u "
+                                   "characters in all, found \"%.64s\" (%zu)",
+                                   REGEX_REPEAT_MAX, t->pattern, copies);
+        r = regcomp(ret, t->pattern, REG_EXTENDED | REG_NOSUB);
+        if (r != 0) {
+                regerror(r, ret, msg, sizeof(msg));
+                return parser_fail(p, at, "expected an extended regular expression, found \"%s\": %s",
+                                   t->pattern, msg);
+        }
+        return 0;
+}
+
 static int parse_predicate(ExprParser *p, Expr **ret)
 {
         _cleanup_(expr_freep) Expr *e = NULL;
@@ -256,20 +345,9 @@ static int parse_predicate(ExprParser *p, Expr **ret)
         if (!e->source)
                 return -ENOMEM;
         if (e->regex) {
-                if (regex_cost(t->pattern) > REGEX_COST_MAX)
-                        return parser_fail(p, t->offset + strlen(match_key_to_string(t->key)) + 1,
-                                           "expected a regular expression with fewer or smaller "
-                                           "repetitions, found \"%.64s\"",
-                                           t->pattern);
-                r = regcomp(&e->re, t->pattern, REG_EXTENDED | REG_NOSUB);
-                if (r != 0) {
-                        char msg[256];
-
-                        regerror(r, &e->re, msg, sizeof(msg));
-                        return parser_fail(p, t->offset + strlen(match_key_to_string(t->key)) + 1,
-                                           "expected an extended regular expression, found \"%s\": %s",
-                                           t->pattern, msg);
-                }
+                r = compile_regex(p, t, &e->re);
+                if (r < 0)
+                        return r;
         } else
                 e->exact = glob_is_exact(t->pattern);
         e->pattern = TAKE_PTR(t->pattern);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the policy loader (policy_load_string) and the matcher
- * (policy_match, fast and traced, and policy_match_unit) on a fixed snapshot.
+ * (policy_match, fast and traced, and policy_match_unit) on a fixed snapshot,
+ * and once more with a 64 KiB command line and argv[0].
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/macro.h"
 #include "policy/policy.h"
@@ -34,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 .ancestors = ancestors,
                 .n_ancestors = 2,
         };
+        static char long_value[64 * 1024];
         Diagnostics d = {};
         Policy *p = NULL;
         MatchResult fast, slow;
@@ -42,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (size > 1024 * 1024)
                 return 0;
+        if (!long_value[0])
+                memset(long_value, 'a', sizeof(long_value) - 1);
         if (policy_load_string("fuzz.policy", (const char *)data, size, &p, &d) < 0) {
                 diagnostics_done(&d);
                 return 0;
@@ -59,6 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 match_trace_done(&trace);
         }
         task.thread = NULL;
+        (void)policy_match(p, &task, &fast, NULL);
+        /* the longest values lib/proc reads (64 KiB): regexes must stay fast on them */
+        task.cmdline = long_value;
+        task.names.argv0 = long_value;
         (void)policy_match(p, &task, &fast, NULL);
         (void)policy_match_unit(p, "pipewire.service", &s);
         for (size_t i = 0; i < policy_n_files(p); i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/macro.h"
+#include "policy/match.h"
 #include "policy/policy.h"
 #include "tests/unit/test-util.h"
 
@@ -443,6 +444,44 @@ static void test_index(void)
         free(text);
 }
 
+/* CMDLINE: LEN bytes of FILL, then TAIL (so TAIL ends at byte LEN + strlen(TAIL)). */
+static char *long_cmdline(size_t len, char fill, const char *tail)
+{
+        size_t t = strlen(tail);
+        char *s = malloc(len + t + 1);
+
+        CHECK(s);
+        memset(s, fill, len);
+        memcpy(s + len, tail, t + 1);
+        return s;
+}
+
+/* A regex sees the first REGEX_SUBJECT_MAX bytes of a value; '$' never matches at the cut. */
+static void test_regex_subject_cap(void)
+{
+        TaskSnapshot t = base_task();
+        _cleanup_free_ char *within = long_cmdline(REGEX_SUBJECT_MAX - 4, 'a', " tab"),
+                            *beyond = long_cmdline(REGEX_SUBJECT_MAX - 3, 'a', " tab"),
+                            *huge = long_cmdline(200 * 1024, 'a', "b");
+
+        t.cmdline = within; /* " tab" ends at byte 1024 exactly: seen whole */
+        check(matches("cmdline~\" tab$\"", &t));
+        check(matches("cmdline~^a+", &t));
+        t.cmdline = beyond; /* ends at byte 1025: the end is not seen */
+        check(!matches("cmdline~\" tab$\"", &t));
+        check(!matches("cmdline~b", &t));
+        check(matches("cmdline~\" ta\"", &t));  /* bytes 1022..1024 */
+        check(!matches("cmdline~\" tab\"", &t)); /* needs byte 1025 */
+        check(matches("cmdline~^a+", &t));
+        /* quadratic in the value for glibc: seconds over 200 KiB without the cap */
+        t.cmdline = huge;
+        check(!matches("cmdline~a.*b$", &t));
+        check(!matches("cmdline~\"(a|aa)*c\"", &t));
+        check(matches("cmdline~\"a.*a\"", &t));
+        /* a glob still sees the whole value */
+        check(matches("cmdline:*b", &t));
+}
+
 /* The shortcuts for "abc*", "*abc" and "*abc*" agree with fnmatch(). */
 static void test_glob_kinds(void)
 {
@@ -468,6 +507,7 @@ static void test_glob_kinds(void)
 int main(void)
 {
         test_glob_kinds();
+        test_regex_subject_cap();
         test_keys();
         test_null_fields();
         test_merge();

@@ -92,6 +92,22 @@ static const BadCase bad_cases[] = {
         { R "Match = cmdline~\"((a{1,200}){1,200})\"\n", 0, DIAG_ERROR, 2, 17,
           "expected a regular expression with fewer or smaller repetitions, found "
           "\"((a{1,200}){1,200})\"" },
+        /* back-references: unbounded recursion in regexec(); the column is the backslash's */
+        { R "Match = cmdline~\"(|)(\\\\1\\\\1)*\"\n", 0, DIAG_ERROR, 2, 22,
+          "expected a regular expression without back-references, found \"\\1\" (they can "
+          "take exponential time)" },
+        { R "Match = exe~a*\\9$\n", 0, DIAG_ERROR, 2, 15,
+          "expected a regular expression without back-references, found \"\\9\" (they can "
+          "take exponential time)" },
+        { R "Match = name~\"[]\\1]x\\\\2\"\n", 0, DIAG_ERROR, 2, 21,
+          "expected a regular expression without back-references, found \"\\2\" (they can "
+          "take exponential time)" },
+        { R "Match = cmdline~x{1,65}\n", 0, DIAG_ERROR, 2, 17,
+          "expected a regular expression whose {m,n} repeat at most 64 characters in all, "
+          "found \"x{1,65}\" (65)" },
+        { R "Match = cmdline~\"(a{1,8}){1,7}\"\n", 0, DIAG_ERROR, 2, 17,
+          "expected a regular expression whose {m,n} repeat at most 64 characters in all, "
+          "found \"(a{1,8}){1,7}\" (78)" },
         { R "Match = name:\"abc\n", 0, DIAG_ERROR, 2, 14,
           "expected a closing '\"', found end of expression" },
         { R "Match = cmdline:\"a\\\"\n", 0, DIAG_ERROR, 2, 17,
@@ -323,6 +339,11 @@ static void test_expressions(void)
                 { "cmdline~\"-id [0-9]+ (a|b){2,5}x?y*[[:alpha:]]+\"",
                   "cmdline~\"-id [0-9]+ (a|b){2,5}x?y*[[:alpha:]]+\"" },
                 { "exe~\"^(a+b+c+)+$\"", "exe~\"^(a+b+c+)+$\"" },
+                /* in a bracket expression a backslash is no back-reference */
+                { "exe~[\\1]x", "exe~[\\1]x" },
+                { "exe~\"[[:digit:]\\1]\\\\.x\"", "exe~[[:digit:]\\1]\\.x" },
+                { "cmdline~\"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\"",
+                  "cmdline~[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
