@@ -46,7 +46,8 @@ int read_policy_file(const char *path, char **ret, size_t *ret_size)
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: open() of a FIFO without a writer would wait forever */
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
@@ -58,6 +59,34 @@ int read_policy_file(const char *path, char **ret, size_t *ret_size)
         if ((uint64_t)st.st_size > POLICY_FILE_MAX)
                 return -EFBIG;
         return read_full_fd(fd, POLICY_FILE_MAX, ret, ret_size);
+}
+
+static const char *file_type_name(mode_t mode)
+{
+        switch (mode & S_IFMT) {
+        case S_IFIFO:
+                return "a FIFO";
+        case S_IFCHR:
+                return "a character device";
+        case S_IFBLK:
+                return "a block device";
+        case S_IFSOCK:
+                return "a socket";
+        case S_IFDIR:
+                return "a directory";
+        }
+        return "not a regular file";
+}
+
+/* What READ_ERROR of read_policy_file(PATH) means, for "found ...". */
+static char *read_error_describe(const char *path, int read_error)
+{
+        struct stat st;
+
+        /* stat() does not open, so it cannot block on a FIFO */
+        if (read_error == -EBADFD && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+                return strdup(file_type_name(st.st_mode));
+        return strdup(strerror(-read_error));
 }
 
 /* ---- Building a policy, file by file -------------------------------- */
@@ -138,8 +167,12 @@ static int builder_add(Builder *b, char *name, char *path, char **overrides, boo
                         return r;
                 }
         } else {
+                _cleanup_free_ char *what = read_error_describe(f->path, read_error);
+
+                if (!what)
+                        return -ENOMEM;
                 r = diagnostics_add(&local, DIAG_ERROR, f->path, 0, 0,
-                                    "expected a readable file, found %s", strerror(-read_error));
+                                    "expected a readable regular file, found %s", what);
                 if (r < 0)
                         return r;
                 parsed.n_errors = 1;
@@ -444,6 +477,14 @@ static int collect_dir(const char *dir, Hashmap *byname, Candidate **c, size_t *
 
         d = opendir(dir);
         if (!d) {
+                struct stat st;
+
+                /* a directory that does not exist is fine: each is optional */
+                if (errno == ENOTDIR && stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+                        return diagnostics_add(diags, DIAG_ERROR, dir, 0, 0,
+                                               "expected a policy directory, found %s",
+                                               S_ISREG(st.st_mode) ? "a regular file"
+                                                                   : file_type_name(st.st_mode));
                 if (errno == ENOENT || errno == ENOTDIR)
                         return 0;
                 return diagnostics_add(diags, DIAG_ERROR, dir, 0, 0,

@@ -271,6 +271,53 @@ static void test_used_keys(void)
         policy_free(p);
 }
 
+/* A FIFO (or a symlink to one) named *.policy must not block the loader in
+ * open(); a policy directory that is a file is an error. main() arms an
+ * alarm, so a regression fails visibly instead of hanging. */
+static void test_not_regular(void)
+{
+        _cleanup_free_ char *dir = path("fifo"), *fifo = path("fifo/10-fifo.policy"),
+                            *link = path("fifo/20-link.policy"),
+                            *null = path("fifo/30-null.policy"), *file = path("fifo/40-ok.policy");
+        char *dirs[] = { dir, file, (char *)"/dev/zero", NULL };
+        Diagnostics d = {};
+        Policy *p = NULL;
+
+        check(mkdir(dir, 0755) == 0);
+        check(mkfifo(fifo, 0644) == 0);
+        check(symlink(fifo, link) == 0);
+        check(symlink("/dev/null", null) == 0);
+        write_file("fifo/40-ok.policy", "[Rule ok]\nMatch = name:ok\n");
+
+        check(policy_load(dirs, NULL, &p, &d) == 0);
+        check(has_diag(&d, DIAG_ERROR, "10-fifo.policy", 0,
+                       "expected a readable regular file, found a FIFO"));
+        check(has_diag(&d, DIAG_ERROR, "20-link.policy", 0,
+                       "expected a readable regular file, found a FIFO"));
+        check(has_diag(&d, DIAG_ERROR, "40-ok.policy", 0,
+                       "expected a policy directory, found a regular file"));
+        check(has_diag(&d, DIAG_ERROR, "/dev/zero", 0,
+                       "expected a policy directory, found a character device"));
+        check(diagnostics_count(&d, DIAG_ERROR) == 4);
+        check(policy_n_files(p) == 4);
+        check(policy_file(p, 0)->rejected && policy_file(p, 1)->rejected);
+        check(policy_file(p, 2)->masked); /* a /dev/null link stays the mask */
+        check_streq(matched_rule(p, "ok"), "ok");
+        policy_free(p);
+        diagnostics_done(&d);
+
+        /* latnicectl check FILE: the same, by name */
+        {
+                char *files[] = { fifo, NULL };
+
+                check(policy_load_files(files, &p, &d) == 0);
+                check(has_diag(&d, DIAG_ERROR, "10-fifo.policy", 0,
+                               "expected a readable regular file, found a FIFO"));
+                policy_free(p);
+                diagnostics_done(&d);
+        }
+}
+
 int main(void)
 {
         char cmd[128];
@@ -282,6 +329,9 @@ int main(void)
         test_dirs();
         test_cross_file();
         test_used_keys();
+        alarm(60);
+        test_not_regular();
+        alarm(0);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         if (system(cmd) != 0)
                 fprintf(stderr, "could not remove %s\n", root);
