@@ -758,13 +758,18 @@ static int end_section(FileParser *fp)
         return 0;
 }
 
+/* Make room for element N of *ARRAY and zero it. The capacity is implied:
+ * it doubles whenever N reaches a power of two. */
 static int grow_array(void **array, size_t n, size_t size)
 {
-        void *p = reallocarray(*array, n + 1, size);
+        void *p = *array;
 
-        if (!p)
-                return -ENOMEM;
-        *array = p;
+        if ((n & (n - 1)) == 0) {
+                p = reallocarray(*array, n ? n * 2 : 1, size);
+                if (!p)
+                        return -ENOMEM;
+                *array = p;
+        }
         memset((char *)p + n * size, 0, size);
         return 0;
 }
@@ -1112,17 +1117,27 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
 
 static int resolve_profiles(FileParser *fp)
 {
+        _cleanup_(hashmap_freep) Hashmap *own = NULL;
         ParsedFile *out = fp->out;
         int r;
+
+        /* an index of this file's profiles (names are unique within a file):
+         * a lookup per rule in a list was quadratic in the size of the file */
+        r = hashmap_new(&own);
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < out->n_profiles; j++) {
+                r = hashmap_replace(own, out->profiles[j].name, &out->profiles[j]);
+                if (r < 0)
+                        return r;
+        }
 
         for (size_t i = 0; i < out->n_rules; i++) {
                 Rule *rule = &out->rules[i];
                 const Profile *profile = NULL;
 
                 if (rule->profile) {
-                        for (size_t j = 0; j < out->n_profiles; j++)
-                                if (streq(out->profiles[j].name, rule->profile))
-                                        profile = &out->profiles[j];
+                        profile = hashmap_get(own, rule->profile);
                         if (!profile)
                                 profile = hashmap_get(fp->earlier_profiles, rule->profile);
                         if (!profile) {
