@@ -25,6 +25,9 @@
 #include "lib/apply.h"
 #include "lib/macro.h"
 
+/* How often guard_fair() reads again when switched out around its read. */
+#define GUARD_TRIES 8
+
 static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint64_t slice)
 {
         struct ln_sched_attr a = {
@@ -75,6 +78,49 @@ static int set_uclamp(pid_t tid, bool set_min, uint32_t min, bool set_max, uint3
 static uint64_t current_custom_slice(const SchedState *st)
 {
         return st->custom_slice ? st->slice_ns : 0;
+}
+
+/* Context switches of the calling thread so far (voluntary and not). */
+static long self_switches(void)
+{
+        struct rusage ru;
+
+        if (getrusage(RUSAGE_THREAD, &ru) < 0)
+                return -1;
+        return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * Read TID again right before a sched_setattr() that writes policy, nice and
+ * slice together: -EBUSY if it has left the fair class since CUR was read,
+ * -EAGAIN if it changed its policy, nice or slice (someone, usually the
+ * thread itself, is changing it now: theirs). That call cannot be made
+ * conditional - without SCHED_FLAG_KEEP_POLICY it replaces even a real-time
+ * policy - so this read is the last thing before it and nothing is written
+ * before it. If the calling thread was switched out around the read (a
+ * loaded machine), the read may be long stale by the time the call runs: it
+ * is repeated, so that the read and the call are microseconds apart (see
+ * "Races with the task" in daemon/apply.c).
+ */
+static int guard_fair(pid_t tid, const SchedState *cur)
+{
+        SchedState now;
+        int r;
+
+        for (unsigned i = 0;; i++) {
+                long switches = self_switches();
+
+                r = sched_state_read_attr(tid, &now);
+                if (r < 0)
+                        return r;
+                if (!sched_policy_is_fair(now.policy))
+                        return -EBUSY;
+                if (now.policy != cur->policy || now.nice != cur->nice ||
+                    current_custom_slice(&now) != current_custom_slice(cur))
+                        return -EAGAIN;
+                if (switches < 0 || self_switches() == switches || i >= GUARD_TRIES)
+                        return 0;
+        }
 }
 
 int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, SchedState *ret_before,
@@ -154,21 +200,27 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
 
         /* What the thread has already (a child inherits its parent's
          * attributes: cc1 under a make that got the same class) costs no
-         * syscall. */
-        if (mask & SETTING_BIT(SETTING_NICE)) {
-                if (nice != before.nice) {
-                        r = set_nice(tid, nice);
-                        if (r < 0)
-                                goto fail;
-                }
-                done |= SETTING_BIT(SETTING_NICE);
+         * syscall. Policy, nice and slice go first, in one sched_setattr()
+         * right after guard_fair() when the policy or slice changes (it
+         * writes the nice too), else nice alone with setpriority(), which
+         * never changes a policy. */
+        if (fair_attr && (policy != before.policy || slice != current_custom_slice(&before))) {
+                r = guard_fair(tid, &before);
+                if (r < 0)
+                        return r;
+                r = set_fair(tid, &before, policy, nice, slice);
+                if (r < 0)
+                        return r == -EINVAL && policy == before.policy ? -EBUSY : r;
+                if (mask & SETTING_BIT(SETTING_NICE))
+                        done |= SETTING_BIT(SETTING_NICE);
+        } else if ((mask & SETTING_BIT(SETTING_NICE)) && nice != before.nice) {
+                r = set_nice(tid, nice);
+                if (r < 0)
+                        goto fail;
         }
+        if (mask & SETTING_BIT(SETTING_NICE))
+                done |= SETTING_BIT(SETTING_NICE);
         if (fair_attr) {
-                if (policy != before.policy || slice != current_custom_slice(&before)) {
-                        r = set_fair(tid, &before, policy, nice, slice);
-                        if (r < 0)
-                                goto fail;
-                }
                 done |= mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
                 if (emulate_ln)
                         done |= SETTING_BIT(SETTING_LATENCY_NICE);
@@ -290,32 +342,36 @@ int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
         return sched_state_restore_full(NULL, tid, orig, mask);
 }
 
+uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, uint32_t mask)
+{
+        uint32_t changed = 0;
+
+        mask &= SETTINGS_TASK_MASK;
+        if (sched_policy_is_fair(now->policy) != sched_policy_is_fair(expected->policy))
+                return mask;
+        if (now->policy != expected->policy)
+                changed |= SETTING_BIT(SETTING_POLICY);
+        if (now->nice != expected->nice)
+                changed |= SETTING_BIT(SETTING_NICE);
+        if (now->slice_ns != expected->slice_ns || now->custom_slice != expected->custom_slice)
+                changed |= SETTING_BIT(SETTING_SLICE);
+        if (now->has_latency_nice != expected->has_latency_nice)
+                changed |= SETTING_BIT(SETTING_LATENCY_NICE);
+        else if (expected->has_latency_nice ? now->latency_nice != expected->latency_nice
+                                            : now->slice_ns != expected->slice_ns)
+                changed |= SETTING_BIT(SETTING_LATENCY_NICE); /* else emulated with the slice */
+        if (now->util_min != expected->util_min)
+                changed |= SETTING_BIT(SETTING_UTIL_MIN);
+        if (now->util_max != expected->util_max)
+                changed |= SETTING_BIT(SETTING_UTIL_MAX);
+        if (now->timer_slack_ns != expected->timer_slack_ns)
+                changed |= SETTING_BIT(SETTING_TIMER_SLACK);
+        return changed & mask;
+}
+
 bool sched_state_matches(const SchedState *now, const SchedState *expected, uint32_t mask)
 {
         if (sched_policy_is_fair(now->policy) != sched_policy_is_fair(expected->policy))
                 return false;
-        if ((mask & SETTING_BIT(SETTING_POLICY)) && now->policy != expected->policy)
-                return false;
-        if ((mask & SETTING_BIT(SETTING_NICE)) && now->nice != expected->nice)
-                return false;
-        if ((mask & SETTING_BIT(SETTING_SLICE)) &&
-            (now->slice_ns != expected->slice_ns || now->custom_slice != expected->custom_slice))
-                return false;
-        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
-                if (now->has_latency_nice != expected->has_latency_nice)
-                        return false;
-                if (expected->has_latency_nice) {
-                        if (now->latency_nice != expected->latency_nice)
-                                return false;
-                } else if (now->slice_ns != expected->slice_ns)
-                        return false; /* emulated with the slice */
-        }
-        if ((mask & SETTING_BIT(SETTING_UTIL_MIN)) && now->util_min != expected->util_min)
-                return false;
-        if ((mask & SETTING_BIT(SETTING_UTIL_MAX)) && now->util_max != expected->util_max)
-                return false;
-        if ((mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
-            now->timer_slack_ns != expected->timer_slack_ns)
-                return false;
-        return true;
+        return sched_state_changed(now, expected, mask) == 0;
 }

@@ -42,7 +42,9 @@ typedef struct ApplyContext {
  * do. A LatencyNice overridden by an explicit Slice under the slice backend
  * is in neither mask.
  * Errors: -ESRCH the thread is gone; -EBUSY the thread is SCHED_FIFO, RR,
- * DEADLINE or EXT (never touched; nothing changed); -EPERM/-EACCES missing
+ * DEADLINE or EXT (never touched; nothing changed); -EAGAIN its policy, nice
+ * or slice changed between the read and the change (someone else, usually
+ * the thread itself, is changing it; nothing changed); -EPERM/-EACCES missing
  * privilege; -EINVAL a value the kernel refused. On error the settings
  * already applied to the thread are put back (best effort) and the outputs
  * are untouched.
@@ -72,6 +74,15 @@ int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask);
 /* Same with a proc root for timerslack_ns (NULL: "/proc"). */
 int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
                              uint32_t mask);
+
+/*
+ * The attributes of MASK (SETTING_BITs) in which NOW differs from EXPECTED:
+ * those someone else has changed since latniced read EXPECTED. Every one of
+ * MASK when one of them is in the fair class and the other is not (an RT
+ * task belongs to whoever made it RT). LatencyNice emulated with the slice
+ * changes with the slice.
+ */
+uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, uint32_t mask);
 
 /*
  * True if NOW still has the attributes of EXPECTED (typically read right

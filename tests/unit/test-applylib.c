@@ -300,8 +300,10 @@ static void test_gone(void)
         CHECK(sched_state_restore(child, &st, SETTING_BIT(SETTING_NICE)) == -ESRCH);
 }
 
-/* settings_apply_tid_from(): starts from the state it is given, reads nothing
- * itself; sched_state_read_attr() is sched_state_read() without the slack. */
+/* settings_apply_tid_from(): starts from the state it is given (it reads the
+ * thread again only right before a policy or slice change, see
+ * test_concurrent_change()); sched_state_read_attr() is sched_state_read()
+ * without the slack. */
 static void test_from_state(void)
 {
         ApplyContext c = ctx(k.best_backend);
@@ -347,6 +349,74 @@ static void test_from_state(void)
         check_pristine();
 }
 
+/* A policy change starts with a fresh read of the thread (guard_fair()): a
+ * thread that changed its nice or became real-time since the state the caller
+ * passed was read is left alone, nothing written. */
+static void test_concurrent_change(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_POLICY), .policy = SCHED_BATCH };
+        struct sched_param sp = { .sched_priority = 1 };
+        SchedState full, now;
+        uint32_t applied = 12345;
+
+        CHECK(sched_state_read(child, &full) == 0);
+        /* the thread reniced itself after FULL was read */
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 15) == 0);
+        CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EAGAIN);
+        CHECK(applied == 12345);
+        CHECK(getnice(child) == 15 && getattr(child).sched_policy == SCHED_OTHER);
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+        check_pristine();
+
+        /* the thread made itself SCHED_FIFO after FULL was read: not demoted */
+        CHECK(sched_setscheduler(child, SCHED_FIFO, &sp) == 0);
+        CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EBUSY);
+        CHECK(getattr(child).sched_policy == SCHED_FIFO && getattr(child).sched_priority == 1);
+        /* a slice change keeps the policy: refused by the kernel itself */
+        s = (Settings) { .mask = SETTING_BIT(SETTING_SLICE), .slice_ns = 3000000 };
+        CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EBUSY);
+        CHECK(getattr(child).sched_policy == SCHED_FIFO && getattr(child).sched_priority == 1);
+        CHECK(applied == 12345);
+        sp.sched_priority = 0;
+        CHECK(sched_setscheduler(child, SCHED_OTHER, &sp) == 0);
+        CHECK(sched_state_read(child, &now) == 0);
+        check_pristine();
+}
+
+/* sched_state_changed(): per attribute, limited to the mask; everything when
+ * the thread left (or came back to) the fair class. */
+static void test_changed_mask(void)
+{
+        const uint32_t nice = SETTING_BIT(SETTING_NICE), slack = SETTING_BIT(SETTING_TIMER_SLACK),
+                       policy = SETTING_BIT(SETTING_POLICY), slice = SETTING_BIT(SETTING_SLICE),
+                       ln = SETTING_BIT(SETTING_LATENCY_NICE);
+        SchedState e = { .policy = SCHED_OTHER, .nice = 2, .slice_ns = 2800000,
+                         .custom_slice = true, .util_max = 1024, .timer_slack_ns = 1000 };
+        SchedState n = e;
+
+        CHECK(sched_state_changed(&n, &e, SETTINGS_TASK_MASK) == 0);
+        n.nice = 7;
+        CHECK(sched_state_changed(&n, &e, nice | slack) == nice);
+        CHECK(sched_state_changed(&n, &e, slack) == 0);
+        CHECK(!sched_state_matches(&n, &e, nice | slack));
+        CHECK(sched_state_matches(&n, &e, slack));
+        n.timer_slack_ns = 5;
+        CHECK(sched_state_changed(&n, &e, nice | slack | policy) == (nice | slack));
+        n = e;
+        n.policy = SCHED_IDLE;
+        CHECK(sched_state_changed(&n, &e, policy | nice) == policy);
+        n = e;
+        n.slice_ns = 700000; /* emulated latency nice changes with the slice */
+        CHECK(sched_state_changed(&n, &e, slice | ln | nice) == (slice | ln));
+        n = e;
+        n.policy = SCHED_FIFO;
+        CHECK(sched_state_changed(&n, &e, nice | slack) == (nice | slack));
+        CHECK(sched_state_changed(&n, &e, 0) == 0);
+        /* [Unit]-only bits are never a task's */
+        CHECK(sched_state_changed(&n, &e, SETTING_BIT(SETTING_CPU_WEIGHT)) == 0);
+}
+
 int main(void)
 {
         if (geteuid() != 0) {
@@ -383,6 +453,8 @@ int main(void)
         test_all_and_matches();
         test_refusals();
         test_from_state();
+        test_concurrent_change();
+        test_changed_mask();
         test_gone();
         return 0;
 }
