@@ -7,8 +7,10 @@
  * to every thread, and remember in the task table what each thread had
  * before. Before changing a thread again, check that its attributes are
  * still what latniced left: if not, someone else (renice, chrt, rtkit) owns
- * it now and it is left alone. A thread that no longer matches gets its
- * original attributes back. Kernel threads and RT/DL tasks are never
+ * it now and it is left alone, and so are threads its process creates
+ * later. Ownership is per attribute: a thread that no longer matches (or
+ * latniced's exit) gets back the original of every attribute latniced set
+ * and nobody changed since. See "Races with the task" in apply.c. Kernel threads and RT/DL tasks are never
  * touched; a recycled pid is told apart by a pidfd and the start time
  * (see "Pid reuse" in apply.c).
  */
@@ -87,8 +89,9 @@ void applier_forget(Applier *a, pid_t pid, pid_t tid);
  * no longer exist (or whose tid was reused). */
 int applier_rescan(Applier *a);
 
-/* Give every managed, living, not user-owned thread its original attributes
- * back and empty the table. Returns the number of threads restored. */
+/* Give every managed, living thread the original of each attribute latniced
+ * set and nobody changed since, and empty the table. Returns the number of
+ * threads restored. */
 size_t applier_restore_all(Applier *a);
 
 /* SetTask: apply S to every thread of PID now and mark them user-owned.

@@ -8,11 +8,13 @@
 #include "daemon/tasks.h"
 #include "lib/macro.h"
 
-/* tid -> Task*, and pid -> number of entries of that process (stored in
- * the pointer, never 0 while present). */
+/* tid -> Task*, pid -> number of entries of that process, and pid ->
+ * number of its user-owned entries (counts stored in the pointer, never 0
+ * while present). */
 struct TaskTable {
         PidMap tasks;
         PidMap procs;
+        PidMap user_procs;
         size_t n_user_owned;
 };
 
@@ -50,6 +52,7 @@ TaskTable *task_table_free(TaskTable *t)
                 task_free(v);
         pidmap_done(&t->tasks);
         pidmap_done(&t->procs);
+        pidmap_done(&t->user_procs);
         free(t);
         return NULL;
 }
@@ -72,6 +75,27 @@ Task *task_table_get(const TaskTable *t, pid_t tid)
 bool task_table_has_process(const TaskTable *t, pid_t pid)
 {
         return pidmap_get(&t->procs, pid) != NULL;
+}
+
+bool task_table_process_user_owned(const TaskTable *t, pid_t pid)
+{
+        return pidmap_get(&t->user_procs, pid) != NULL;
+}
+
+/* Add DELTA (+1 or -1) to the count of PID in M; the entry goes at 0. */
+static int count_add(PidMap *m, pid_t pid, int delta)
+{
+        size_t count = PTR_TO_COUNT(pidmap_get(m, pid));
+
+        if (delta < 0) {
+                if (count <= 1)
+                        (void)pidmap_remove(m, pid);
+                else
+                        (void)pidmap_update(m, pid, COUNT_TO_PTR(count - 1));
+                return 0;
+        }
+        return count == 0 ? pidmap_put(m, pid, COUNT_TO_PTR(1))
+                          : pidmap_update(m, pid, COUNT_TO_PTR(count + 1));
 }
 
 int task_table_add(TaskTable *t, pid_t pid, pid_t tid, uint64_t starttime, Task **ret)
@@ -122,19 +146,16 @@ int task_table_add(TaskTable *t, pid_t pid, pid_t tid, uint64_t starttime, Task 
 void task_table_remove(TaskTable *t, pid_t tid)
 {
         Task *task;
-        size_t count;
 
         task = pidmap_remove(&t->tasks, tid);
         if (!task)
                 return;
 
-        count = PTR_TO_COUNT(pidmap_get(&t->procs, task->pid));
-        if (count <= 1)
-                (void)pidmap_remove(&t->procs, task->pid);
-        else
-                (void)pidmap_update(&t->procs, task->pid, COUNT_TO_PTR(count - 1));
-        if (task->user_owned)
+        (void)count_add(&t->procs, task->pid, -1);
+        if (task->user_owned) {
                 t->n_user_owned--;
+                (void)count_add(&t->user_procs, task->pid, -1);
+        }
         task_free(task);
 }
 
@@ -164,15 +185,21 @@ int task_set_comm(Task *task, const char *comm)
         return set_string(&task->comm, comm);
 }
 
-void task_table_set_user_owned(TaskTable *t, Task *task, bool b)
+int task_table_set_user_owned(TaskTable *t, Task *task, bool b)
 {
+        int r;
+
         if (task->user_owned == b)
-                return;
+                return 0;
+        r = count_add(&t->user_procs, task->pid, b ? 1 : -1);
+        if (r < 0)
+                return r;
         task->user_owned = b;
         if (b)
                 t->n_user_owned++;
         else
                 t->n_user_owned--;
+        return 0;
 }
 
 bool task_table_iterate(const TaskTable *t, size_t *state, Task **ret)

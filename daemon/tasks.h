@@ -6,7 +6,14 @@
  * (to restore them), what the attributes read back as right after applying
  * (to notice that someone else changed them since), and the start time of
  * the thread, so a recycled tid is never mistaken for the task it was.
- * A per-process count answers "does latniced manage any thread of PID".
+ * Per-process counts answer "does latniced manage any thread of PID" and
+ * "does any thread of PID belong to someone else" (a thread created later
+ * in such a process inherited their attributes and is theirs too).
+ *
+ * Ownership is per attribute: applied_mask names the attributes that are
+ * still latniced's to restore; an attribute someone else changed leaves it,
+ * and the thread is then user-owned (nothing more is applied to it), while
+ * the attributes still as latniced left them are restored as usual.
  */
 #pragma once
 
@@ -24,10 +31,10 @@ typedef struct Task {
         char *rule;             /* rule that decided the settings (owned), "manual" for SetTask */
         char *comm;             /* thread name when last applied (owned), for listings */
         Settings settings;      /* what the policy asked for */
-        uint32_t applied_mask;  /* SETTING_BITs latniced changed on this thread */
+        uint32_t applied_mask;  /* SETTING_BITs latniced changed and still owns */
         SchedState orig;        /* before latniced first touched it */
         SchedState expected;    /* as read back after latniced's last change */
-        bool user_owned;        /* changed by someone else (or SetTask): left alone */
+        bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */
 } Task;
 
@@ -49,6 +56,8 @@ size_t task_table_n_user_owned(const TaskTable *t);
 Task *task_table_get(const TaskTable *t, pid_t tid);
 /* True if some thread of PID has an entry. */
 bool task_table_has_process(const TaskTable *t, pid_t pid);
+/* True if some thread of PID has a user-owned entry. */
+bool task_table_process_user_owned(const TaskTable *t, pid_t pid);
 
 /* Add a zeroed entry for TID (rule NULL, nothing applied). -EEXIST if TID has
  * one already (*ret then points at it), -EINVAL for bad ids, -ENOMEM. */
@@ -60,8 +69,9 @@ void task_table_remove(TaskTable *t, pid_t tid);
 int task_set_rule(Task *task, const char *rule);
 int task_set_comm(Task *task, const char *comm);
 
-/* Mark the entry user-owned (or not) and keep the count right. */
-void task_table_set_user_owned(TaskTable *t, Task *task, bool b);
+/* Mark the entry user-owned (or not) and keep the counts right. -ENOMEM
+ * (only when marking) leaves the entry as it was. */
+int task_table_set_user_owned(TaskTable *t, Task *task, bool b);
 
 /* Iterate: *state starts at 0. Removing the current entry is allowed;
  * adding entries during iteration is not. */

@@ -40,14 +40,24 @@ static void test_basic(void)
         assert(task_set_rule(b, NULL) == 0 && !b->rule);
         assert(task_set_comm(b, "data-loop.0") == 0 && streq(b->comm, "data-loop.0"));
 
-        task_table_set_user_owned(t, b, true);
-        task_table_set_user_owned(t, b, true);
+        assert(!task_table_process_user_owned(t, 100));
+        assert(task_table_set_user_owned(t, b, true) == 0);
+        assert(task_table_set_user_owned(t, b, true) == 0);
+        assert(task_table_n_user_owned(t) == 1);
+        /* one user-owned thread makes the process someone else's */
+        assert(task_table_process_user_owned(t, 100));
+        a = task_table_get(t, 100);
+        assert(task_table_set_user_owned(t, a, true) == 0);
+        assert(task_table_set_user_owned(t, a, false) == 0);
+        assert(task_table_process_user_owned(t, 100));
         assert(task_table_n_user_owned(t) == 1);
 
         task_table_remove(t, 100);
         assert(task_table_has_process(t, 100));
+        assert(task_table_process_user_owned(t, 100));
         task_table_remove(t, 101);
         assert(!task_table_has_process(t, 100));
+        assert(!task_table_process_user_owned(t, 100));
         assert(task_table_size(t) == 0);
         assert(task_table_n_user_owned(t) == 0);
         task_table_remove(t, 101);
