@@ -445,6 +445,10 @@ static bool is_candidate(const Matcher *m, size_t i, const TaskSnapshot *t)
 
 static void apply_rule(MatchResult *res, const Rule *rule)
 {
+        /* Whose value each setting now has: this rule's for all it sets. */
+        res->untrusted_ok &= ~rule->settings.mask;
+        if (rule->untrusted_ok)
+                res->untrusted_ok |= rule->settings.mask;
         settings_merge(&res->settings, &rule->settings);
         res->n_matched++;
         res->rule = rule->name;

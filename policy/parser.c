@@ -731,8 +731,8 @@ static int check_line(FileParser *fp, unsigned line, const char *s, size_t len, 
 
 static const char *rule_keys(void)
 {
-        return "Match, Profile, Final, LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-               "TimerSlack";
+        return "Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, Nice, Policy, "
+               "UtilMin, UtilMax, TimerSlack";
 }
 
 static const char *profile_keys(void)
@@ -959,6 +959,7 @@ typedef enum KeySlot {
         SLOT_MATCH = _SETTING_MAX,
         SLOT_PROFILE,
         SLOT_FINAL,
+        SLOT_REQUIRE_TRUSTED_EXE,
 } KeySlot;
 
 static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t len, size_t indent)
@@ -1037,7 +1038,10 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                 slot = SLOT_PROFILE;
         else if (fp->section == SECTION_RULE && streq(key, "Final"))
                 slot = SLOT_FINAL;
-        else if (streq(key, "Match") || streq(key, "Profile") || streq(key, "Final"))
+        else if (fp->section == SECTION_RULE && streq(key, "RequireTrustedExe"))
+                slot = SLOT_REQUIRE_TRUSTED_EXE;
+        else if (streq(key, "Match") || streq(key, "Profile") || streq(key, "Final") ||
+                 streq(key, "RequireTrustedExe"))
                 return error_at(fp, DIAG_ERROR, line, (unsigned)indent + 1,
                                 "expected a key of [%s] (%s), found \"%s\", which only [Rule] "
                                 "sections take",
@@ -1110,6 +1114,19 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                         return error_at(fp, DIAG_ERROR, line, value_col,
                                         "expected yes or no, found \"%s\"", value);
                 rule->final = r;
+                return 0;
+        case SLOT_REQUIRE_TRUSTED_EXE:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return error_at(fp, DIAG_ERROR, line, value_col,
+                                        "expected yes or no, found \"%s\"", value);
+                rule->untrusted_ok = !r;
+                if (!r)
+                        return error_at(fp, DIAG_WARNING, line, (unsigned)indent + 1,
+                                        "RequireTrustedExe=no: the boosts of rule \"%s\" reach "
+                                        "any program that matches, including one a user copied "
+                                        "or named to match",
+                                        rule->name);
                 return 0;
         }
         return 0;

@@ -92,6 +92,7 @@ typedef struct Rule {
         Settings own;  /* the rule's own settings */
         Settings settings; /* what it contributes: profile first, then its own */
         bool final;
+        bool untrusted_ok; /* RequireTrustedExe=no (policy/boost.h) */
         bool uses_thread;
 } Rule;
 

@@ -274,8 +274,73 @@ static void test_decide(void)
         check(d.withheld == 0 && d.settings.nice == 19);
 }
 
+static void test_opt_out(void)
+{
+        _cleanup_(policy_freep) Policy *p = load("[Rule game]\n"
+                                                 "Match = name:*.exe\n"
+                                                 "Nice = -4\n"
+                                                 "LatencyNice = -10\n"
+                                                 "RequireTrustedExe = no\n"
+                                                 "\n"
+                                                 "[Rule later]\n"
+                                                 "Match = name:late.exe\n"
+                                                 "LatencyNice = -5\n");
+        const BoostFacts untrusted = { .nice_floor = 20, .base_slice_ns = 3 * MS };
+        TaskSnapshot t = task();
+        MatchResult res;
+        Settings s;
+        uint32_t w;
+
+        t.names = (TaskNames){ .comm = "game.exe", .argv0 = "game.exe", .exe = "game.exe" };
+        CHECK(policy_match(p, &t, &res, NULL) == 0);
+        check(res.untrusted_ok == (SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_LATENCY_NICE)));
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == 0 && s.nice == -4 && s.latency_nice == -10);
+
+        /* A later rule without the opt-out takes over LatencyNice: that
+         * value needs trust again, the Nice of the first rule does not. */
+        t.names = (TaskNames){ .comm = "late.exe", .argv0 = "late.exe", .exe = "late.exe" };
+        CHECK(policy_match(p, &t, &res, NULL) == 0);
+        check(res.untrusted_ok == SETTING_BIT(SETTING_NICE));
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == SETTING_BIT(SETTING_LATENCY_NICE) && s.nice == -4);
+}
+
+static void test_opt_out_diagnostics(void)
+{
+        static const char text[] = "[Rule r]\nMatch = name:x\nRequireTrustedExe = no\n"
+                                   "[Rule q]\nMatch = name:y\nRequireTrustedExe = maybe\n"
+                                   "[Profile p]\nRequireTrustedExe = no\n";
+        Diagnostics d = {};
+        Policy *p = NULL;
+        bool warned = false, bad_value = false, profile = false;
+
+        CHECK(policy_load_string("o.policy", text, strlen(text), &p, &d) == 0);
+        for (size_t i = 0; i < d.n; i++) {
+                _cleanup_free_ char *f = diagnostic_format(&d.items[i]);
+                if (strstr(f, "o.policy:3:1: warning: RequireTrustedExe=no: the boosts of rule \"r\""))
+                        warned = true;
+                if (strstr(f, "o.policy:6:21: error: expected yes or no, found \"maybe\""))
+                        bad_value = true;
+                if (strstr(f, "o.policy:8:1: error:") && strstr(f, "only [Rule] sections take"))
+                        profile = true;
+        }
+        if (!warned || !bad_value || !profile)
+                for (size_t i = 0; i < d.n; i++) {
+                        _cleanup_free_ char *f = diagnostic_format(&d.items[i]);
+                        fprintf(stderr, "  %s\n", f);
+                }
+        check(warned);
+        check(bad_value);
+        check(profile);
+        diagnostics_done(&d);
+        policy_free(p);
+}
+
 int main(void)
 {
+        test_opt_out();
+        test_opt_out_diagnostics();
         test_decide();
         test_mask();
         test_delegated();
