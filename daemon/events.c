@@ -241,16 +241,30 @@ static int set_rcvbuf(int fd, size_t want, size_t *ret)
         return 0;
 }
 
-static int send_listen(struct nl_sock *sk)
+/* Event bits of the per-socket filter of Linux 6.6 and later (struct
+ * proc_input); Debian 12's uapi headers predate them. */
+#define FILTER_FORK 0x00000001u
+#define FILTER_EXEC 0x00000002u
+#define FILTER_UID 0x00000004u
+#define FILTER_GID 0x00000040u
+#define FILTER_COMM 0x00000200u
+#define FILTER_EXIT 0x80000000u
+
+/* Ask for events: FILTER 0 is the classic request (everything, any
+ * kernel); else a struct proc_input with the event bits wanted, which
+ * kernels before 6.6 ignore (they keep sending everything). */
+static int send_listen(struct nl_sock *sk, uint32_t filter)
 {
         struct {
                 struct cn_msg cn;
-                enum proc_cn_mcast_op op;
+                uint32_t op;
+                uint32_t event_type;
         } __attribute__((packed)) req = {
                 .cn.id.idx = CN_IDX_PROC,
                 .cn.id.val = CN_VAL_PROC,
-                .cn.len = sizeof(enum proc_cn_mcast_op),
+                .cn.len = filter ? 2 * sizeof(uint32_t) : sizeof(uint32_t),
                 .op = PROC_CN_MCAST_LISTEN,
+                .event_type = filter,
         };
         struct nl_msg *msg;
         int r;
@@ -258,13 +272,22 @@ static int send_listen(struct nl_sock *sk)
         msg = nlmsg_alloc_simple(NLMSG_DONE, 0);
         if (!msg)
                 return -ENOMEM;
-        r = nlmsg_append(msg, &req, sizeof(req), 0);
+        r = nlmsg_append(msg, &req, sizeof(struct cn_msg) + req.cn.len, 0);
         if (r >= 0)
                 r = nl_send_auto(sk, msg);
         nlmsg_free(msg);
         if (r < 0)
                 return r == -NLE_NOMEM ? -ENOMEM : -EIO;
         return 0;
+}
+
+int proc_events_want_comm(ProcEvents *p, bool want)
+{
+        uint32_t filter = FILTER_FORK | FILTER_EXEC | FILTER_UID | FILTER_GID | FILTER_EXIT;
+
+        if (!p)
+                return -EINVAL;
+        return send_listen(p->sk, want ? filter | FILTER_COMM : filter);
 }
 
 static int nl_error_to_errno(int r)
@@ -332,7 +355,7 @@ int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler
         if (r < 0)
                 return nl_error_to_errno(r);
 
-        r = send_listen(p->sk);
+        r = send_listen(p->sk, 0);
         if (r < 0)
                 return r;
 

@@ -94,6 +94,15 @@ static inline void proc_events_freep(ProcEvents **p)
                 proc_events_free(*p);
 }
 
+/*
+ * Whether the kernel should send rename (comm) events at all: any process can
+ * send them at will, and each costs latniced a receive even when nothing
+ * looks at it. Also stops the events latniced never handles (sid, ptrace,
+ * coredump). Linux 6.6 and later filter per socket; older kernels ignore
+ * the request and send everything, so handlers must not rely on it.
+ */
+int proc_events_want_comm(ProcEvents *p, bool want);
+
 /* Receive buffer size in effect (as the kernel reports it). */
 size_t proc_events_rcvbuf(const ProcEvents *p);
 /* Datagrams received / ENOBUFS overflows seen so far. */

@@ -474,6 +474,26 @@ static bool rename_matters(Manager *m, pid_t pid, pid_t tid)
         return keys & (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_THREAD);
 }
 
+/* Without name, comm and thread keys, the kernel need not send renames at
+ * all (Linux 6.6+; older kernels send them and rename_matters() drops
+ * them). Called after every policy load, before the rescan that follows
+ * it: renames not sent in between are read by that rescan. */
+static void manager_filter_events(Manager *m)
+{
+        bool want = !m->policy || rename_matters(m, 1, 1);
+        int r;
+
+        if (!m->events)
+                return;
+        r = proc_events_want_comm(m->events, want);
+        if (r < 0)
+                log_warning_errno(r, "Failed to %s rename events: %m",
+                                  want ? "ask for" : "filter out");
+        else
+                log_debug("Rename events %s.",
+                          want ? "wanted" : "not needed by the policy, filtered out");
+}
+
 /* A rename: evaluate now while the process is within its rate, else
  * coalesce (see RENAME_*). A rate-limited rename costs a hash lookup. */
 static int on_rename(Manager *m, pid_t pid, pid_t tid)
@@ -756,6 +776,7 @@ int manager_start(Manager *m)
                 return log_error_errno(r, "Failed to subscribe to the proc connector (needs "
                                           "CAP_NET_ADMIN in the initial namespaces): %m");
         log_debug("Proc connector receive buffer: %zu bytes.", proc_events_rcvbuf(m->events));
+        manager_filter_events(m);
 
         if (!streq(m->opts.bus, "none")) {
                 r = bus_setup(m, m->event, m->opts.bus, &m->bus);
@@ -890,6 +911,7 @@ int manager_reload(Manager *m)
         r = manager_load_policy(m);
         if (r == -ENOMEM)
                 return r;
+        manager_filter_events(m);
 
         if (m->units) {
                 unsigned n = 0;

@@ -60,6 +60,19 @@ echo "storm: $(grep ^final "$STORM_OUT" | sed 's/final //') renames in ${SECONDS
 kill -KILL "$STORM_PID"
 grep -E "Rescanned processes \((lost events|renames)\)" "$LOG" | tail -1
 
+# Renames are asked of the kernel only while the policy looks at names: after
+# a reload to a policy without name keys and one back, they come again.
+mv "$POL/50-renames.policy" "$T/renames.policy"
+printf '[Rule exe-only]\nMatch = exe:/nonexistent/lt-ren\nNice = 1\n' >"$POL/50-exe.policy"
+reload_daemon
+mv "$T/renames.policy" "$POL/50-renames.policy"
+reload_daemon
+start_storm 0.2 lt-ren-final
+wait_until 10 grep -q "^final" "$STORM_OUT" || fail "short storm did not end"
+wait_until 10 attr_is "$STORM_PID" nice 7 ||
+        fail "a rename after reloads (policy without, then with name keys) was not evaluated"
+kill -KILL "$STORM_PID"
+
 # SIGTERM in the middle of a storm: latniced exits, cleanly.
 start_storm 60 ln-rn-end
 sleep 1

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 
 #include "daemon/events.h"
 #include "lib/macro.h"
+#include "test-util.h"
 
 typedef struct Msg {
         struct cn_msg cn;
@@ -248,7 +250,7 @@ static int on_event(const ProcEvent *e, void *userdata)
         default:
                 break;
         }
-        return 0;
+        return test_result();
 }
 
 static void *thread_main(void *arg)
@@ -354,13 +356,86 @@ static void test_live(void)
         sd_event_unref(ev);
 }
 
+typedef struct SeenRename {
+        pid_t child;
+        unsigned comm, exit;
+} SeenRename;
+
+static int on_rename_event(const ProcEvent *e, void *userdata)
+{
+        SeenRename *s = userdata;
+
+        if (e->pid != s->child)
+                return 0;
+        if (e->type == PROC_EV_COMM)
+                s->comm++;
+        if (e->type == PROC_EV_EXIT && e->tid == s->child)
+                s->exit++;
+        return test_result();
+}
+
+static bool rename_seen_exit(const SeenRename *s)
+{
+        return s->exit > 0;
+}
+
+/* A child renames itself three times and exits; returns the comm events
+ * seen for it. */
+static unsigned count_renames(sd_event *ev, SeenRename *s)
+{
+        uint64_t end = now_ms() + 5000;
+
+        s->comm = s->exit = 0;
+        s->child = fork();
+        assert(s->child >= 0);
+        if (s->child == 0) {
+                prctl(PR_SET_NAME, "lt-filter-1");
+                prctl(PR_SET_NAME, "lt-filter-2");
+                prctl(PR_SET_NAME, "lt-filter-3");
+                _exit(0);
+        }
+        assert(waitpid(s->child, NULL, 0) == s->child);
+        while (!rename_seen_exit(s) && now_ms() < end)
+                assert(sd_event_run(ev, 100 * 1000) >= 0);
+        assert(s->exit == 1); /* the exit event comes after the renames */
+        return s->comm;
+}
+
+/* Linux 6.6 filters per socket: without comm events asked for, none come. */
+static void test_live_filter(void)
+{
+        _cleanup_(proc_events_freep) ProcEvents *p = NULL;
+        sd_event *ev = NULL;
+        SeenRename s = {};
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+
+        assert(sd_event_new(&ev) >= 0);
+        assert(proc_events_new(ev, 0, on_rename_event, &s, &p) == 0);
+        check(count_renames(ev, &s) == 3);
+
+        assert(proc_events_want_comm(p, false) == 0);
+        assert(uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2);
+        if (major > 6 || (major == 6 && minor >= 6))
+                check(count_renames(ev, &s) == 0);
+        else
+                printf("kernel %s has no event filter: not checked\n", u.release);
+
+        assert(proc_events_want_comm(p, true) == 0);
+        check(count_renames(ev, &s) == 3);
+
+        p = proc_events_free(p);
+        sd_event_unref(ev);
+}
+
 int main(void)
 {
         test_parse();
         test_dispatch();
-        if (geteuid() == 0)
+        if (geteuid() == 0) {
                 test_live();
-        else
+                test_live_filter();
+        } else
                 printf("skipping live test: not root\n");
-        return 0;
+        return test_result();
 }
