@@ -160,7 +160,8 @@ static const BadCase bad_cases[] = {
         { RM "Profile =\n", 0, DIAG_ERROR, 3, 10,
           "expected the name of a [Profile], found end of line" },
         { RM "CPUWeight = 100\n", 0, DIAG_ERROR, 3, 1,
-          "expected a key of [Rule] (Match, Profile, Final, LatencyNice, Slice, Nice, Policy, "
+          "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
+          "Nice, Policy, "
           "UtilMin, UtilMax, TimerSlack), found \"CPUWeight\", which only [Unit] sections take" },
         { "[Unit a.service]\nNice = 1\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Unit] (LatencyNice, Slice, UtilMin, UtilMax, CPUWeight, CPUIdle), "
@@ -213,7 +214,8 @@ static const BadCase bad_cases[] = {
         { RM "# a\rb\n", 0, DIAG_ERROR, 3, 4, "expected text, found control character 0x0d" },
         /* warnings */
         { RM "Foo = 1\n", 0, DIAG_WARNING, 3, 1,
-          "expected a key of [Rule] (Match, Profile, Final, LatencyNice, Slice, Nice, Policy, "
+          "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
+          "Nice, Policy, "
           "UtilMin, UtilMax, TimerSlack), found unknown key \"Foo\", ignored" },
         { RM "Nice = 1\nNice = 2\n", 0, DIAG_WARNING, 4, 1,
           "expected \"Nice\" once per section, found it again (the later value wins)" },
