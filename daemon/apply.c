@@ -12,6 +12,7 @@
 #include "lib/proc.h"
 #include "lib/sched.h"
 #include "lib/util.h"
+#include "policy/decide.h"
 
 static uint64_t now_usec(void)
 {
@@ -619,22 +620,15 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         return 1;
 }
 
-static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
+/* Hold process PID by a pidfd and read what the policy needs of it. Returns
+ * 1 with *RET (and *RET_PIDFD) set, 0 if it is to be left alone (gone,
+ * kernel thread, zombie), negative errno. */
+static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret, int *ret_pidfd)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         _cleanup_close_ int pidfd = -EBADF;
-        _cleanup_free_ pid_t *tids = NULL;
-        MatchResult res;
-        Settings s, base_of_process = {};
-        const char *base_rule_of_process = NULL;
-        size_t n_tids = 0, n_applied = 0;
         unsigned flags;
-        bool per_thread;
-        const char *applied_rule = NULL;
         int r;
-
-        if (!a->policy || pid <= 0)
-                return 0;
 
         /* Hold the process first, then read it (see "Pid reuse" above). A
          * proc root of a test's own has no processes behind its pids. */
@@ -675,31 +669,16 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                 if (r < 0)
                         return r;
         }
+        *ret = TAKE_PTR(p);
+        *ret_pidfd = TAKE_FD(pidfd);
+        return 1;
+}
 
-        a->counters.n_evaluated++;
-        r = policy_match(a->policy, &p->view, &res, NULL);
-        if (r < 0)
-                return r;
-        per_thread = a->thread_rules && res.thread_dependent;
-        s = applier_task_settings(&res);
-        if (a->base_settings && a->base_settings(a->userdata, p, &base_of_process,
-                                                 &base_rule_of_process)) {
-                Settings merged = base_of_process;
-
-                base_of_process.mask &= SETTINGS_TASK_MASK;
-                merged.mask &= SETTINGS_TASK_MASK;
-                settings_merge(&merged, &s);
-                s = merged;
-                if (!res.rule)
-                        res.rule = base_rule_of_process;
-        }
-
-        /* The common case: nothing matches and nothing of it is managed. */
-        if (!per_thread && s.mask == 0) {
-                if (only_tid > 0 ? !task_table_get(a->tasks, only_tid)
-                                 : !task_table_has_process(a->tasks, pid))
-                        return 0;
-        }
+/* The threads of P to evaluate: ONLY_TID, or all of them. */
+static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, pid_t **ret,
+                           size_t *ret_n)
+{
+        pid_t *tids;
 
         if (only_tid > 0 || p->n_threads == 1) {
                 /* One thread when stat was read (the usual case right after
@@ -709,22 +688,102 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                 tids = malloc(sizeof(pid_t));
                 if (!tids)
                         return -ENOMEM;
-                tids[0] = only_tid > 0 ? only_tid : pid;
-                n_tids = 1;
-        } else {
-                r = proc_threads(a->ctx.proc_root, pid, &tids, &n_tids);
-                if (r < 0)
-                        return errno_is_gone(r) ? 0 : r;
+                tids[0] = only_tid > 0 ? only_tid : p->view.pid;
+                *ret = tids;
+                *ret_n = 1;
+                return 0;
         }
+        return proc_threads(a->ctx.proc_root, p->view.pid, ret, ret_n);
+}
+
+/* At info level once per change (a process is evaluated again on every exec,
+ * rename and rescan), else at debug level. */
+static void log_withheld(const ProcTask *p, const Decision *d, bool changed)
+{
+        Settings w = d->match.settings;
+        _cleanup_free_ char *str = NULL;
+
+        if ((changed ? LOG_INFO : LOG_DEBUG) > log_get_max_level())
+                return;
+        w.mask = d->withheld;
+        str = settings_to_string(&w);
+        log_full(changed ? LOG_INFO : LOG_DEBUG, "%d (%s): boosts withheld (%s): %s.",
+                 (int)p->view.pid, p->view.names.comm, strna(str), strna(d->withheld_reason));
+}
+
+static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const Settings *s,
+                          bool per_thread, size_t n_applied, const char *applied_rule)
+{
+        const pid_t pid = p->view.pid;
+        _cleanup_free_ char *str = settings_to_string(s), *who = NULL;
+        Task fake = { .pid = pid, .tid = only_tid > 0 ? only_tid : pid,
+                      .rule = (char *)applied_rule };
+
+        /* One thread: PID/TID names it; a whole process: PID. */
+        if (only_tid > 0 ? asprintf(&who, "%d/%d", (int)pid, (int)only_tid) < 0
+                         : asprintf(&who, "%d", (int)pid) < 0)
+                return;
+        if (per_thread)
+                log_task(LOG_INFO, &fake, "%s (%s): thread rules applied to %zu thread(s)%s.", who,
+                         p->view.names.comm, n_applied, a->ctx.dry_run ? " (dry run)" : "");
+        else
+                log_task(LOG_INFO, &fake, "%s (%s): %s %s (rule %s) to %zu thread(s).", who,
+                         p->view.names.comm, a->ctx.dry_run ? "would apply" : "applied",
+                         strna(str), strna(applied_rule), n_applied);
+}
+
+/*
+ * Evaluate process PID (or only its thread ONLY_TID): snapshot, decide
+ * (policy_decide(), for the process and, with thread rules, per thread),
+ * apply. The decision is the same one Explain reports.
+ */
+static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
+        _cleanup_free_ pid_t *tids = NULL;
+        _cleanup_(boost_facts_cache_done) BoostFactsCache facts = {};
+        Settings base = {};
+        const char *base_rule = NULL, *applied_rule = NULL;
+        size_t n_tids = 0, n_applied = 0;
+        bool per_thread, has_base = false;
+        Decision d;
+        int r;
+
+        if (!a->policy || pid <= 0)
+                return 0;
+        r = snapshot_process(a, pid, &p, &pidfd);
+        if (r <= 0)
+                return r;
+
+        a->counters.n_evaluated++;
+        if (a->base_settings)
+                has_base = a->base_settings(a->userdata, p, &base, &base_rule);
+        facts = (BoostFactsCache){ .proc_root = a->ctx.proc_root, .pid = pid,
+                                   .uid = p->view.uid, .base_slice_ns = a->ctx.base_slice_ns };
+        r = policy_decide(a->policy, &p->view, has_base ? &base : NULL, base_rule, &facts, &d,
+                          NULL);
+        if (r < 0)
+                return r == -ESRCH ? 0 : r;
+        per_thread = a->thread_rules && d.match.thread_dependent;
+
+        /* The common case: nothing matches and nothing of it is managed. */
+        if (!per_thread && d.settings.mask == 0) {
+                if (only_tid > 0 ? !task_table_get(a->tasks, only_tid)
+                                 : !task_table_has_process(a->tasks, pid))
+                        return 0;
+        }
+
+        r = process_threads(a, p, only_tid, &tids, &n_tids);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
 
         for (size_t i = 0; i < n_tids; i++) {
                 _cleanup_free_ char *name = NULL;
-                const char *rule = res.rule;
-                Settings ts = s;
+                Decision td = d;
 
                 if (per_thread) {
                         TaskSnapshot view = p->view;
-                        MatchResult tres;
 
                         r = proc_thread_comm(a->ctx.proc_root, pid, tids[i], &name);
                         if (r < 0) {
@@ -734,48 +793,25 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                         }
                         view.tid = tids[i];
                         view.thread = name;
-                        r = policy_match(a->policy, &view, &tres, NULL);
+                        r = policy_decide(a->policy, &view, has_base ? &base : NULL, base_rule,
+                                          &facts, &td, NULL);
                         if (r < 0)
-                                return r;
-                        if (tres.n_matched > 0) {
-                                Settings rs = applier_task_settings(&tres);
-                                ts = base_of_process;
-                                settings_merge(&ts, &rs);
-                                rule = tres.rule;
-                        } else {
-                                ts = base_of_process;
-                                rule = base_rule_of_process;
-                        }
+                                return r == -ESRCH ? 0 : r;
                 }
 
-                r = apply_thread(a, p, pidfd, tids[i], &ts, rule, name);
+                r = apply_thread(a, p, pidfd, tids[i], &td.settings, td.rule, name);
                 if (r < 0)
                         return r;
+                if (td.withheld && (per_thread || i == 0))
+                        log_withheld(p, &td, r > 0);
                 if (r > 0) {
                         n_applied++;
-                        applied_rule = rule;
+                        applied_rule = td.rule;
                 }
         }
 
-        if (n_applied > 0) {
-                _cleanup_free_ char *str = settings_to_string(&s), *who = NULL;
-                Task fake = { .pid = pid, .tid = only_tid > 0 ? only_tid : pid,
-                              .rule = (char *)applied_rule };
-
-                /* One thread: PID/TID names it; a whole process: PID. */
-                if (only_tid > 0 ? asprintf(&who, "%d/%d", (int)pid, (int)only_tid) < 0
-                                 : asprintf(&who, "%d", (int)pid) < 0)
-                        return -ENOMEM;
-                if (per_thread)
-                        log_task(LOG_INFO, &fake, "%s (%s): thread rules applied to %zu thread(s)%s.",
-                                 who, p->view.names.comm, n_applied,
-                                 a->ctx.dry_run ? " (dry run)" : "");
-                else
-                        log_task(LOG_INFO, &fake, "%s (%s): %s %s (rule %s) to %zu thread(s).",
-                                 who, p->view.names.comm,
-                                 a->ctx.dry_run ? "would apply" : "applied", strna(str),
-                                 strna(applied_rule), n_applied);
-        }
+        if (n_applied > 0)
+                log_evaluated(a, p, only_tid, &d.settings, per_thread, n_applied, applied_rule);
         return 0;
 }
 
