@@ -612,8 +612,9 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Bus *b = userdata;
-        MatchResult result = {};
+        Decision result = {};
         MatchTrace trace = {};
+        Settings withheld;
         pid_t pid;
         int r;
 
@@ -636,7 +637,7 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (r < 0)
                 goto finish;
         r = sd_bus_message_append(reply, "sb", strempty(result.rule),
-                                  (int) result.thread_dependent);
+                                  (int) result.match.thread_dependent);
         if (r < 0)
                 goto finish;
         r = sd_bus_message_open_container(reply, 'a', "(ssussa{sv})");
@@ -661,6 +662,14 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
                         goto finish;
         }
         r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                goto finish;
+        withheld = result.match.settings;
+        withheld.mask = result.withheld;
+        r = bus_append_settings(reply, &withheld);
+        if (r < 0)
+                goto finish;
+        r = sd_bus_message_append(reply, "s", strempty(result.withheld_reason));
         if (r < 0)
                 goto finish;
         r = sd_bus_send(NULL, reply, NULL);
@@ -1107,7 +1116,8 @@ static const sd_bus_vtable daemon_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_ARGS("u", pid),
                                 SD_BUS_RESULT("a{sv}", settings, "s", rule, "b",
-                                              thread_dependent, "a(ssussa{sv})", rules),
+                                              thread_dependent, "a(ssussa{sv})", rules,
+                                              "a{sv}", withheld, "s", withheld_reason),
                                 method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetTask", SD_BUS_ARGS("u", pid, "a{sv}", settings),
                                 SD_BUS_NO_RESULT, method_set_task, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -14,7 +14,7 @@
 
 #include "lib/probe.h"
 #include "lib/settings.h"
-#include "policy/policy.h"
+#include "policy/decide.h"
 
 typedef struct Manager Manager;
 
@@ -54,9 +54,12 @@ typedef struct ManagedTask {
  * string pointers stay valid until the next event-loop iteration. */
 int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n);
 
-/* Explain PID with the policy in effect: reads /proc, fills RESULT and TRACE
- * (caller calls match_trace_done). -ESRCH if no such process. */
-int manager_explain(Manager *m, pid_t pid, MatchResult *ret_result, MatchTrace *ret_trace);
+/* Explain PID with the policy in effect, as the applier decides it
+ * (policy_decide(): the [Unit] settings of its cgroup, the rules, boosts
+ * withheld): reads /proc, fills RESULT and TRACE (caller calls
+ * match_trace_done). Writes nothing. -ESRCH if no such process. RESULT's
+ * strings live until the next event-loop iteration. */
+int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace);
 
 /* Apply S to every thread of PID now; the task becomes user-owned (the
  * policy leaves it alone from then on). -ESRCH, -EPERM (kernel thread,

@@ -80,6 +80,8 @@ struct Manager {
         Bus *bus;
         UnitState *units;
         char *unit_rule;
+        char *explain_rule;            /* Explain's strings, kept until the next one */
+        BoostFactsCache explain_facts;
         bool notify;
 
         uint64_t start_usec, last_reload_usec, last_status_usec;
@@ -653,6 +655,8 @@ Manager *manager_free(Manager *m)
         m->bus = bus_free(m->bus);
         m->units = units_free(m->units);
         free(m->unit_rule);
+        free(m->explain_rule);
+        boost_facts_cache_done(&m->explain_facts);
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
@@ -882,9 +886,11 @@ int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n)
         return 0;
 }
 
-int manager_explain(Manager *m, pid_t pid, MatchResult *ret_result, MatchTrace *ret_trace)
+int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        Settings base = {};
+        bool has_base = false;
         int r;
 
         if (!m->policy)
@@ -892,7 +898,23 @@ int manager_explain(Manager *m, pid_t pid, MatchResult *ret_result, MatchTrace *
         r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_ANCESTORS, &p);
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
-        return policy_match(m->policy, &p->view, ret_result, ret_trace);
+        /* The [Unit] settings of a cgroup latniced has configured; one it
+         * has not seen yet is not configured here (Explain writes nothing). */
+        if (m->units && p->view.cgroup && m->policy && policy_n_units(m->policy) > 0 &&
+            units_seen(m->units, p->view.cgroup))
+                has_base = units_task_fallback_cgroup(m->units, m->policy, p->view.cgroup, &base);
+        free(m->explain_rule);
+        m->explain_rule = NULL;
+        if (has_base && p->view.unit && asprintf(&m->explain_rule, "unit:%s", p->view.unit) < 0)
+                m->explain_rule = NULL;
+        boost_facts_cache_done(&m->explain_facts);
+        m->explain_facts = (BoostFactsCache){ .proc_root = m->opts.proc_root, .pid = pid,
+                                              .uid = p->view.uid,
+                                              .base_slice_ns = m->applier.ctx.base_slice_ns };
+        r = policy_decide(m->policy, &p->view, has_base ? &base : NULL,
+                          m->explain_rule ? m->explain_rule : "unit", &m->explain_facts,
+                          ret_result, ret_trace);
+        return r;
 }
 
 int manager_set_task(Manager *m, pid_t pid, const Settings *s, char **ret_error)

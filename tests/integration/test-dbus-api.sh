@@ -47,7 +47,7 @@ want = {
     "GetStatus": ("", "a{sv}"),
     "GetKernel": ("", "a{sv}"),
     "ListTasks": ("", "a(uusssb)"),
-    "Explain": ("u", "a{sv}sba(ssussa{sv})"),
+    "Explain": ("u", "a{sv}sba(ssussa{sv})a{sv}s"),
     "SetTask": ("ua{sv}", ""),
     "SetUnit": ("sa{sv}b", "s"),
     "Reload": ("", "as"),
@@ -133,7 +133,8 @@ echo "ok - ListTasks, latnicectl list: $target managed by rule dbus-test"
 call Explain u "$target" | py_assert "
 d['data'][1] == 'dbus-test' and d['data'][0]['Nice']['data'] == 7 and d['data'][0]['TimerSlack']['data'] == 3000000
 and d['data'][2] is False
-and d['data'][3] == [['dbus-test', '$TMP/vendor/50-dbus-test.policy', 1, 'matched', 'name:ln-dbus-sleep', {'Nice': {'type': 'i', 'data': 7}, 'TimerSlack': {'type': 't', 'data': 3000000}}]]" \
+and d['data'][3] == [['dbus-test', '$TMP/vendor/50-dbus-test.policy', 1, 'matched', 'name:ln-dbus-sleep', {'Nice': {'type': 'i', 'data': 7}, 'TimerSlack': {'type': 't', 'data': 3000000}}]]
+and d['data'][4] == {} and d['data'][5] == ''" \
         "Explain $target"
 call Explain u $$ | py_assert "d['data'][1] == '' and d['data'][0] == {} and d['data'][3][0][3] == 'not-matched'" "Explain of the test shell"
 echo "ok - Explain"
