@@ -211,6 +211,15 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                 r = set_fair(tid, &before, policy, nice, slice);
                 if (r < 0)
                         return r == -EINVAL && policy == before.policy ? -EBUSY : r;
+                /* sched_setattr() takes the nice of SCHED_OTHER and
+                 * SCHED_BATCH only: a SCHED_IDLE thread keeps its old one
+                 * (6.18), so it is set on its own. */
+                if (policy == SCHED_IDLE && (mask & SETTING_BIT(SETTING_NICE)) &&
+                    nice != before.nice) {
+                        r = set_nice(tid, nice);
+                        if (r < 0)
+                                goto fail;
+                }
                 if (mask & SETTING_BIT(SETTING_NICE))
                         done |= SETTING_BIT(SETTING_NICE);
         } else if ((mask & SETTING_BIT(SETTING_NICE)) && nice != before.nice) {
