@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/hashmap.h"
@@ -41,24 +42,175 @@ int path_is_masked(const char *path)
         return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
 }
 
-int read_policy_file(const char *path, char **ret, size_t *ret_size)
+/* ---- Reading a file that may be rewritten meanwhile ------------------ */
+
+#define NSEC_PER_SEC 1000000000LL
+#define NSEC_PER_MSEC 1000000LL
+#define NSEC_PER_USEC 1000LL
+
+static PolicyReadHook read_hook;
+static void *read_hook_userdata;
+
+void policy_file_read_set_hook(PolicyReadHook hook, void *userdata)
+{
+        read_hook = hook;
+        read_hook_userdata = userdata;
+}
+
+typedef enum ReadOutcome {
+        READ_SETTLED, /* one version, not modified lately */
+        READ_CHANGED, /* changed while read, or replaced by another file */
+        READ_RECENT,  /* one version, but modified so lately that a writer may be at it */
+} ReadOutcome;
+
+static int64_t clock_nsec(clockid_t clock)
+{
+        struct timespec ts;
+
+        /* cannot fail for these clocks */
+        (void)clock_gettime(clock, &ts);
+        return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static bool timespec_equal(const struct timespec *a, const struct timespec *b)
+{
+        return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* The same inode, with the same size and times: no write in between. */
+static bool stat_same_version(const struct stat *a, const struct stat *b)
+{
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+               timespec_equal(&a->st_mtim, &b->st_mtim) && timespec_equal(&a->st_ctim, &b->st_ctim);
+}
+
+/*
+ * Nanoseconds until ST was last modified POLICY_READ_SETTLE_NSEC ago, 0 if
+ * it was longer ago. A file modified this recently may be half written: the
+ * empty file between the truncate and the write of a `truncate; write`, the
+ * first lines of a file written in pieces. A modification time further in
+ * the future than that (a clock set back) says nothing: then only the
+ * comparison of before and after counts.
+ */
+static int64_t settle_left(const struct stat *st)
+{
+        struct timespec now;
+        int64_t age;
+        time_t secs;
+
+        (void)clock_gettime(CLOCK_REALTIME, &now);
+        /* the seconds first: a crafted mtime must not overflow the nanoseconds */
+        if (__builtin_sub_overflow(now.tv_sec, st->st_mtim.tv_sec, &secs) || secs < -1 ||
+            secs > 1)
+                return 0;
+        age = (int64_t)secs * NSEC_PER_SEC + now.tv_nsec - st->st_mtim.tv_nsec;
+        if (age < -POLICY_READ_SETTLE_NSEC || age >= POLICY_READ_SETTLE_NSEC)
+                return 0;
+        return POLICY_READ_SETTLE_NSEC - age;
+}
+
+static int open_policy_file(const char *path, struct stat *ret_st)
 {
         _cleanup_close_ int fd = -EBADF;
-        struct stat st;
 
         /* O_NONBLOCK: open() of a FIFO without a writer would wait forever */
         fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0)
+        if (fstat(fd, ret_st) < 0)
                 return -errno;
-        if (S_ISDIR(st.st_mode))
+        if (S_ISDIR(ret_st->st_mode))
                 return -EISDIR;
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(ret_st->st_mode))
                 return -EBADFD;
-        if ((uint64_t)st.st_size > POLICY_FILE_MAX)
+        if ((uint64_t)ret_st->st_size > POLICY_FILE_MAX)
                 return -EFBIG;
-        return read_full_fd(fd, POLICY_FILE_MAX, ret, ret_size);
+        return TAKE_FD(fd);
+}
+
+/*
+ * One attempt at reading PATH: a ReadOutcome, with the text in *RET only
+ * for READ_SETTLED; *RET_ST is the file as read. Negative errno on errors.
+ */
+static int read_attempt(const char *path, unsigned attempt, struct stat *ret_st, char **ret,
+                        size_t *ret_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *text = NULL;
+        struct stat before, now;
+        size_t size;
+        int r;
+
+        fd = open_policy_file(path, &before);
+        if (fd < 0)
+                return fd;
+        if (read_hook)
+                read_hook(path, fd, attempt, read_hook_userdata);
+        r = read_full_fd(fd, POLICY_FILE_MAX, &text, &size);
+        if (r == -EFBIG)
+                return READ_CHANGED; /* grew past the limit while read: the next look says */
+        if (r < 0)
+                return r;
+        /* A truncate sets the size first and mtime and ctime only when done
+         * (ext4 frees the blocks in between): a stat() meanwhile sees the
+         * new size, empty, with the old times. It holds the inode lock all
+         * along, and ext4, btrfs and tmpfs take that lock for SEEK_DATA: so
+         * this waits for a truncate (or a write) in progress, and the fstat()
+         * after it sees its new times. */
+        (void)lseek(fd, 0, SEEK_DATA);
+        if (fstat(fd, ret_st) < 0)
+                return -errno;
+        /* a short (or long) read against st_size, or any write in between */
+        if (!stat_same_version(&before, ret_st) || (uint64_t)before.st_size != size)
+                return READ_CHANGED;
+        /* renamed over meanwhile (an editor saving): read the file the path names now */
+        if (stat(path, &now) < 0 || now.st_dev != ret_st->st_dev || now.st_ino != ret_st->st_ino)
+                return READ_CHANGED;
+        if (settle_left(ret_st) > 0)
+                return READ_RECENT;
+        *ret = TAKE_PTR(text);
+        if (ret_size)
+                *ret_size = size;
+        return READ_SETTLED;
+}
+
+static void sleep_nsec(int64_t nsec)
+{
+        struct timespec ts = { .tv_sec = nsec / NSEC_PER_SEC, .tv_nsec = nsec % NSEC_PER_SEC };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+int policy_file_read(const char *path, char **ret, size_t *ret_size)
+{
+        int64_t start = clock_nsec(CLOCK_MONOTONIC), backoff = 250 * NSEC_PER_USEC;
+        struct stat st, last = {};
+        bool last_recent = false;
+
+        for (unsigned attempt = 0;; attempt++) {
+                bool aging;
+                int r;
+
+                r = read_attempt(path, attempt, &st, ret, ret_size);
+                if (r < 0)
+                        return r;
+                if (r == READ_SETTLED)
+                        return 0;
+                /* The same version as last time only has to age (at most
+                 * POLICY_READ_SETTLE_NSEC): the time limit is for changes. */
+                aging = r == READ_RECENT && last_recent && stat_same_version(&last, &st);
+                if (!aging && clock_nsec(CLOCK_MONOTONIC) - start >= POLICY_READ_CHANGE_MAX_NSEC)
+                        return -ESTALE;
+                last_recent = r == READ_RECENT;
+                last = st;
+                if (r == READ_RECENT) {
+                        sleep_nsec(MAX(settle_left(&st), backoff));
+                } else {
+                        sleep_nsec(backoff);
+                        backoff = MIN(2 * backoff, 4 * NSEC_PER_MSEC);
+                }
+        }
 }
 
 static const char *file_type_name(mode_t mode)
@@ -78,7 +230,7 @@ static const char *file_type_name(mode_t mode)
         return "not a regular file";
 }
 
-/* What READ_ERROR of read_policy_file(PATH) means, for "found ...". */
+/* What READ_ERROR of policy_file_read(PATH) means, for "found ...". */
 static char *read_error_describe(const char *path, int read_error)
 {
         struct stat st;
@@ -133,6 +285,113 @@ static int register_profiles(Builder *b, size_t i)
         return 0;
 }
 
+/* Take PARSED (a version without errors) as file IDX's rules and profiles. */
+static int builder_accept(Builder *b, int idx, ParsedFile *parsed)
+{
+        int r;
+
+        b->policy->files[idx].parsed = *parsed;
+        *parsed = (ParsedFile){};
+        r = policy_index_file(b->policy, idx);
+        if (r < 0)
+                return r;
+        return register_profiles(b, idx);
+}
+
+/*
+ * File IDX is rejected: use the version PREVIOUS had accepted, if any, with
+ * a warning "expected EXPECTED, found FOUND: keeping the previous version".
+ * 1 if it did, 0 if there is none (the file contributes nothing).
+ */
+static int builder_use_previous(Builder *b, int idx, const char *expected, const char *found)
+{
+        PolicyFile *f = &b->policy->files[idx];
+        Diagnostics local = {};
+        ParsedFile parsed = {};
+        const PolicyFile *prev;
+        int r;
+
+        f->info.rejected = true;
+        prev = previous_file(b->previous, f->name);
+        if (!prev)
+                return 0;
+
+        r = policy_file_parse(f->path, prev->text, strlen(prev->text), b->profiles, &parsed,
+                              &local);
+        diagnostics_done(&local); /* reported when that version was loaded */
+        if (r < 0)
+                return r;
+        if (parsed.n_errors > 0) {
+                parsed_file_done(&parsed);
+                r = diagnostics_add(b->diags, DIAG_ERROR, f->path, 0, 0,
+                                    "expected %s, found %s: file rejected, and its previous "
+                                    "version no longer loads",
+                                    expected, found);
+                return r < 0 ? r : 1;
+        }
+        f->text = strdup(prev->text);
+        if (!f->text) {
+                parsed_file_done(&parsed);
+                return -ENOMEM;
+        }
+        f->info.text = f->text;
+        f->info.from_previous = true;
+        r = builder_accept(b, idx, &parsed);
+        if (r < 0)
+                return r;
+        r = diagnostics_add(b->diags, DIAG_WARNING, f->path, 0, 0,
+                            "expected %s, found %s: keeping the previous version of %s", expected,
+                            found, f->name);
+        return r < 0 ? r : 1;
+}
+
+/*
+ * File IDX kept changing while it was read (an editor or a script writing
+ * it): what was read may be empty or cut, so it is not a version of the
+ * file. Its previous version stays; without one the file is rejected.
+ */
+static int builder_add_unsettled(Builder *b, int idx)
+{
+        static const char expected[] = "a file that stays the same while it is read";
+        int r;
+
+        r = builder_use_previous(b, idx, expected, "it changed while being read");
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return diagnostics_add(b->diags, DIAG_ERROR, b->policy->files[idx].path, 0, 0,
+                               "expected %s, found it changed while being read (for %lld ms)",
+                               expected, POLICY_READ_CHANGE_MAX_NSEC / 1000000LL);
+}
+
+/* Parse TEXT (or report READ_ERROR) into *PARSED, and add the diagnostics to B's. */
+static int builder_parse(Builder *b, int idx, const char *text, size_t size, int read_error,
+                         ParsedFile *parsed)
+{
+        const char *path = b->policy->files[idx].path;
+        Diagnostics local = {};
+        int r;
+
+        if (text) {
+                r = policy_file_parse(path, text, size, b->profiles, parsed, &local);
+        } else {
+                _cleanup_free_ char *what = read_error_describe(path, read_error);
+
+                r = what ? diagnostics_add(&local, DIAG_ERROR, path, 0, 0,
+                                           "expected a readable regular file, found %s", what)
+                         : -ENOMEM;
+                parsed->n_errors = 1;
+        }
+        if (r >= 0)
+                r = diagnostics_sort(&local);
+        if (r >= 0)
+                r = diagnostics_append(b->diags, &local);
+        if (r < 0) {
+                diagnostics_done(&local);
+                parsed_file_done(parsed);
+        }
+        return r;
+}
+
 /*
  * Add one file. TEXT (taken) is its content, or NULL with READ_ERROR set
  * when it could not be read. MASKED: a /dev/null symlink.
@@ -141,9 +400,7 @@ static int builder_add(Builder *b, char *name, char *path, char **overrides, boo
                        char *text, size_t size, int read_error)
 {
         _cleanup_free_ char *t = text;
-        Diagnostics local = {};
         ParsedFile parsed = {};
-        const PolicyFile *prev;
         PolicyFile *f;
         int idx, r;
 
@@ -159,79 +416,22 @@ static int builder_add(Builder *b, char *name, char *path, char **overrides, boo
                 f->info.masked = true;
                 return 0;
         }
+        if (!t && read_error == -ESTALE)
+                return builder_add_unsettled(b, idx);
 
-        if (t) {
-                r = policy_file_parse(f->path, t, size, b->profiles, &parsed, &local);
-                if (r < 0) {
-                        diagnostics_done(&local);
-                        return r;
-                }
-        } else {
-                _cleanup_free_ char *what = read_error_describe(f->path, read_error);
-
-                if (!what)
-                        return -ENOMEM;
-                r = diagnostics_add(&local, DIAG_ERROR, f->path, 0, 0,
-                                    "expected a readable regular file, found %s", what);
-                if (r < 0)
-                        return r;
-                parsed.n_errors = 1;
-        }
-        r = diagnostics_sort(&local);
-        if (r >= 0)
-                r = diagnostics_append(b->diags, &local);
-        if (r < 0) {
-                diagnostics_done(&local);
-                parsed_file_done(&parsed);
+        r = builder_parse(b, idx, t, size, read_error, &parsed);
+        if (r < 0)
                 return r;
-        }
-
         if (parsed.n_errors == 0) {
-                f->parsed = parsed;
                 f->text = TAKE_PTR(t);
                 f->info.text = f->text;
-                r = policy_index_file(b->policy, idx);
-                if (r < 0)
-                        return r;
-                return register_profiles(b, idx);
+                return builder_accept(b, idx, &parsed);
         }
 
         /* Rejected as a whole. */
         parsed_file_done(&parsed);
-        f->info.rejected = true;
-        prev = previous_file(b->previous, f->name);
-        if (!prev)
-                return 0;
-
-        r = policy_file_parse(f->path, prev->text, strlen(prev->text), b->profiles, &parsed,
-                              &local);
-        diagnostics_done(&local); /* reported when that version was loaded */
-        if (r < 0)
-                return r;
-        if (parsed.n_errors > 0) {
-                parsed_file_done(&parsed);
-                return diagnostics_add(b->diags, DIAG_ERROR, f->path, 0, 0,
-                                       "expected a file without errors, found errors: file "
-                                       "rejected, and its previous version no longer loads");
-        }
-        f->text = strdup(prev->text);
-        if (!f->text) {
-                parsed_file_done(&parsed);
-                return -ENOMEM;
-        }
-        f->info.text = f->text;
-        f->info.from_previous = true;
-        f->parsed = parsed;
-        r = policy_index_file(b->policy, idx);
-        if (r < 0)
-                return r;
-        r = register_profiles(b, idx);
-        if (r < 0)
-                return r;
-        return diagnostics_add(b->diags, DIAG_WARNING, f->path, 0, 0,
-                               "expected a file without errors, found errors: keeping the "
-                               "previous version of %s",
-                               f->name);
+        r = builder_use_previous(b, idx, "a file without errors", "errors");
+        return r < 0 ? r : 0;
 }
 
 /* Duplicate rule names across files, and rules shadowed by an earlier Final rule. */
@@ -376,7 +576,7 @@ static int builder_add_path(Builder *b, char *name, const char *path, char **ove
         }
         masked = path_is_masked(path);
         if (masked <= 0) {
-                r = read_policy_file(path, &text, &size);
+                r = policy_file_read(path, &text, &size);
                 if (r == -ENOMEM) {
                         free(name);
                         strv_free(overrides);

@@ -19,5 +19,34 @@
 
 /* true if PATH is (a symlink to) /dev/null. */
 int path_is_masked(const char *path);
-/* Read a whole file (at most POLICY_FILE_MAX bytes), NUL-terminated. */
-int read_policy_file(const char *path, char **ret, size_t *ret_size);
+
+/*
+ * How long a policy file may keep changing while it is read before the
+ * loader gives up on it, and how long ago it must have been modified last
+ * to count as written whole, in nanoseconds.
+ */
+#define POLICY_READ_CHANGE_MAX_NSEC (50 * 1000 * 1000LL)
+#define POLICY_READ_SETTLE_NSEC (20 * 1000 * 1000LL)
+
+/*
+ * Read a whole policy file (at most POLICY_FILE_MAX bytes), NUL-terminated,
+ * as one version: an editor or a script may be rewriting it in place. The
+ * file is fstat()ed before and after the read; if the inode, size, mtime or
+ * ctime changed, the read was short or long against st_size, the path now
+ * names another file, or it was modified less than POLICY_READ_SETTLE_NSEC
+ * ago (a `truncate; write` leaves it empty in between), it is read again,
+ * with a short backoff. -ESTALE if it kept changing for
+ * POLICY_READ_CHANGE_MAX_NSEC; -EISDIR, -EBADFD (not a regular file),
+ * -EFBIG, or the errno of open() or read() otherwise. An empty file that
+ * stays empty is read as empty.
+ */
+int policy_file_read(const char *path, char **ret, size_t *ret_size);
+
+/*
+ * Tests only: called in every attempt of policy_file_read(), after the
+ * first fstat() and before the read, with the open descriptor and the
+ * attempt number from 0, so a test can change the file mid-read. NULL
+ * (the default) for none. Not thread-safe: set it before loading.
+ */
+typedef void (*PolicyReadHook)(const char *path, int fd, unsigned attempt, void *userdata);
+void policy_file_read_set_hook(PolicyReadHook hook, void *userdata);

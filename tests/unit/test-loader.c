@@ -2,15 +2,23 @@
 /*
  * Tests for policy/loader.c: directories in temp dirs, override by name,
  * /dev/null masking, lexical order, rejected files and the previous
- * version, missing directories, profiles across files, cross-file warnings.
+ * version, missing directories, profiles across files, cross-file warnings,
+ * files rewritten while they are read (step by step through the read hook,
+ * and a writer thread against 2,000 loads).
  */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/macro.h"
+#include "policy/loader.h"
 #include "policy/policy.h"
 #include "tests/unit/test-util.h"
 
@@ -318,6 +326,360 @@ static void test_not_regular(void)
         }
 }
 
+/* ---- Files rewritten while they are read ------------------------------ */
+
+/* Two versions of one file, same rule count, different names. */
+static const char version_a[] = "[Rule a1]\nMatch = name:a1\n"
+                                "[Rule a2]\nMatch = name:a2\n"
+                                "[Rule a3]\nMatch = name:a3\n";
+static const char version_b[] = "[Rule b1]\nMatch = name:b1\nNice = 1\n"
+                                "[Rule b2]\nMatch = name:b2\nNice = 2\n"
+                                "[Rule b3]\nMatch = name:b3\nNice = 3\n";
+
+/* Set the mtime of PATH an hour back: a file written long ago, settled. */
+static void backdate(const char *p)
+{
+        struct timespec t[2];
+
+        CHECK(clock_gettime(CLOCK_REALTIME, &t[0]) == 0);
+        t[0].tv_sec -= 3600;
+        t[1] = t[0];
+        CHECK(utimensat(AT_FDCWD, p, t, 0) == 0);
+}
+
+/* Rewrite PATH in place, as `cat new > file` does (the same inode, if it exists). */
+static void rewrite(const char *p, const char *text)
+{
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        CHECK(fd >= 0);
+        CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+}
+
+/* Which version's rules P has: 'a', 'b', or 0 for anything else (some lost). */
+static char policy_version(const Policy *p)
+{
+        if (policy_n_rules(p) != 3)
+                return 0;
+        if (matched_rule(p, "a1") && matched_rule(p, "a2") && matched_rule(p, "a3"))
+                return 'a';
+        if (matched_rule(p, "b1") && matched_rule(p, "b2") && matched_rule(p, "b3"))
+                return 'b';
+        return 0;
+}
+
+typedef enum HookStep {
+        STEP_NONE,
+        STEP_TRUNCATE,    /* `truncate -s 0`, the first half of a rewrite */
+        STEP_WRITE_B,     /* the second half: version B, then settled */
+        STEP_REWRITE,     /* a complete rewrite, version A or B */
+        STEP_RENAME_B,    /* an editor's save: version B renamed over the file */
+        STEP_APPEND_REST, /* the rest of a file written in two pieces */
+} HookStep;
+
+typedef struct HookState {
+        const char *path;    /* the file the hook acts on */
+        HookStep steps[4];   /* by attempt; STEP_NONE after the last */
+        HookStep every;      /* if not STEP_NONE, at every attempt instead */
+        unsigned attempts;   /* reads of PATH */
+        struct timespec first; /* CLOCK_REALTIME at the first attempt */
+} HookState;
+
+static void hook_step(HookState *h, HookStep step, unsigned attempt)
+{
+        _cleanup_free_ char *tmp = NULL;
+
+        switch (step) {
+        case STEP_NONE:
+                break;
+        case STEP_TRUNCATE:
+                CHECK(truncate(h->path, 0) == 0);
+                break;
+        case STEP_WRITE_B:
+                rewrite(h->path, version_b);
+                backdate(h->path);
+                break;
+        case STEP_REWRITE:
+                rewrite(h->path, attempt % 2 ? version_a : version_b);
+                break;
+        case STEP_RENAME_B:
+                CHECK(asprintf(&tmp, "%s.tmp", h->path) > 0);
+                rewrite(tmp, version_b);
+                backdate(tmp);
+                CHECK(rename(tmp, h->path) == 0);
+                break;
+        case STEP_APPEND_REST: {
+                _cleanup_close_ int fd = open(h->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+                const char *rest = strstr(version_a, "[Rule a2]");
+
+                CHECK(fd >= 0);
+                CHECK(write(fd, rest, strlen(rest)) == (ssize_t)strlen(rest));
+                backdate(h->path);
+                break;
+        }
+        }
+}
+
+static void read_hook(const char *p, int fd, unsigned attempt, void *userdata)
+{
+        HookState *h = userdata;
+
+        if (!streq(p, h->path))
+                return;
+        h->attempts++;
+        if (attempt == 0)
+                CHECK(clock_gettime(CLOCK_REALTIME, &h->first) == 0);
+        if (h->every != STEP_NONE)
+                hook_step(h, h->every, attempt);
+        else if (attempt < ELEMENTSOF(h->steps))
+                hook_step(h, h->steps[attempt], attempt);
+}
+
+/* Load the directory DIR once with hook H, from PREVIOUS. */
+static Policy *load_hooked(char *dir, HookState *h, const Policy *previous, Diagnostics *d)
+{
+        char *dirs[] = { dir, NULL };
+        Policy *p = NULL;
+
+        policy_file_read_set_hook(read_hook, h);
+        CHECK(policy_load(dirs, previous, &p, d) == 0);
+        policy_file_read_set_hook(NULL, NULL);
+        return p;
+}
+
+/* A file emptied mid-read, then written: never taken as empty; also
+ * replaced by a rename mid-read: the new file is the one read. */
+static void test_read_rewritten(void)
+{
+        _cleanup_free_ char *dir = path("rw"), *file = path("rw/10-ab.policy");
+        HookState h = { .path = file, .steps = { STEP_TRUNCATE, STEP_WRITE_B } };
+        Diagnostics d = {};
+        Policy *p;
+
+        check(mkdir(dir, 0755) == 0);
+        write_file("rw/10-ab.policy", version_a);
+        backdate(file);
+        p = load_hooked(dir, &h, NULL, &d);
+        check(h.attempts == 3); /* empty: changed; B written: changed; B */
+        check(policy_version(p) == 'b');
+        check(!policy_file(p, 0)->rejected && d.n == 0);
+        policy_free(p);
+
+        write_file("rw/10-ab.policy", version_a);
+        backdate(file);
+        h = (HookState){ .path = file, .steps = { STEP_RENAME_B } };
+        p = load_hooked(dir, &h, NULL, &d);
+        check(h.attempts == 2); /* A, whole, but no longer the file: B */
+        check(policy_version(p) == 'b');
+        check(d.n == 0);
+        policy_free(p);
+}
+
+/* A file that never stops changing: its previous version stays, with a
+ * warning; without one it is rejected. The other files load. */
+static void test_read_never_settles(void)
+{
+        _cleanup_free_ char *dir = path("busy"), *file = path("busy/10-ab.policy");
+        HookState h = { .path = file, .every = STEP_REWRITE };
+        Diagnostics d = {};
+        Policy *p, *p2;
+
+        check(mkdir(dir, 0755) == 0);
+        write_file("busy/10-ab.policy", version_a);
+        backdate(file);
+        write_file("busy/20-other.policy", "[Rule other]\nMatch = name:other\n");
+        p = load_hooked(dir, &(HookState){ .path = file }, NULL, &d);
+        check(policy_version(p) == 0 && policy_n_rules(p) == 4);
+        check(d.n == 0);
+
+        p2 = load_hooked(dir, &h, p, &d);
+        check(h.attempts > 2);
+        check(policy_file(p2, 0)->rejected && policy_file(p2, 0)->from_previous);
+        check_streq(matched_rule(p2, "a1"), "a1");
+        check_streq(matched_rule(p2, "other"), "other");
+        check(policy_n_rules(p2) == 4);
+        check(has_diag(&d, DIAG_WARNING, "busy/10-ab.policy", 0,
+                       "expected a file that stays the same while it is read, found it changed "
+                       "while being read: keeping the previous version of 10-ab.policy"));
+        check(d.n == 1);
+        diagnostics_done(&d);
+        policy_free(p2);
+
+        h.attempts = 0;
+        p2 = load_hooked(dir, &h, NULL, &d);
+        check(h.attempts > 2);
+        check(policy_file(p2, 0)->rejected && !policy_file(p2, 0)->from_previous);
+        check(policy_n_rules(p2) == 1);
+        check_streq(matched_rule(p2, "other"), "other");
+        check(has_diag(&d, DIAG_ERROR, "busy/10-ab.policy", 0,
+                       "expected a file that stays the same while it is read, found it changed "
+                       "while being read (for 50 ms)"));
+        check(d.n == 1);
+        diagnostics_done(&d);
+        policy_free(p2);
+        policy_free(p);
+}
+
+/* An empty file that stays empty is empty, settled long ago or just now. A
+ * file just written is read again once it had time to be written whole. */
+static void test_read_empty_and_recent(void)
+{
+        _cleanup_free_ char *dir = path("empty"), *file = path("empty/10-e.policy"),
+                            *half = path("empty/20-half.policy");
+        HookState h = { .path = file };
+        Diagnostics d = {};
+        struct timespec before;
+        int64_t waited;
+        Policy *p;
+
+        check(mkdir(dir, 0755) == 0);
+        write_file("empty/10-e.policy", "");
+        backdate(file);
+        p = load_hooked(dir, &h, NULL, &d);
+        check(h.attempts == 1);
+        check(policy_n_files(p) == 1 && !policy_file(p, 0)->rejected);
+        check_streq(policy_file(p, 0)->text, "");
+        policy_free(p);
+        diagnostics_done(&d);
+
+        write_file("empty/10-e.policy", ""); /* modified now: waited for, then empty */
+        p = load_hooked(dir, &h, NULL, &d);
+        check(!policy_file(p, 0)->rejected);
+        check_streq(policy_file(p, 0)->text, "");
+        policy_free(p);
+        diagnostics_done(&d);
+
+        /* The first rule of three, just written; the rest comes at the second read. */
+        CHECK(clock_gettime(CLOCK_REALTIME, &before) == 0);
+        write_file("empty/20-half.policy", "[Rule a1]\nMatch = name:a1\n");
+        h = (HookState){ .path = half, .steps = { STEP_NONE, STEP_APPEND_REST } };
+        p = load_hooked(dir, &h, NULL, &d);
+        waited = (h.first.tv_sec - before.tv_sec) * 1000000000LL + h.first.tv_nsec -
+                 before.tv_nsec;
+        /* (unless this process stalled long enough for it to count as settled,
+         * mtime being up to a clock tick older than BEFORE) */
+        if (waited < POLICY_READ_SETTLE_NSEC - 5000000LL) {
+                check(h.attempts == 3);
+                check(policy_version(p) == 'a');
+        } else
+                fprintf(stderr, "stalled %lld ns: not checking the half-written file\n",
+                        (long long)waited);
+        policy_free(p);
+        diagnostics_done(&d);
+}
+
+typedef struct Writer {
+        const char *path;
+        atomic_bool stop;
+        atomic_uint loads; /* since the last rewrite */
+        unsigned rewrites;
+} Writer;
+
+/* Write TEXT in pieces, a rule at a time, as a slow writer would. */
+static void write_pieces(int fd, const char *text)
+{
+        const char *s = text;
+
+        while (*s) {
+                const char *next = strstr(s + 1, "[Rule");
+                size_t n = next ? (size_t)(next - s) : strlen(s);
+
+                CHECK(write(fd, s, n) == (ssize_t)n);
+                s += n;
+                usleep(200);
+        }
+}
+
+/* Rewrites the file after every 20 loads, alternating A and B, in three
+ * ways: a `truncate` then the text in pieces, `cat new > file`, an editor's
+ * rename. (Paced by loads, not time: a rewrite makes the next load wait
+ * until the file settled, so rewriting more often would only slow it down.) */
+static void *writer_run(void *userdata)
+{
+        Writer *w = userdata;
+        struct sched_param sp = { .sched_priority = 1 };
+
+        /* So that a busy machine does not stretch a rewrite past
+         * POLICY_READ_SETTLE_NSEC, which would make the half-written file
+         * a settled one (best effort: needs CAP_SYS_NICE). */
+        (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+        while (!atomic_load(&w->stop)) {
+                const char *text = w->rewrites % 2 ? version_a : version_b;
+                _cleanup_free_ char *tmp = NULL;
+
+                switch (w->rewrites % 3) {
+                case 0: {
+                        _cleanup_close_ int fd = open(w->path, O_WRONLY | O_CLOEXEC);
+
+                        CHECK(fd >= 0);
+                        CHECK(ftruncate(fd, 0) == 0);
+                        usleep(500);
+                        write_pieces(fd, text);
+                        break;
+                }
+                case 1:
+                        rewrite(w->path, text);
+                        break;
+                case 2:
+                        CHECK(asprintf(&tmp, "%s.tmp", w->path) > 0);
+                        rewrite(tmp, text);
+                        CHECK(rename(tmp, w->path) == 0);
+                        break;
+                }
+                w->rewrites++;
+                atomic_store(&w->loads, 0);
+                while (atomic_load(&w->loads) < 20 && !atomic_load(&w->stop))
+                        usleep(1000);
+        }
+        return NULL;
+}
+
+/* 2,000 loads while a thread rewrites the file: each one has all the rules
+ * of version A or all of B, never none or some. */
+static void test_read_stress(void)
+{
+        _cleanup_free_ char *dir = path("stress"), *file = path("stress/10-ab.policy");
+        char *dirs[] = { dir, NULL };
+        Writer w = { .path = file };
+        unsigned lost = 0, seen[2] = {};
+        Diagnostics d = {};
+        Policy *p = NULL;
+        pthread_t t;
+
+        check(mkdir(dir, 0755) == 0);
+        write_file("stress/10-ab.policy", version_a);
+        backdate(file);
+        CHECK(policy_load(dirs, NULL, &p, &d) == 0);
+        CHECK(policy_version(p) == 'a');
+        diagnostics_done(&d);
+
+        CHECK(pthread_create(&t, NULL, writer_run, &w) == 0);
+        for (unsigned i = 0; i < 2000; i++) {
+                Policy *next = NULL;
+                char v;
+
+                CHECK(policy_load(dirs, p, &next, &d) == 0);
+                atomic_fetch_add(&w.loads, 1);
+                v = policy_version(next);
+                if (v)
+                        seen[v - 'a']++;
+                else if (lost++ < 5) {
+                        fprintf(stderr, "load %u: %zu rules:\n", i, policy_n_rules(next));
+                        dump(&d);
+                }
+                diagnostics_done(&d);
+                policy_free(p);
+                p = next;
+        }
+        atomic_store(&w.stop, true);
+        CHECK(pthread_join(t, NULL) == 0);
+        fprintf(stderr, "stress: %u rewrites, loads: %u A, %u B, %u lost rules\n", w.rewrites,
+                seen[0], seen[1], lost);
+        check(lost == 0);
+        check(w.rewrites > 0);
+        policy_free(p);
+}
+
 int main(void)
 {
         char cmd[128];
@@ -332,6 +694,10 @@ int main(void)
         alarm(60);
         test_not_regular();
         alarm(0);
+        test_read_rewritten();
+        test_read_never_settles();
+        test_read_empty_and_recent();
+        test_read_stress();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         if (system(cmd) != 0)
                 fprintf(stderr, "could not remove %s\n", root);
