@@ -6,9 +6,10 @@
 # name; demotions and the timer slack reach any match; root gets everything.
 # Results are read back with sched_getattr() (ln-getattr), never from the
 # daemon.
-#   test-daemon-trust.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL
+#   test-daemon-trust.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL SOURCE-ROOT
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 LATNICECTL=${4:?latnicectl path}
+SRC=${5:?source root}
 
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 
@@ -135,6 +136,22 @@ assert "owned by uid 65534" in r["withheld_reason"], r
 assert r["settings"] == {"TimerSlack": "1us"}, r' ||
         fail "latnicectl explain --json: no withheld object: $out"
 echo "ok: explain reports the withheld boost"
+
+# 9. The shipped default policy: PipeWire installed by root gets the audio
+# class for any user, a copy in the user's directory only the timer slack.
+rm -f "$POL"/*.policy
+cp "$SRC"/policy/default/*.policy "$POL"/
+reload_daemon
+cp /bin/sleep "$TRUSTED/pipewire"
+cp /bin/sleep "$UNTRUSTED/pipewire"
+chown 65534:65534 "$UNTRUSTED/pipewire"
+run_as_nobody "$TRUSTED/pipewire"
+wait_until 5 attr_is "$RUN_PID" nice -11 ||
+        fail "default policy: root's pipewire run by nobody: nice $(attr "$RUN_PID" nice), expected -11"
+attr_is "$RUN_PID" timerslack_ns 1000 || fail "default policy: root's pipewire: timer slack"
+echo "ok: default policy: a trusted pipewire run by nobody gets the audio class"
+run_as_nobody "$UNTRUSTED/pipewire"
+unboosted "$RUN_PID" "default policy: nobody's copy named pipewire"
 
 stop_daemon TERM || fail "latniced did not exit cleanly"
 attr_is "$copy" timerslack_ns 50000 || fail "timer slack not restored on exit"
