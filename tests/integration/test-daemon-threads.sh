@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every thread of a matched process gets the settings, also threads created
 # later (tracked: SIGTERM gives them their originals back); a thread: rule
-# hits only the thread with that name, also when it renames itself later.
+# hits only the thread with that name, also when it renames itself later; a
+# process someone reniced keeps its new threads and gets back only what
+# nobody changed.
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 
 cat >"$POL/50-threads.policy" <<'P'
@@ -20,6 +22,11 @@ Nice = 4
 [Rule data-loop-renamed]
 Match = name:lt-pw2 && thread:data-loop*
 Nice = 5
+
+[Rule owned]
+Match = cmdline:"*lt-owned-marker*"
+Nice = 2
+TimerSlack = 1ms
 P
 
 start_daemon
@@ -56,6 +63,39 @@ late_tid=$(cat "$T/late.tid")
 [ "$late_tid" != "$late" ] || fail "late thread id"
 wait_until 2 attr_is "$late_tid" nice 3 || fail "late thread $late_tid not at nice 3"
 
+# Someone renices a managed process's main thread, which then starts a
+# thread: the new thread inherited the user's nice and is left alone, and on
+# exit the main thread gets back the timer slack latniced set (the nice is
+# the user's).
+own_slack=$(attr $$ timerslack_ns)
+/usr/bin/python3 - lt-owned-marker "$T" <<'PY' &
+import os, sys, threading, time
+t = sys.argv[2]
+open(t + "/owned.pid.tmp", "w").write(str(os.getpid()))
+os.rename(t + "/owned.pid.tmp", t + "/owned.pid")
+while not os.path.exists(t + "/go-owned"):
+    time.sleep(0.01)
+def run():
+    open(t + "/owned.tid.tmp", "w").write(str(threading.get_native_id()))
+    os.rename(t + "/owned.tid.tmp", t + "/owned.tid")
+    time.sleep(3600)
+threading.Thread(target=run, daemon=True).start()
+time.sleep(3600)
+PY
+PIDS+=($!)
+wait_until 5 test -s "$T/owned.pid" || fail "python helper (owned) did not start"
+owned=$(cat "$T/owned.pid")
+wait_until 2 attr_is "$owned" nice 2 || fail "owned process not applied"
+wait_until 2 attr_is "$owned" timerslack_ns 1000000 || fail "owned process: no TimerSlack"
+renice -n 7 -p "$owned" >/dev/null || fail "renice $owned"
+touch "$T/go-owned"
+wait_until 5 test -s "$T/owned.tid" || fail "python helper did not start its thread"
+owned_tid=$(cat "$T/owned.tid")
+# latniced's log only says when it has looked; the kernel says what it did.
+wait_until 5 grep -q "$owned/$owned_tid: new thread of a process someone else changed" "$LOG" ||
+        fail "latniced did not leave the new thread $owned_tid of a reniced process alone"
+attr_is "$owned_tid" nice 7 || fail "new thread $owned_tid: nice $(attr "$owned_tid" nice), not the inherited 7"
+
 # thread: rule hits only the named thread
 spawn --argv0 lt-pw --threads 2 --thread-name data-loop --thread-name io
 pw=("${SPAWNED_TIDS[@]}")
@@ -76,4 +116,8 @@ stop_daemon || fail "latniced exited with $?"
 for t in "${threaded[@]}" "$late" "$late_tid" "${pw[1]}" "${pw2[1]}"; do
         attr_is "$t" nice 0 || fail "thread $t not restored on SIGTERM (nice $(attr "$t" nice))"
 done
+attr_is "$owned" nice 7 || fail "the user's nice of $owned was not left alone on SIGTERM"
+attr_is "$owned" timerslack_ns "$own_slack" ||
+        fail "timer slack of reniced $owned not restored on SIGTERM ($(attr "$owned" timerslack_ns))"
+attr_is "$owned_tid" nice 7 || fail "new thread $owned_tid of a reniced process changed on SIGTERM"
 echo "PASS"
