@@ -114,23 +114,11 @@ static const char *describe_at(const Lexer *l, size_t i)
         return "a pattern";
 }
 
-int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
+/* The operator or parenthesis at START as a token; length 0 if there is none. */
+static Token lex_punctuation(const Lexer *l, size_t start)
 {
         const char *t = l->text;
-        size_t start, key_end;
-        Token tok = {};
-        MatchKey key;
-
-        while (l->pos < l->size && is_blank(t[l->pos]))
-                l->pos++;
-        start = l->pos;
-        tok.offset = start;
-
-        if (start >= l->size) {
-                tok.type = TOKEN_END;
-                *ret = tok;
-                return 0;
-        }
+        Token tok = { .offset = start };
 
         if (at_operator(l, start)) {
                 tok.type = t[start] == '&' ? TOKEN_AND : TOKEN_OR;
@@ -145,41 +133,49 @@ int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
                 tok.type = TOKEN_RPAREN;
                 tok.length = 1;
         }
-        if (tok.length > 0) {
-                l->pos += tok.length;
-                *ret = tok;
-                return 0;
-        }
+        return tok;
+}
 
-        /* A predicate: key, ':' or '~', pattern. */
-        key_end = start;
+/* What is at START when it is not "key:" or "key~", as an error. */
+static int fail_not_predicate(const Lexer *l, size_t start, size_t key_end, char **ret_error,
+                              size_t *ret_offset)
+{
+        const char *t = l->text;
+        _cleanup_free_ char *what = NULL;
+        MatchKey k = match_key_from_string_n(t + start, key_end - start);
+
+        if (ret_offset)
+                *ret_offset = k >= 0 ? key_end : start;
+        if (k >= 0 && key_end >= l->size)
+                return fail(ret_error, NULL,
+                            "expected ':' or '~' after \"%s\", found end of expression",
+                            key_names[k]);
+        if (k >= 0)
+                return fail(ret_error, NULL, "expected ':' or '~' after \"%s\", found '%c'",
+                            key_names[k], t[key_end]);
+        what = excerpt(t + start, l->size - start);
+        if (!what)
+                return -ENOMEM;
+        if (t[start] == '&' || t[start] == '|')
+                return fail(ret_error, NULL,
+                            "expected '&&', '||', '!', '(', ')' or a predicate, found \"%c\"",
+                            t[start]);
+        return fail(ret_error, NULL, "expected a predicate (key:glob or key~regex), found \"%s\"",
+                    what);
+}
+
+/* The key of the predicate at START, and the offset of the ':' or '~' after it. */
+static int lex_key(const Lexer *l, size_t start, MatchKey *ret_key, size_t *ret_key_end,
+                   char **ret_error, size_t *ret_offset)
+{
+        const char *t = l->text;
+        size_t key_end = start;
+        MatchKey key;
+
         while (key_end < l->size && is_key_char(t[key_end]))
                 key_end++;
-
-        if (key_end == start || key_end >= l->size || (t[key_end] != ':' && t[key_end] != '~')) {
-                _cleanup_free_ char *what = NULL;
-                MatchKey k = match_key_from_string_n(t + start, key_end - start);
-
-                if (ret_offset)
-                        *ret_offset = k >= 0 ? key_end : start;
-                if (k >= 0 && key_end >= l->size)
-                        return fail(ret_error, NULL,
-                                    "expected ':' or '~' after \"%s\", found end of expression",
-                                    key_names[k]);
-                if (k >= 0)
-                        return fail(ret_error, NULL,
-                                    "expected ':' or '~' after \"%s\", found '%c'", key_names[k],
-                                    t[key_end]);
-                what = excerpt(t + start, l->size - start);
-                if (!what)
-                        return -ENOMEM;
-                if (t[start] == '&' || t[start] == '|')
-                        return fail(ret_error, NULL,
-                                    "expected '&&', '||', '!', '(', ')' or a predicate, found \"%c\"",
-                                    t[start]);
-                return fail(ret_error, NULL,
-                            "expected a predicate (key:glob or key~regex), found \"%s\"", what);
-        }
+        if (key_end == start || key_end >= l->size || (t[key_end] != ':' && t[key_end] != '~'))
+                return fail_not_predicate(l, start, key_end, ret_error, ret_offset);
 
         key = match_key_from_string_n(t + start, key_end - start);
         if (key < 0) {
@@ -192,67 +188,115 @@ int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
                 return fail(ret_error, NULL, "expected a key (%s), found \"%s\"", match_key_list(),
                             what);
         }
+        *ret_key = key;
+        *ret_key_end = key_end;
+        return 0;
+}
+
+/* The quoted pattern whose opening '"' is at l->pos, into TOK. */
+static int lex_quoted_pattern(Lexer *l, Token *tok, char **ret_error, size_t *ret_offset)
+{
+        const char *t = l->text;
+        size_t quote = l->pos, n = 0;
+        char *p;
+
+        p = malloc(l->size - quote);
+        if (!p)
+                return -ENOMEM;
+        for (l->pos = quote + 1;; l->pos++) {
+                if (l->pos >= l->size) {
+                        free(p);
+                        if (ret_offset)
+                                *ret_offset = quote;
+                        return fail(ret_error, NULL,
+                                    "expected a closing '\"', found end of expression");
+                }
+                if (t[l->pos] == '"')
+                        break;
+                if (t[l->pos] == '\\' && l->pos + 1 < l->size &&
+                    (t[l->pos + 1] == '"' || t[l->pos + 1] == '\\'))
+                        l->pos++;
+                p[n++] = t[l->pos];
+        }
+        p[n] = 0;
+        l->pos++; /* the closing quote */
+        tok->quoted = true;
+        tok->pattern = p;
+        if (l->pos < l->size && !is_blank(t[l->pos]) && t[l->pos] != ')' &&
+            !at_operator(l, l->pos)) {
+                _cleanup_free_ char *what = excerpt(t + l->pos, l->size - l->pos);
+
+                token_done(tok);
+                if (!what)
+                        return -ENOMEM;
+                if (ret_offset)
+                        *ret_offset = l->pos;
+                return fail(ret_error, NULL,
+                            "expected '&&', '||', ')' or a blank after '\"', found \"%s\"", what);
+        }
+        return 0;
+}
+
+/* The unquoted pattern at l->pos, into TOK. */
+static int lex_bare_pattern(Lexer *l, Token *tok, char **ret_error, size_t *ret_offset)
+{
+        const char *t = l->text;
+        size_t b = l->pos;
+
+        while (l->pos < l->size && !is_blank(t[l->pos]) && t[l->pos] != '(' && t[l->pos] != ')' &&
+               t[l->pos] != '"' && !at_operator(l, l->pos))
+                l->pos++;
+        if (l->pos < l->size && t[l->pos] == '"') {
+                if (ret_offset)
+                        *ret_offset = l->pos;
+                return fail(ret_error, NULL,
+                            "expected a pattern quoted as a whole (key:\"...\"), found '\"' inside a pattern");
+        }
+        tok->pattern = strndup(t + b, l->pos - b);
+        if (!tok->pattern)
+                return -ENOMEM;
+        return 0;
+}
+
+int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
+{
+        const char *t = l->text;
+        size_t start, key_end = 0;
+        Token tok = {};
+        MatchKey key = _KEY_INVALID;
+        int r;
+
+        while (l->pos < l->size && is_blank(t[l->pos]))
+                l->pos++;
+        start = l->pos;
+
+        if (start >= l->size) {
+                *ret = (Token){ .type = TOKEN_END, .offset = start };
+                return 0;
+        }
+
+        tok = lex_punctuation(l, start);
+        if (tok.length > 0) {
+                l->pos += tok.length;
+                *ret = tok;
+                return 0;
+        }
+
+        /* A predicate: key, ':' or '~', pattern. */
+        r = lex_key(l, start, &key, &key_end, ret_error, ret_offset);
+        if (r < 0)
+                return r;
         tok.type = TOKEN_PREDICATE;
         tok.key = key;
         tok.regex = t[key_end] == '~';
         l->pos = key_end + 1;
 
-        if (l->pos < l->size && t[l->pos] == '"') {
-                /* Quoted pattern. */
-                size_t quote = l->pos, n = 0;
-                char *p;
-
-                p = malloc(l->size - quote);
-                if (!p)
-                        return -ENOMEM;
-                for (l->pos = quote + 1;; l->pos++) {
-                        if (l->pos >= l->size) {
-                                free(p);
-                                if (ret_offset)
-                                        *ret_offset = quote;
-                                return fail(ret_error, NULL,
-                                            "expected a closing '\"', found end of expression");
-                        }
-                        if (t[l->pos] == '"')
-                                break;
-                        if (t[l->pos] == '\\' && l->pos + 1 < l->size &&
-                            (t[l->pos + 1] == '"' || t[l->pos + 1] == '\\'))
-                                l->pos++;
-                        p[n++] = t[l->pos];
-                }
-                p[n] = 0;
-                l->pos++; /* the closing quote */
-                tok.quoted = true;
-                tok.pattern = p;
-                if (l->pos < l->size && !is_blank(t[l->pos]) && t[l->pos] != ')' &&
-                    !at_operator(l, l->pos)) {
-                        _cleanup_free_ char *what = excerpt(t + l->pos, l->size - l->pos);
-
-                        token_done(&tok);
-                        if (!what)
-                                return -ENOMEM;
-                        if (ret_offset)
-                                *ret_offset = l->pos;
-                        return fail(ret_error, NULL,
-                                    "expected '&&', '||', ')' or a blank after '\"', found \"%s\"",
-                                    what);
-                }
-        } else {
-                size_t b = l->pos;
-
-                while (l->pos < l->size && !is_blank(t[l->pos]) && t[l->pos] != '(' &&
-                       t[l->pos] != ')' && t[l->pos] != '"' && !at_operator(l, l->pos))
-                        l->pos++;
-                if (l->pos < l->size && t[l->pos] == '"') {
-                        if (ret_offset)
-                                *ret_offset = l->pos;
-                        return fail(ret_error, NULL,
-                                    "expected a pattern quoted as a whole (key:\"...\"), found '\"' inside a pattern");
-                }
-                tok.pattern = strndup(t + b, l->pos - b);
-                if (!tok.pattern)
-                        return -ENOMEM;
-        }
+        if (l->pos < l->size && t[l->pos] == '"')
+                r = lex_quoted_pattern(l, &tok, ret_error, ret_offset);
+        else
+                r = lex_bare_pattern(l, &tok, ret_error, ret_offset);
+        if (r < 0)
+                return r;
 
         if (tok.pattern[0] == 0) {
                 token_done(&tok);
