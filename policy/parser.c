@@ -962,16 +962,17 @@ typedef enum KeySlot {
         SLOT_REQUIRE_TRUSTED_EXE,
 } KeySlot;
 
-static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t len, size_t indent)
+/*
+ * Split "Key = Value" of line LINE (S, LEN bytes, the key at INDENT) into
+ * *RET_KEY and *RET_VALUE (without the blanks around it), and the column of
+ * the value. 1 on success, 0 if the line is malformed (reported).
+ */
+static int split_key_line(FileParser *fp, unsigned line, const char *s, size_t len,
+                          size_t indent, char **ret_key, char **ret_value,
+                          unsigned *ret_value_col)
 {
-        _cleanup_free_ char *key = NULL, *value = NULL, *error = NULL;
         size_t key_end = indent, p, value_start, value_end;
-        unsigned value_col, column = 0;
-        Settings *settings = NULL;
-        const char *allowed = NULL;
-        uint32_t mask = 0;
-        SettingId id;
-        int slot, r;
+        char *key, *value;
 
         while (key_end < len && (s[key_end] == '_' || s[key_end] == '-' ||
                                  (s[key_end] >= 'a' && s[key_end] <= 'z') ||
@@ -990,46 +991,62 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                                 (int)(key_end - indent), s + indent, p >= len ? "end of line" : "\"",
                                 (int)(p >= len ? 0 : MIN(len - p, (size_t)32)), s + p,
                                 p >= len ? "" : "\"");
-        key = strndup(s + indent, key_end - indent);
-        if (!key)
-                return -ENOMEM;
 
         for (value_start = p + 1; value_start < len && is_blank(s[value_start]); value_start++)
                 ;
         value_end = len;
         while (value_end > value_start && is_blank(s[value_end - 1]))
                 value_end--;
+        key = strndup(s + indent, key_end - indent);
         value = strndup(s + value_start, value_end - value_start);
-        if (!value)
+        if (!key || !value) {
+                free(key);
+                free(value);
                 return -ENOMEM;
-        value_col = (unsigned)value_start + 1;
-
-        switch (fp->section) {
-        case SECTION_NONE:
-                return error_at(fp, DIAG_ERROR, line, (unsigned)indent + 1,
-                                "expected a section header ([Profile NAME], [Rule NAME] or "
-                                "[Unit GLOB]) before the first key, found \"%s\"",
-                                key);
-        case SECTION_INVALID:
-                return 0;
-        case SECTION_RULE:
-                settings = &fp->out->rules[fp->index].own;
-                mask = SETTINGS_TASK_MASK;
-                allowed = rule_keys();
-                break;
-        case SECTION_PROFILE:
-                settings = &fp->out->profiles[fp->index].settings;
-                mask = SETTINGS_TASK_MASK;
-                allowed = profile_keys();
-                break;
-        case SECTION_UNIT:
-                settings = &fp->out->units[fp->index].settings;
-                mask = SETTINGS_UNIT_MASK;
-                allowed = unit_keys();
-                break;
         }
+        *ret_key = key;
+        *ret_value = value;
+        *ret_value_col = (unsigned)value_start + 1;
+        return 1;
+}
 
-        id = setting_from_string(key);
+/* The settings of the current section, which of them it takes, and the names
+ * of its keys (for messages). false outside of a valid section. */
+static bool section_settings(FileParser *fp, Settings **ret_settings, uint32_t *ret_mask,
+                             const char **ret_allowed)
+{
+        switch (fp->section) {
+        case SECTION_RULE:
+                *ret_settings = &fp->out->rules[fp->index].own;
+                *ret_mask = SETTINGS_TASK_MASK;
+                *ret_allowed = rule_keys();
+                return true;
+        case SECTION_PROFILE:
+                *ret_settings = &fp->out->profiles[fp->index].settings;
+                *ret_mask = SETTINGS_TASK_MASK;
+                *ret_allowed = profile_keys();
+                return true;
+        case SECTION_UNIT:
+                *ret_settings = &fp->out->units[fp->index].settings;
+                *ret_mask = SETTINGS_UNIT_MASK;
+                *ret_allowed = unit_keys();
+                return true;
+        default:
+                return false;
+        }
+}
+
+/*
+ * Which slot KEY (at column INDENT + 1) fills in the current section: a
+ * SettingId or a KeySlot, in *RET_SLOT. 1 if the value is to be parsed, 0
+ * if the key is wrong here (reported). Warns about a key given twice.
+ */
+static int key_line_slot(FileParser *fp, unsigned line, size_t indent, const char *key,
+                         uint32_t mask, const char *allowed, int *ret_slot)
+{
+        SettingId id = setting_from_string(key);
+        int slot, r;
+
         if (id >= 0)
                 slot = id;
         else if (fp->section == SECTION_RULE && streq(key, "Match"))
@@ -1067,59 +1084,65 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                         return r;
         }
         fp->seen_keys |= UINT32_C(1) << slot;
+        *ret_slot = slot;
+        return 1;
+}
 
-        if (id >= 0) {
-                r = settings_parse(settings, id, value, &error, &column);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        return error_at(fp, DIAG_ERROR, line, value_col + column, "%s",
-                                        error ? error : "invalid value");
-                return 0;
-        }
+static int parse_match_value(FileParser *fp, unsigned line, Rule *rule, const char *value,
+                             unsigned value_col)
+{
+        _cleanup_(expr_freep) Expr *e = NULL;
+        _cleanup_free_ char *error = NULL;
+        size_t offset = 0;
+        int r;
 
+        fp->has_match = true; /* even if invalid: no second error about it */
+        r = expr_parse(value, strlen(value), value_col, &e, &error, &offset);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return error_at(fp, DIAG_ERROR, line, value_col + (unsigned)offset, "%s",
+                                error ? error : "invalid match expression");
+        expr_free(rule->match);
+        rule->match = TAKE_PTR(e);
+        rule->match_line = line;
+        rule->match_column = value_col;
+        rule->uses_thread = expr_uses_key(rule->match, KEY_THREAD);
+        return check_never_matches(fp, rule);
+}
+
+/* The value of a key only [Rule] sections take (SLOT); *VALUE may be taken. */
+static int parse_rule_key(FileParser *fp, unsigned line, size_t indent, KeySlot slot,
+                          char **value, unsigned value_col)
+{
         Rule *rule = &fp->out->rules[fp->index];
-        switch ((KeySlot)slot) {
-        case SLOT_MATCH: {
-                _cleanup_(expr_freep) Expr *e = NULL;
-                size_t offset = 0;
+        int r;
 
-                fp->has_match = true; /* even if invalid: no second error about it */
-                r = expr_parse(value, strlen(value), value_col, &e, &error, &offset);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        return error_at(fp, DIAG_ERROR, line, value_col + (unsigned)offset, "%s",
-                                        error ? error : "invalid match expression");
-                expr_free(rule->match);
-                rule->match = TAKE_PTR(e);
-                rule->match_line = line;
-                rule->match_column = value_col;
-                rule->uses_thread = expr_uses_key(rule->match, KEY_THREAD);
-                return check_never_matches(fp, rule);
-        }
+        switch (slot) {
+        case SLOT_MATCH:
+                return parse_match_value(fp, line, rule, *value, value_col);
         case SLOT_PROFILE:
-                if (value[0] == 0)
+                if ((*value)[0] == 0)
                         return error_at(fp, DIAG_ERROR, line, value_col,
                                         "expected the name of a [Profile], found end of line");
                 free(rule->profile);
-                rule->profile = TAKE_PTR(value);
+                rule->profile = TAKE_PTR(*value);
                 /* resolved at the end of the file; remember where */
                 rule->profile_line = line;
                 rule->profile_column = value_col;
                 return 0;
         case SLOT_FINAL:
-                r = parse_boolean(value);
+                r = parse_boolean(*value);
                 if (r < 0)
                         return error_at(fp, DIAG_ERROR, line, value_col,
-                                        "expected yes or no, found \"%s\"", value);
+                                        "expected yes or no, found \"%s\"", *value);
                 rule->final = r;
                 return 0;
         case SLOT_REQUIRE_TRUSTED_EXE:
-                r = parse_boolean(value);
+                r = parse_boolean(*value);
                 if (r < 0)
                         return error_at(fp, DIAG_ERROR, line, value_col,
-                                        "expected yes or no, found \"%s\"", value);
+                                        "expected yes or no, found \"%s\"", *value);
                 rule->untrusted_ok = !r;
                 if (!r)
                         return error_at(fp, DIAG_WARNING, line, (unsigned)indent + 1,
@@ -1129,6 +1152,40 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
                                         rule->name);
                 return 0;
         }
+        return 0;
+}
+
+static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t len, size_t indent)
+{
+        _cleanup_free_ char *key = NULL, *value = NULL, *error = NULL;
+        unsigned value_col = 0, column = 0;
+        Settings *settings = NULL;
+        const char *allowed = NULL;
+        uint32_t mask = 0;
+        int slot = 0, r;
+
+        r = split_key_line(fp, line, s, len, indent, &key, &value, &value_col);
+        if (r <= 0)
+                return r;
+        if (fp->section == SECTION_NONE)
+                return error_at(fp, DIAG_ERROR, line, (unsigned)indent + 1,
+                                "expected a section header ([Profile NAME], [Rule NAME] or "
+                                "[Unit GLOB]) before the first key, found \"%s\"",
+                                key);
+        if (!section_settings(fp, &settings, &mask, &allowed))
+                return 0; /* an invalid section header, reported */
+        r = key_line_slot(fp, line, indent, key, mask, allowed, &slot);
+        if (r <= 0)
+                return r;
+
+        if (slot >= _SETTING_MAX)
+                return parse_rule_key(fp, line, indent, (KeySlot)slot, &value, value_col);
+        r = settings_parse(settings, (SettingId)slot, value, &error, &column);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return error_at(fp, DIAG_ERROR, line, value_col + column, "%s",
+                                error ? error : "invalid value");
         return 0;
 }
 
