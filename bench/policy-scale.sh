@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
         esac
 done
 bin=$build/bench/policy-scale
-[ $do_build -eq 0 ] || ninja -C "$build" bench/policy-scale >/dev/null
+[ $do_build -eq 0 ] || ninja -C "$build" bench/policy-scale cli/latnicectl >/dev/null
 [ -x "$bin" ] || { echo "policy-scale: $bin not built" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -32,13 +32,15 @@ runs=()
 if [ -d policy/default ] && ls policy/default/*.policy >/dev/null 2>&1; then
         runs+=("$("$bin" --dir policy/default --label default)")
 fi
-data=../shared/data/ananicy-rules
-[ -d "$data" ] || data=/work/shared/data/ananicy-rules
-if [ -d "$data" ]; then
-        /usr/bin/python3 bench/ananicy-to-policy.py "$data" "$out/cachyos.policy" 2>/dev/null
-        runs+=("$("$bin" --file "$out/cachyos.policy" --label cachyos)")
+# A real ananicy rule set (CachyOS's), converted by latnicectl itself.
+data=${LATNICE_ANANICY_RULES:-}
+if [ -n "$data" ] && [ -d "$data" ]; then
+        "$build/cli/latnicectl" import-ananicy "$data" -o "$out/cachyos.policy" >/dev/null 2>&1 ||
+                echo "policy-scale: latnicectl import-ananicy $data failed" >&2
+        [ -s "$out/cachyos.policy" ] &&
+                runs+=("$("$bin" --file "$out/cachyos.policy" --label cachyos)")
 else
-        echo "policy-scale: $data not found, skipping the CachyOS rule set" >&2
+        echo "policy-scale: no ananicy rule set (LATNICE_ANANICY_RULES=DIR), skipping it" >&2
 fi
 for n in $counts; do
         runs+=("$("$bin" --generate $n --label "generated-$n")")

@@ -162,7 +162,7 @@ static int get_ln(pid_t pid, int *ret)
         return 0;
 }
 
-/* The mapping of DESIGN.md section 2, computed independently of the kernel. */
+/* The latency nice -> slice mapping (latnicectl kernel), computed independently of the kernel. */
 static uint64_t expected_slice(uint64_t base, int latency_nice)
 {
         uint64_t s;

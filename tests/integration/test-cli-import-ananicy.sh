@@ -47,11 +47,10 @@ else
 fi
 echo "ok - -o replaces regular files only"
 
-DATA=
-for d in "$SRC/../shared/data/ananicy-rules" /work/shared/data/ananicy-rules; do
-        [ -d "$d" ] && { DATA=$d; break; }
-done
-[ -n "$DATA" ] || skip "the ananicy rule set (shared/data/ananicy-rules) is not here"
+# A real ananicy rule set (such as CachyOS's ananicy-rules checkout), if one
+# is named: LATNICE_ANANICY_RULES=DIR.
+DATA=${LATNICE_ANANICY_RULES:-}
+[ -n "$DATA" ] && [ -d "$DATA" ] || skip "no real ananicy rule set (set LATNICE_ANANICY_RULES=DIR)"
 
 OUT=$T/out-dir
 mkdir -p "$OUT"
