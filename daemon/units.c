@@ -279,29 +279,6 @@ static bool errno_is_cgroup_gone(int r)
         return r == -ENOENT || r == -ENODEV || r == -ENOTDIR;
 }
 
-/*
- * cg_write() with O_TRUNC: cgroupfs ignores the truncation, and a test tree
- * of regular files then behaves like cgroupfs when a shorter value replaces
- * a longer one ("0" after "-15"). Same errors as cg_write() (-ENOENT also
- * for ENODEV, a removed cgroup).
- */
-static int knob_file_write(const char *fs, const char *value)
-{
-        _cleanup_close_ int fd = -EBADF;
-        size_t len = strlen(value);
-        ssize_t n;
-
-        fd = open(fs, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return errno == ENODEV ? -ENOENT : -errno;
-        do
-                n = write(fd, value, len);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return errno == ENODEV ? -ENOENT : -errno;
-        return (size_t) n == len ? 0 : -EIO;
-}
-
 /* ---- Entries ---------------------------------------------------------- */
 
 static void entry_forget_knobs(CgroupEntry *e)
@@ -456,7 +433,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
         }
         if (u->write_hook)
                 u->write_hook(e->path, knobs[k].file, u->write_hook_userdata);
-        r = knob_file_write(fs, value);
+        r = cg_write(fs, NULL, value);
         if (r < 0) {
                 if (errno_is_cgroup_gone(r) && cgroup_gone(u, e->path))
                         return KNOB_GONE;
@@ -493,7 +470,7 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
                 log_info("Unit %s: %s was changed to %s by someone else, leaving it", e->name, fs,
                          cur);
         } else {
-                r = knob_file_write(fs, e->orig[k]);
+                r = cg_write(fs, NULL, e->orig[k]);
                 if (r < 0 && errno_is_cgroup_gone(r)) {
                         log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
                         r = 0;

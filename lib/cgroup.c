@@ -47,25 +47,6 @@ int cg_path_join(const char *root, const char *rel, char **ret)
         return 0;
 }
 
-/* One write() of VALUE to an existing file. O_TRUNC is a no-op on cgroupfs, but
- * a test tree of plain files must not keep the tail of a longer old value. */
-static int write_truncating(const char *path, const char *value)
-{
-        _cleanup_close_ int fd = -EBADF;
-        size_t len = strlen(value);
-        ssize_t n;
-
-        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        do
-                n = write(fd, value, len);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return -errno;
-        return (size_t) n == len ? 0 : -EIO;
-}
-
 int cg_write(const char *dir, const char *file, const char *value)
 {
         _cleanup_free_ char *p = NULL;
@@ -74,7 +55,7 @@ int cg_write(const char *dir, const char *file, const char *value)
         r = cg_path_join(dir, file, &p);
         if (r < 0)
                 return r;
-        return cg_gone(write_truncating(p, value));
+        return cg_gone(write_string_file(p, value));
 }
 
 int cg_read(const char *dir, const char *file, char **ret)

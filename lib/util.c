@@ -121,7 +121,7 @@ int write_string_file(const char *path, const char *value)
         size_t len = strlen(value);
         ssize_t n;
 
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         do

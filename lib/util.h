@@ -34,7 +34,13 @@ int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
                    bool *ret_truncated);
 /* First line of PATH without its trailing newline. */
 int read_one_line_file(const char *path, char **ret);
-/* Write VALUE (no newline added) to an existing file with a single write(). */
+/*
+ * Write VALUE (no newline added) to an existing file with a single write(),
+ * as kernel interface files (procfs, sysfs, cgroupfs) want one value per
+ * write(). The file is opened with O_TRUNC: a no-op on those file systems,
+ * but a regular file (a test's stand-in tree) must not keep the tail of a
+ * longer old value ("0" after "-15"). A short write is -EIO.
+ */
 int write_string_file(const char *path, const char *value);
 
 /* Strict decimal parsing: optional sign (not for unsigned), no trailing junk
