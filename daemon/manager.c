@@ -21,6 +21,8 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/strv.h"
+#include "lib/time-util.h"
 #include "daemon/bus.h"
 #include "daemon/units.h"
 
@@ -93,46 +95,6 @@ struct Manager {
         uint64_t n_renames_deferred, n_renames_full;
         uint64_t n_fd_exhausted, last_fd_warning_usec, n_fd_unwarned;
 };
-
-static uint64_t now_usec(clockid_t c)
-{
-        struct timespec ts;
-
-        clock_gettime(c, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static char **strv_copy(char *const *l)
-{
-        size_t n = 0;
-        char **c;
-
-        while (l && l[n])
-                n++;
-        c = calloc(n + 1, sizeof(char *));
-        if (!c)
-                return NULL;
-        for (size_t i = 0; i < n; i++) {
-                c[i] = strdup(l[i]);
-                if (!c[i])
-                        return strv_free(c);
-        }
-        return c;
-}
-
-static int strv_append(char ***l, size_t *n, char *s)
-{
-        char **c = realloc(*l, (*n + 2) * sizeof(char *));
-
-        if (!c) {
-                free(s);
-                return -ENOMEM;
-        }
-        c[(*n)++] = s;
-        c[*n] = NULL;
-        *l = c;
-        return 0;
-}
 
 static LatencyBackend resolve_backend(Manager *m)
 {
@@ -252,7 +214,7 @@ static int manager_load_policy(Manager *m)
                 if (!s)
                         continue;
                 log_full(d.items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s", s);
-                (void)strv_append(&diags, &n, s);
+                (void)strv_consume(&diags, &n, s);
         }
         if (diagnostics_count(&d, DIAG_ERROR) > 0)
                 log_warning("Policy files with errors were rejected; their last good version "
@@ -606,9 +568,12 @@ int manager_new(const ManagerOptions *o, Manager **ret)
                 return -ENOMEM;
         m->opts = *o;
         m->log_level_from_cmdline = o->log_level >= 0;
-        m->policy_dirs = strv_copy(o->policy_dirs ? o->policy_dirs : (char *const *)default_dirs);
+        r = strv_copy(o->policy_dirs ? o->policy_dirs : (char *const *)default_dirs,
+                      &m->policy_dirs);
+        if (r < 0)
+                return r;
         m->config_file = strdup(o->config_file ? o->config_file : DAEMON_CONFIG_FILE);
-        if (!m->policy_dirs || !m->config_file)
+        if (!m->config_file)
                 return -ENOMEM;
         daemon_config_init(&m->config);
 

@@ -78,12 +78,6 @@ struct UnitState {
 
 /* ---- Small helpers ---------------------------------------------------- */
 
-static char *mfree_str(char *s)
-{
-        free(s);
-        return NULL;
-}
-
 int units_weight_to_nice(unsigned weight)
 {
         /* cgroup weight 100 is task weight 1024 (nice 0). */
@@ -284,8 +278,8 @@ static bool errno_is_cgroup_gone(int r)
 static void entry_forget_knobs(CgroupEntry *e)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
-                e->orig[k] = mfree_str(e->orig[k]);
-                e->written[k] = mfree_str(e->written[k]);
+                e->orig[k] = mfree(e->orig[k]);
+                e->written[k] = mfree(e->written[k]);
         }
 }
 
@@ -480,8 +474,8 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
                 else
                         log_debug("Unit %s: restored %s to %s", e->name, fs, e->orig[k]);
         }
-        e->orig[k] = mfree_str(e->orig[k]);
-        e->written[k] = mfree_str(e->written[k]);
+        e->orig[k] = mfree(e->orig[k]);
+        e->written[k] = mfree(e->written[k]);
         return r;
 }
 

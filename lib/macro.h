@@ -55,6 +55,13 @@
                         func(*p);                    \
         }
 
+/* free() that returns NULL: "p = mfree(p);". */
+static inline void *mfree(void *p)
+{
+        free(p);
+        return NULL;
+}
+
 static inline void freep(void *p)
 {
         free(*(void **)p);

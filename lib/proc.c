@@ -11,6 +11,7 @@
 
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/strv.h"
 #include "lib/util.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -356,24 +357,6 @@ int cgroup_path_to_unit(const char *cgroup, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
-/* Append S (taken) to the NULL-terminated vector *V of *N entries. */
-static int strv_push(char ***v, size_t *n, char *s)
-{
-        char **nv;
-
-        if (!s)
-                return 0;
-        nv = realloc(*v, sizeof(char *) * (*n + 2));
-        if (!nv) {
-                free(s);
-                return -ENOMEM;
-        }
-        nv[(*n)++] = s;
-        nv[*n] = NULL;
-        *v = nv;
-        return 0;
-}
-
 static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
 {
         TaskNames *names = NULL;
@@ -425,9 +408,9 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
                 }
                 n++;
                 /* Track the strings for freeing. */
-                if (strv_push(&strings, &n_strings, (char *) names[n - 1].comm) < 0 ||
-                    strv_push(&strings, &n_strings, (char *) names[n - 1].argv0) < 0 ||
-                    strv_push(&strings, &n_strings, (char *) names[n - 1].exe) < 0)
+                if (strv_consume(&strings, &n_strings, (char *) names[n - 1].comm) < 0 ||
+                    strv_consume(&strings, &n_strings, (char *) names[n - 1].argv0) < 0 ||
+                    strv_consume(&strings, &n_strings, (char *) names[n - 1].exe) < 0)
                         r = -ENOMEM;
                 if (r < 0)
                         break;
