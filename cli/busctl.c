@@ -13,15 +13,12 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/table.h"
+#include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 #include "lib/util.h"
-
-#define BUS_NAME "org.latnice.Daemon1"
-#define BUS_PATH "/org/latnice/Daemon1"
-#define BUS_INTERFACE "org.latnice.Daemon1"
 
 /* ---- Connecting and calling ------------------------------------------ */
 
@@ -48,7 +45,8 @@ static int report_not_running(const CliOptions *o, const char *why)
         if (why)
                 log_error("latniced is not running (%s)", why);
         else
-                log_error("latniced is not running (" BUS_NAME " is not on %s)", strna(d));
+                log_error("latniced is not running (" LATNICE_BUS_NAME " is not on %s)",
+                          strna(d));
         return 1;
 }
 
@@ -100,8 +98,8 @@ static int report_error(const CliOptions *o, const char *method, const sd_bus_er
 
 static int method_new(sd_bus *bus, const char *method, sd_bus_message **ret)
 {
-        return sd_bus_message_new_method_call(bus, ret, BUS_NAME, BUS_PATH, BUS_INTERFACE,
-                                              method);
+        return sd_bus_message_new_method_call(bus, ret, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
+                                              LATNICE_BUS_INTERFACE, method);
 }
 
 /* Call M; on failure print and return the exit status 1, else 0. */
@@ -872,7 +870,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
 
         if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
                 return 0;
-        if (streq(name, BUS_NAME) && *new_owner == '\0') {
+        if (streq(name, LATNICE_BUS_NAME) && *new_owner == '\0') {
                 log_error("latniced left the bus");
                 return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
         }
@@ -909,8 +907,8 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         if (r < 0)
                 return log_error_errno(r, "Cannot watch signals: %m"), 1;
 
-        r = sd_bus_match_signal(bus, &s1, BUS_NAME, BUS_PATH, BUS_INTERFACE, "TaskApplied",
-                                on_task_applied, (void *) o);
+        r = sd_bus_match_signal(bus, &s1, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
+                                LATNICE_BUS_INTERFACE, "TaskApplied", on_task_applied, (void *) o);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, &s2, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged",

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "daemon/bus.h"
 #include "daemon/bus-util.h"
+#include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -30,13 +31,10 @@
 #include "lib/settings.h"
 #include "lib/util.h"
 
-#define BUS_NAME "org.latnice.Daemon1"
-#define BUS_PATH "/org/latnice/Daemon1"
-#define BUS_INTERFACE "org.latnice.Daemon1"
-
-#define BUS_ERROR_ACCESS_DENIED "org.latnice.Daemon1.Error.AccessDenied"
-#define BUS_ERROR_NO_SUCH_PROCESS "org.latnice.Daemon1.Error.NoSuchProcess"
-#define BUS_ERROR_REFUSED "org.latnice.Daemon1.Error.Refused"
+/* Short names for the error names of lib/bus-names.h. */
+#define BUS_ERROR_ACCESS_DENIED LATNICE_BUS_ERROR_ACCESS_DENIED
+#define BUS_ERROR_NO_SUCH_PROCESS LATNICE_BUS_ERROR_NO_SUCH_PROCESS
+#define BUS_ERROR_REFUSED LATNICE_BUS_ERROR_REFUSED
 
 #define PF_KTHREAD_FLAG 0x00200000u
 
@@ -1211,8 +1209,8 @@ int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
         }
         b->bus = TAKE_PTR(bus);
 
-        r = sd_bus_add_object_vtable(b->bus, &b->object_slot, BUS_PATH, BUS_INTERFACE,
-                                     daemon_vtable, b);
+        r = sd_bus_add_object_vtable(b->bus, &b->object_slot, LATNICE_BUS_PATH,
+                                     LATNICE_BUS_INTERFACE, daemon_vtable, b);
         if (r < 0)
                 goto fail;
 
@@ -1222,9 +1220,9 @@ int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
         if (r < 0)
                 goto fail;
 
-        r = sd_bus_request_name(b->bus, BUS_NAME, 0);
+        r = sd_bus_request_name(b->bus, LATNICE_BUS_NAME, 0);
         if (r < 0) {
-                log_debug_errno(r, "Cannot take the bus name " BUS_NAME ": %m");
+                log_debug_errno(r, "Cannot take the bus name " LATNICE_BUS_NAME ": %m");
                 goto fail;
         }
 
@@ -1232,7 +1230,7 @@ int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
         if (r < 0)
                 goto fail;
 
-        log_debug("Serving " BUS_NAME " on %s", address);
+        log_debug("Serving " LATNICE_BUS_NAME " on %s", address);
         *ret = b;
         return 0;
 
@@ -1266,8 +1264,8 @@ void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const
         str = s ? settings_to_string(s) : strdup("");
         if (!str)
                 return (void) log_oom();
-        r = sd_bus_emit_signal(b->bus, BUS_PATH, BUS_INTERFACE, "TaskApplied", "uuss",
-                               (uint32_t) pid, (uint32_t) tid, strempty(rule), str);
+        r = sd_bus_emit_signal(b->bus, LATNICE_BUS_PATH, LATNICE_BUS_INTERFACE, "TaskApplied",
+                               "uuss", (uint32_t) pid, (uint32_t) tid, strempty(rule), str);
         if (r < 0)
                 log_debug_errno(r, "Cannot emit TaskApplied for %d/%d: %m", (int) pid,
                                 (int) tid);
