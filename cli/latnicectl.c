@@ -14,22 +14,6 @@
 #include "lib/log.h"
 #include "lib/macro.h"
 
-#ifndef HAVE_BUSCTL
-/* This build has no D-Bus verbs (cli/busctl.c missing): say so plainly. */
-static int verb_no_bus(int argc, char **argv, const CliOptions *o)
-{
-        return cli_error("'%s' needs the D-Bus client, which this build of latnicectl lacks",
-                         argv[0]);
-}
-#define verb_status verb_no_bus
-#define verb_list verb_no_bus
-#define verb_set verb_no_bus
-#define verb_reload verb_no_bus
-#define verb_monitor verb_no_bus
-#define verb_set_unit verb_no_bus
-#define verb_unset_unit verb_no_bus
-#endif
-
 typedef struct Verb {
         const char *name;
         int (*func)(int argc, char **argv, const CliOptions *o);
