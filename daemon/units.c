@@ -19,6 +19,7 @@
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
+#include "lib/unit-name.h"
 #include "lib/util.h"
 
 /* Examined cgroups remembered for units_seen(); beyond this, the cache is pruned. */
@@ -183,57 +184,7 @@ static uint32_t task_mask_of(const Settings *s)
         return m;
 }
 
-/* Directory names that are unit cgroups. */
-static bool is_unit_name(const char *name)
-{
-        static const char *const suffixes[] = { ".service", ".scope", ".slice",
-                                                ".socket",  ".mount", ".swap" };
-        size_t n = strlen(name);
-
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                size_t sl = strlen(suffixes[i]);
-                if (n > sl && streq(name + n - sl, suffixes[i]))
-                        return true;
-        }
-        return false;
-}
-
-/*
- * Normalize a cgroup path as found in /proc/PID/cgroup: leading '/', no
- * trailing '/', no empty components; "." and ".." are refused.
- */
-static int cgroup_path_normalize(const char *path, char **ret)
-{
-        _cleanup_free_ char *out = NULL;
-        size_t len = 0;
-
-        if (!path)
-                return -EINVAL;
-        out = malloc(strlen(path) + 2);
-        if (!out)
-                return -ENOMEM;
-        for (const char *p = path; *p;) {
-                size_t n;
-
-                p += strspn(p, "/");
-                n = strcspn(p, "/");
-                if (n == 0)
-                        break;
-                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return -EINVAL;
-                out[len++] = '/';
-                memcpy(out + len, p, n);
-                len += n;
-                p += n;
-        }
-        if (len == 0)
-                out[len++] = '/';
-        out[len] = 0;
-        *ret = TAKE_PTR(out);
-        return 0;
-}
-
-static char *cgroup_fs_path(const UnitState *u, const char *cgroup_path, const char *file)
+static char *units_fs_path(const UnitState *u, const char *cgroup_path, const char *file)
 {
         char *s;
 
@@ -244,9 +195,9 @@ static char *cgroup_fs_path(const UnitState *u, const char *cgroup_path, const c
 }
 
 /* 0 and the identity if CGROUP_PATH is a directory, -ENOENT if gone. */
-static int cgroup_stat(const UnitState *u, const char *cgroup_path, dev_t *ret_dev, ino_t *ret_ino)
+static int units_cgroup_stat(const UnitState *u, const char *cgroup_path, dev_t *ret_dev, ino_t *ret_ino)
 {
-        _cleanup_free_ char *fs = cgroup_fs_path(u, cgroup_path, NULL);
+        _cleanup_free_ char *fs = units_fs_path(u, cgroup_path, NULL);
         struct stat st;
 
         if (!fs)
@@ -260,12 +211,12 @@ static int cgroup_stat(const UnitState *u, const char *cgroup_path, dev_t *ret_d
         return 0;
 }
 
-static bool cgroup_gone(const UnitState *u, const char *cgroup_path)
+static bool units_cgroup_gone(const UnitState *u, const char *cgroup_path)
 {
         dev_t dev;
         ino_t ino;
 
-        return cgroup_stat(u, cgroup_path, &dev, &ino) == -ENOENT;
+        return units_cgroup_stat(u, cgroup_path, &dev, &ino) == -ENOENT;
 }
 
 static bool errno_is_cgroup_gone(int r)
@@ -331,7 +282,7 @@ static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
         if (!e->configured && !e->orig[0] && !e->orig[1] && !e->orig[2] && !e->orig[3] &&
             !e->orig[4])
                 return true;
-        return cgroup_gone(u, e->path);
+        return units_cgroup_gone(u, e->path);
 }
 
 static bool drop_stale(UnitState *u, CgroupEntry *e)
@@ -400,7 +351,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
         _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
         int r;
 
-        fs = cgroup_fs_path(u, e->path, knobs[k].file);
+        fs = units_fs_path(u, e->path, knobs[k].file);
         if (!fs) {
                 log_oom();
                 return KNOB_FAILED;
@@ -408,7 +359,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
         r = cg_read(fs, NULL, &cur);
         if (r < 0) {
                 if (errno_is_cgroup_gone(r))
-                        return cgroup_gone(u, e->path) ? KNOB_GONE : KNOB_MISSING;
+                        return units_cgroup_gone(u, e->path) ? KNOB_GONE : KNOB_MISSING;
                 log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
                 return KNOB_FAILED;
         }
@@ -429,7 +380,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
                 u->write_hook(e->path, knobs[k].file, u->write_hook_userdata);
         r = cg_write(fs, NULL, value);
         if (r < 0) {
-                if (errno_is_cgroup_gone(r) && cgroup_gone(u, e->path))
+                if (errno_is_cgroup_gone(r) && units_cgroup_gone(u, e->path))
                         return KNOB_GONE;
                 log_warning_errno(r, "Unit %s: failed to write %s to %s: %m", e->name, value, fs);
                 return KNOB_FAILED;
@@ -450,7 +401,7 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
 
         if (!e->orig[k])
                 return 0;
-        fs = cgroup_fs_path(u, e->path, knobs[k].file);
+        fs = units_fs_path(u, e->path, knobs[k].file);
         if (!fs)
                 return -ENOMEM;
         r = cg_read(fs, NULL, &cur);
@@ -489,7 +440,7 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
         Settings want = {}, fallback = {}, in_files = {};
         bool match = false, gone = false;
 
-        if (p && is_unit_name(e->name))
+        if (p && unit_type_from_name(e->name, strlen(e->name)) >= 0)
                 match = policy_match_unit(p, e->name, &want);
         want.mask &= SETTINGS_UNIT_MASK;
         if (!match)
@@ -572,7 +523,7 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
                 if (streq(root, "/"))
                         root[0] = 0; /* paths are appended as "/x/y" */
         } else {
-                r = cgroup2_find_mount(&root);
+                r = cg_find_mount(&root);
                 if (r == -ENOENT)
                         return -ENOMEDIUM;
                 if (r < 0)
@@ -728,7 +679,7 @@ int units_apply_cgroup(UnitState *u, const Policy *p, const char *cgroup_path)
         _cleanup_free_ char *path = NULL;
         int r;
 
-        r = cgroup_path_normalize(cgroup_path, &path);
+        r = cg_path_normalize(cgroup_path, &path);
         if (r < 0)
                 return r;
 
@@ -743,7 +694,7 @@ int units_apply_cgroup(UnitState *u, const Policy *p, const char *cgroup_path)
                 saved = *slash;
                 *slash = 0;
 
-                r = cgroup_stat(u, path, &dev, &ino);
+                r = units_cgroup_stat(u, path, &dev, &ino);
                 if (r == -ENOENT) {
                         log_debug("Cgroup %s vanished before it could be configured", path);
                         return 0;
@@ -769,7 +720,7 @@ int units_apply_unit(UnitState *u, const Policy *p, const char *unit)
         Settings s = {};
         WalkContext c = { .u = u, .p = p, .only_name = unit };
 
-        if (!p || !unit || !is_unit_name(unit) || strchr(unit, '/'))
+        if (!p || !unit || unit_type_from_name(unit, strlen(unit)) < 0 || strchr(unit, '/'))
                 return 0;
         if (!policy_match_unit(p, unit, &s) || !(s.mask & SETTINGS_UNIT_MASK))
                 return 0;
@@ -783,12 +734,12 @@ bool units_seen(UnitState *u, const char *cgroup_path)
         dev_t dev;
         ino_t ino;
 
-        if (cgroup_path_normalize(cgroup_path, &path) < 0)
+        if (cg_path_normalize(cgroup_path, &path) < 0)
                 return true; /* nothing we could configure */
         e = entry_get(u, path);
         if (!e)
                 return false;
-        if (cgroup_stat(u, path, &dev, &ino) < 0)
+        if (units_cgroup_stat(u, path, &dev, &ino) < 0)
                 return true; /* gone: nothing to do */
         return e->dev == dev && e->ino == ino;
 }
@@ -799,7 +750,7 @@ bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgrou
         _cleanup_free_ char *path = NULL;
         Settings merged = {};
 
-        if (cgroup_path_normalize(cgroup_path, &path) < 0)
+        if (cg_path_normalize(cgroup_path, &path) < 0)
                 return false;
         if (!units_seen(u, path))
                 (void) units_apply_cgroup(u, p, path);

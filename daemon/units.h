@@ -117,16 +117,20 @@ bool units_seen(UnitState *u, const char *cgroup_path);
 /*
  * Settings the daemon must apply per task to a task in CGROUP_PATH, because
  * the cgroup files for them are missing there, merged over every configured
- * ancestor (outermost first). If CGROUP_PATH was not examined yet, it is
- * examined now (files are checked, nothing is written). Returns false (and
- * leaves *RET untouched) if there is nothing to apply per task.
+ * ancestor (outermost first). Not a pure lookup: if CGROUP_PATH was not
+ * examined yet, it is configured now through units_apply_cgroup(), which
+ * writes the [Unit] settings of P to its cgroup files and to those of every
+ * ancestor not seen yet (the fallback is what could not be written). Returns
+ * false (and leaves *RET untouched) if there is nothing to apply per task.
  */
 bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
                                 Settings *ret);
 
-/* The same by unit name (lib/proc cgroup_path_to_unit): the fallback of
- * the configured cgroup(s) named UNIT. Slices around it are not included:
- * prefer units_task_fallback_cgroup() when the cgroup path is known. */
+/* The same by unit name (lib/unit-name unit_name_from_cgroup_path()): the
+ * fallback of the first configured cgroup named UNIT. Slices around it are
+ * not included: prefer units_task_fallback_cgroup() when the cgroup path is
+ * known. Writes too: a UNIT not configured yet is configured now through
+ * units_apply_unit(). */
 bool units_task_fallback(UnitState *u, const Policy *p, const char *unit, Settings *ret);
 
 /* Write back every original value (cgroups that are gone are skipped

@@ -47,6 +47,37 @@ int cg_path_join(const char *root, const char *rel, char **ret)
         return 0;
 }
 
+int cg_path_normalize(const char *path, char **ret)
+{
+        _cleanup_free_ char *out = NULL;
+        size_t len = 0;
+
+        if (!path)
+                return -EINVAL;
+        out = malloc(strlen(path) + 2);
+        if (!out)
+                return -ENOMEM;
+        for (const char *p = path; *p;) {
+                size_t n;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return -EINVAL;
+                out[len++] = '/';
+                memcpy(out + len, p, n);
+                len += n;
+                p += n;
+        }
+        if (len == 0)
+                out[len++] = '/';
+        out[len] = 0;
+        *ret = TAKE_PTR(out);
+        return 0;
+}
+
 int cg_write(const char *dir, const char *file, const char *value)
 {
         _cleanup_free_ char *p = NULL;
@@ -186,4 +217,104 @@ int cg_walk(const char *root, cg_walk_func_t cb, void *userdata)
         if (fd < 0)
                 return cg_gone(-errno);
         return walk(fd, path, "/", 0, cb, userdata);
+}
+
+/* Decode the octal escapes (\040 etc.) the kernel uses in mounts files. */
+static void unescape_mount_field(char *s)
+{
+        char *w = s;
+
+        for (char *r = s; *r;) {
+                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+                    r[3] >= '0' && r[3] <= '7') {
+                        *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+                        r += 4;
+                } else
+                        *w++ = *r++;
+        }
+        *w = 0;
+}
+
+int cg_find_mount_in(const char *mounts_path, char **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        char *line, *saveptr = NULL;
+        int r;
+
+        r = read_full_file(mounts_path, 16u * 1024u * 1024u, &buf, NULL);
+        if (r < 0)
+                return r;
+
+        for (line = strtok_r(buf, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
+                char *fields[3], *sp = NULL, *f = line;
+                size_t n = 0;
+
+                for (char *tok = strtok_r(f, " ", &sp); tok && n < 3; tok = strtok_r(NULL, " ", &sp))
+                        fields[n++] = tok;
+                if (n < 3 || !streq(fields[2], "cgroup2"))
+                        continue;
+
+                unescape_mount_field(fields[1]);
+                if (fields[1][0] != '/')
+                        continue;
+                char *p = strdup(fields[1]);
+                if (!p)
+                        return -ENOMEM;
+                *ret = p;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int cg_find_mount(char **ret)
+{
+        return cg_find_mount_in("/proc/self/mounts", ret);
+}
+
+static bool file_exists_at(int dfd, const char *file)
+{
+        return faccessat(dfd, file, F_OK, 0) == 0;
+}
+
+int cg_tree_has_file(const char *root, const char *file)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        struct dirent *de;
+
+        d = opendir(root);
+        if (!d)
+                return -errno;
+        if (file_exists_at(dirfd(d), file))
+                return 1;
+
+        while ((errno = 0, de = readdir(d))) {
+                _cleanup_free_ char *p = NULL;
+
+                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+                        continue;
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (asprintf(&p, "%s/%s", de->d_name, file) < 0)
+                        return -ENOMEM;
+                if (file_exists_at(dirfd(d), p))
+                        return 1;
+        }
+        return 0;
+}
+
+int cg_has_controller(const char *root, const char *controller)
+{
+        _cleanup_free_ char *p = NULL, *buf = NULL;
+        char *tok, *sp = NULL;
+        int r;
+
+        if (asprintf(&p, "%s/cgroup.controllers", root) < 0)
+                return -ENOMEM;
+        r = read_full_file(p, READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        for (tok = strtok_r(buf, " \t\n", &sp); tok; tok = strtok_r(NULL, " \t\n", &sp))
+                if (streq(tok, controller))
+                        return 1;
+        return 0;
 }

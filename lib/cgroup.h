@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Cgroup access: attribute files, member lists and tree walks under a cgroup2
- * root given as a directory (the real mount or a test's own tree).
+ * Cgroup access: attribute files, member lists, path handling and tree walks
+ * under a cgroup2 root given as a directory (the real mount or a test's own
+ * tree), and finding the cgroup2 mount.
  *
  * Writes go straight to the interface files. libcgroup is not used here:
  * its cgroup_init() builds its mount table from /proc/mounts and cannot be
@@ -36,6 +37,10 @@ int cg_read_threads(const char *dir, pid_t **ret, size_t *ret_n);
 
 /* "ROOT/REL" with exactly one '/' between them; REL "" or "/" is ROOT. */
 int cg_path_join(const char *root, const char *rel, char **ret);
+/* A cgroup path as found in /proc/PID/cgroup made canonical: leading '/', no
+ * trailing '/', no empty components ("/" for the root). -EINVAL for NULL and
+ * for "." or ".." components. */
+int cg_path_normalize(const char *path, char **ret);
 
 /*
  * Pre-order walk of ROOT and every cgroup below it (directories only, no
@@ -49,3 +54,16 @@ int cg_path_join(const char *root, const char *rel, char **ret);
 #define CG_WALK_DEPTH_MAX 128
 typedef int (*cg_walk_func_t)(const char *path, const char *rel, void *userdata);
 int cg_walk(const char *root, cg_walk_func_t cb, void *userdata);
+
+/* The cgroup2 mount point from /proc/self/mounts (first "cgroup2" entry).
+ * -ENOENT if there is none. */
+int cg_find_mount(char **ret);
+/* Same, from a mounts file in /proc/self/mounts format (octal escapes such as
+ * \040 in the mount point are decoded). */
+int cg_find_mount_in(const char *mounts_path, char **ret);
+
+/* 1 if FILE exists in ROOT or in any direct child directory of ROOT (the
+ * root cgroup has no cpu.* interface files of its own), 0 if not. */
+int cg_tree_has_file(const char *root, const char *file);
+/* 1 if CONTROLLER is listed in ROOT/cgroup.controllers, 0 if not. */
+int cg_has_controller(const char *root, const char *controller);

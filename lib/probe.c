@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/cgroup.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
@@ -77,106 +78,6 @@ uint64_t base_slice_default(unsigned ncpus)
         while (n >>= 1)
                 log2++;
         return 700000ULL * (1 + log2);
-}
-
-/* Decode the octal escapes (\040 etc.) the kernel uses in mounts files. */
-static void unescape_mount_field(char *s)
-{
-        char *w = s;
-
-        for (char *r = s; *r;) {
-                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-                    r[3] >= '0' && r[3] <= '7') {
-                        *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
-                        r += 4;
-                } else
-                        *w++ = *r++;
-        }
-        *w = 0;
-}
-
-int cgroup2_find_mount_in(const char *mounts_path, char **ret)
-{
-        _cleanup_free_ char *buf = NULL;
-        char *line, *saveptr = NULL;
-        int r;
-
-        r = read_full_file(mounts_path, 16u * 1024u * 1024u, &buf, NULL);
-        if (r < 0)
-                return r;
-
-        for (line = strtok_r(buf, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
-                char *fields[3], *sp = NULL, *f = line;
-                size_t n = 0;
-
-                for (char *tok = strtok_r(f, " ", &sp); tok && n < 3; tok = strtok_r(NULL, " ", &sp))
-                        fields[n++] = tok;
-                if (n < 3 || !streq(fields[2], "cgroup2"))
-                        continue;
-
-                unescape_mount_field(fields[1]);
-                if (fields[1][0] != '/')
-                        continue;
-                char *p = strdup(fields[1]);
-                if (!p)
-                        return -ENOMEM;
-                *ret = p;
-                return 0;
-        }
-        return -ENOENT;
-}
-
-int cgroup2_find_mount(char **ret)
-{
-        return cgroup2_find_mount_in("/proc/self/mounts", ret);
-}
-
-static bool file_exists_at(int dfd, const char *file)
-{
-        return faccessat(dfd, file, F_OK, 0) == 0;
-}
-
-int cgroup_tree_has_file(const char *root, const char *file)
-{
-        _cleanup_closedir_ DIR *d = NULL;
-        struct dirent *de;
-
-        d = opendir(root);
-        if (!d)
-                return -errno;
-        if (file_exists_at(dirfd(d), file))
-                return 1;
-
-        while ((errno = 0, de = readdir(d))) {
-                _cleanup_free_ char *p = NULL;
-
-                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-                        continue;
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (asprintf(&p, "%s/%s", de->d_name, file) < 0)
-                        return -ENOMEM;
-                if (file_exists_at(dirfd(d), p))
-                        return 1;
-        }
-        return 0;
-}
-
-int cgroup_has_controller(const char *root, const char *controller)
-{
-        _cleanup_free_ char *p = NULL, *buf = NULL;
-        char *tok, *sp = NULL;
-        int r;
-
-        if (asprintf(&p, "%s/cgroup.controllers", root) < 0)
-                return -ENOMEM;
-        r = read_full_file(p, READ_FULL_FILE_MAX, &buf, NULL);
-        if (r < 0)
-                return r;
-        for (tok = strtok_r(buf, " \t\n", &sp); tok; tok = strtok_r(NULL, " \t\n", &sp))
-                if (streq(tok, controller))
-                        return 1;
-        return 0;
 }
 
 /* Set the calling thread's slice and read it back; restore the original. The
@@ -326,7 +227,7 @@ int kernel_probe(const char *cgroup_root, KernelFeatures *ret)
         k.uclamp_task = probe_uclamp();
 
         if (!cgroup_root) {
-                int r = cgroup2_find_mount(&found);
+                int r = cg_find_mount(&found);
                 if (r == -ENOMEM)
                         return r;
                 cgroup_root = found;
@@ -337,9 +238,9 @@ int kernel_probe(const char *cgroup_root, KernelFeatures *ret)
                         k.cgroup_root[0] = 0;
         }
         if (k.cgroup_root[0]) {
-                k.cgroup2_cpu = cgroup_has_controller(k.cgroup_root, "cpu") > 0;
-                k.latency_nice_cgroup = cgroup_tree_has_file(k.cgroup_root, "cpu.latency.nice") > 0;
-                k.uclamp_cgroup = cgroup_tree_has_file(k.cgroup_root, "cpu.uclamp.min") > 0;
+                k.cgroup2_cpu = cg_has_controller(k.cgroup_root, "cpu") > 0;
+                k.latency_nice_cgroup = cg_tree_has_file(k.cgroup_root, "cpu.latency.nice") > 0;
+                k.uclamp_cgroup = cg_tree_has_file(k.cgroup_root, "cpu.uclamp.min") > 0;
         }
 
         k.sched_ext_active = read_sched_ext_active();

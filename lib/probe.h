@@ -49,16 +49,3 @@ uint64_t latency_nice_to_slice(int latency_nice, uint64_t base_slice_ns);
 uint64_t base_slice_default(unsigned ncpus);
 
 extern const int sched_prio_to_weight[40];
-
-/* The cgroup2 mount point from /proc/self/mounts (first "cgroup2" entry).
- * -ENOENT if there is none. */
-int cgroup2_find_mount(char **ret);
-/* Same, from a mounts file in /proc/self/mounts format (octal escapes such as
- * \040 in the mount point are decoded). */
-int cgroup2_find_mount_in(const char *mounts_path, char **ret);
-
-/* 1 if FILE exists in ROOT or in any direct child directory of ROOT (the
- * root cgroup has no cpu.* interface files of its own), 0 if not. */
-int cgroup_tree_has_file(const char *root, const char *file);
-/* 1 if CONTROLLER is listed in ROOT/cgroup.controllers, 0 if not. */
-int cgroup_has_controller(const char *root, const char *controller);

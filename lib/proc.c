@@ -12,6 +12,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/strv.h"
+#include "lib/unit-name.h"
 #include "lib/util.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -328,35 +329,6 @@ static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
         return parse_cgroup(buf, ret);
 }
 
-int cgroup_path_to_unit(const char *cgroup, char **ret)
-{
-        static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
-        const char *best = NULL;
-        size_t best_len = 0;
-
-        if (!cgroup)
-                return -ENXIO;
-        for (const char *p = cgroup; *p;) {
-                size_t n;
-
-                p += strspn(p, "/");
-                n = strcspn(p, "/");
-                for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                        size_t sl = strlen(suffixes[i]);
-                        if (n > sl && strncmp(p + n - sl, suffixes[i], sl) == 0) {
-                                best = p;
-                                best_len = n;
-                                break;
-                        }
-                }
-                p += n;
-        }
-        if (!best)
-                return -ENXIO;
-        *ret = strndup(best, best_len);
-        return *ret ? 0 : -ENOMEM;
-}
-
 static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
 {
         TaskNames *names = NULL;
@@ -521,7 +493,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                 r = read_cgroup(proc_root, pid, &t->cgroup);
                 if (r < 0)
                         return r;
-                r = cgroup_path_to_unit(t->cgroup, &t->unit);
+                r = unit_name_from_cgroup_path(t->cgroup, &t->unit);
                 if (r < 0 && r != -ENXIO)
                         return r;
         }

@@ -71,9 +71,6 @@ int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n);
 int proc_thread_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret);
 /* Tgid of a tid (from /proc/TID/status "Tgid:"). */
 int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret);
-/* Unit name from a cgroup path: deepest component ending in .service, .scope,
- * .socket, .mount or .swap; NULL-returns -ENXIO if none. */
-int cgroup_path_to_unit(const char *cgroup, char **ret);
 /* Every pid in PROC_ROOT, sorted. */
 int proc_pids(const char *proc_root, pid_t **ret, size_t *ret_n);
 

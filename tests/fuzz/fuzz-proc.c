@@ -4,7 +4,7 @@
  * a task (partly) controls: stat (whose comm the task names itself), status
  * (Uid:, Gid:, Tgid: lines), cmdline (argv, or any title the task writes
  * over it) and cgroup (a delegated subtree names its own cgroups), then
- * cgroup_path_to_unit() on the cgroup path found.
+ * unit_name_from_cgroup_path() on the cgroup path found.
  *
  * The input is parsed as each of those files, and also used as a hostile comm
  * inside an otherwise valid stat line and as a cmdline, where the expected
@@ -18,6 +18,7 @@
 
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/unit-name.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -154,7 +155,7 @@ static void parse_cgroup(const char *buf, size_t size)
                 return;
         if (r != 0)
                 abort();
-        r = cgroup_path_to_unit(path, &unit);
+        r = unit_name_from_cgroup_path(path, &unit);
         if (r == -ENXIO || r == -ENOMEM)
                 return;
         if (r != 0 || !unit || !*unit || strchr(unit, '/') || !path || !strstr(path, unit))

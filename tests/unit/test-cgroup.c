@@ -178,7 +178,7 @@ static void test_real_root(void)
         Seen s = {};
         int r;
 
-        r = cgroup2_find_mount(&mnt);
+        r = cg_find_mount(&mnt);
         if (r < 0) {
                 printf("no cgroup2 mount, real-root checks skipped\n");
                 return;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/cgroup.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
@@ -84,7 +85,7 @@ static void test_mounts(void)
                    "cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0\n"
                    "cgroup2 /sys/fs/cgroup/my\\040unified\\134x cgroup2 rw,relatime 0 0\n"
                    "cgroup2 /second cgroup2 rw 0 0\n");
-        CHECK(cgroup2_find_mount_in(path, &m) == 0);
+        CHECK(cg_find_mount_in(path, &m) == 0);
         CHECK(streq(m, "/sys/fs/cgroup/my unified\\x"));
         free(m);
         m = NULL;
@@ -96,16 +97,16 @@ static void test_mounts(void)
                    "none /x cgroup rw,cgroup2 0 0\n"
                    "short line\n"
                    "\n");
-        CHECK(cgroup2_find_mount_in(path, &m) == -ENOENT);
+        CHECK(cg_find_mount_in(path, &m) == -ENOENT);
         CHECK(!m);
 
         snprintf(path, sizeof(path), "%s/mounts3", tmpdir);
         write_file(path, "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0");
-        CHECK(cgroup2_find_mount_in(path, &m) == 0);
+        CHECK(cg_find_mount_in(path, &m) == 0);
         CHECK(streq(m, "/sys/fs/cgroup"));
         free(m);
 
-        CHECK(cgroup2_find_mount_in("/nonexistent/mounts", &m) == -ENOENT);
+        CHECK(cg_find_mount_in("/nonexistent/mounts", &m) == -ENOENT);
 }
 
 static void test_cgroup_files(void)
@@ -116,26 +117,26 @@ static void test_cgroup_files(void)
         CHECK(mkdir(root, 0755) == 0);
         snprintf(p, sizeof(p), "%s/cgroup.controllers", root);
         write_file(p, "cpuset io memory pids\n");
-        CHECK(cgroup_has_controller(root, "cpu") == 0);
-        CHECK(cgroup_has_controller(root, "io") == 1);
-        CHECK(cgroup_has_controller(root, "pids") == 1);
+        CHECK(cg_has_controller(root, "cpu") == 0);
+        CHECK(cg_has_controller(root, "io") == 1);
+        CHECK(cg_has_controller(root, "pids") == 1);
         write_file(p, "cpuset cpu io\n");
-        CHECK(cgroup_has_controller(root, "cpu") == 1);
-        CHECK(cgroup_has_controller("/nonexistent", "cpu") == -ENOENT);
+        CHECK(cg_has_controller(root, "cpu") == 1);
+        CHECK(cg_has_controller("/nonexistent", "cpu") == -ENOENT);
 
         snprintf(p, sizeof(p), "%s/a.slice", root);
         CHECK(mkdir(p, 0755) == 0);
         snprintf(p, sizeof(p), "%s/b.slice", root);
         CHECK(mkdir(p, 0755) == 0);
-        CHECK(cgroup_tree_has_file(root, "cpu.latency.nice") == 0);
+        CHECK(cg_tree_has_file(root, "cpu.latency.nice") == 0);
         snprintf(p, sizeof(p), "%s/b.slice/cpu.latency.nice", root);
         write_file(p, "0\n");
-        CHECK(cgroup_tree_has_file(root, "cpu.latency.nice") == 1);
-        CHECK(cgroup_tree_has_file(root, "cpu.uclamp.min") == 0);
+        CHECK(cg_tree_has_file(root, "cpu.latency.nice") == 1);
+        CHECK(cg_tree_has_file(root, "cpu.uclamp.min") == 0);
         /* A plain file named like a directory does not confuse it. */
         snprintf(p, sizeof(p), "%s/cpu.weight", root);
         write_file(p, "100\n");
-        CHECK(cgroup_tree_has_file(root, "cpu.weight") == 1);
+        CHECK(cg_tree_has_file(root, "cpu.weight") == 1);
 }
 
 static bool state_equal(const SchedState *a, const SchedState *b)

@@ -19,6 +19,7 @@
 
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/unit-name.h"
 #include "lib/util.h"
 #include "tests/unit/test-util.h"
 
@@ -268,25 +269,60 @@ static void test_unit(void)
 {
         char *u = NULL;
 
-        CHECK(cgroup_path_to_unit("/system.slice/pipewire.service", &u) == 0);
+        CHECK(unit_name_from_cgroup_path("/system.slice/pipewire.service", &u) == 0);
         CHECK(streq(u, "pipewire.service"));
         free(u);
-        CHECK(cgroup_path_to_unit(
+        CHECK(unit_name_from_cgroup_path(
                       "/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo@x.scope", &u) == 0);
         CHECK(streq(u, "app-foo@x.scope"));
         free(u);
-        CHECK(cgroup_path_to_unit("/user.slice/user-1000.slice/user@1000.service/app.slice", &u) == 0);
+        CHECK(unit_name_from_cgroup_path("/user.slice/user-1000.slice/user@1000.service/app.slice", &u) == 0);
         CHECK(streq(u, "user@1000.service"));
         free(u);
-        CHECK(cgroup_path_to_unit("/system.slice/foo.socket/", &u) == 0);
+        CHECK(unit_name_from_cgroup_path("/system.slice/foo.socket/", &u) == 0);
         CHECK(streq(u, "foo.socket"));
         free(u);
         u = NULL;
-        CHECK(cgroup_path_to_unit("/", &u) == -ENXIO);
-        CHECK(cgroup_path_to_unit("/user.slice/.service", &u) == -ENXIO);
-        CHECK(cgroup_path_to_unit("/a.services", &u) == -ENXIO);
-        CHECK(cgroup_path_to_unit(NULL, &u) == -ENXIO);
+        CHECK(unit_name_from_cgroup_path("/", &u) == -ENXIO);
+        CHECK(unit_name_from_cgroup_path("/user.slice/.service", &u) == -ENXIO);
+        CHECK(unit_name_from_cgroup_path("/a.services", &u) == -ENXIO);
+        CHECK(unit_name_from_cgroup_path(NULL, &u) == -ENXIO);
         CHECK(!u);
+}
+
+/* lib/unit-name: the unit types with a cgroup, and names from outside. */
+static void test_unit_name(void)
+{
+        char long_name[UNIT_NAME_MAX + 2];
+
+        check(unit_type_from_name("a.service", 9) == UNIT_SERVICE);
+        check(unit_type_from_name("a.slice", 7) == UNIT_SLICE);
+        check(unit_type_from_name("dev-sda1.swap", 13) == UNIT_SWAP);
+        check(unit_type_from_name("a.service/x", 9) == UNIT_SERVICE); /* only N bytes */
+        check(unit_type_from_name(".service", 8) == _UNIT_TYPE_INVALID);
+        check(unit_type_from_name("a.target", 8) == _UNIT_TYPE_INVALID);
+        check(unit_type_from_name("a.timer", 7) == _UNIT_TYPE_INVALID);
+        check(unit_type_from_name("a.device", 8) == _UNIT_TYPE_INVALID);
+        check(unit_type_from_name("a.services", 10) == _UNIT_TYPE_INVALID);
+
+        check(unit_name_is_valid("pipewire.service"));
+        check(unit_name_is_valid("user@1000.service"));
+        check(unit_name_is_valid("dbus-:1.2-org.a@0.service"));
+        check(unit_name_is_valid("sys-fs-fuse-connections.mount"));
+        check(unit_name_is_valid("system-getty\\x2d.slice"));
+        check(!unit_name_is_valid(NULL));
+        check(!unit_name_is_valid(""));
+        check(!unit_name_is_valid("multi-user.target"));
+        check(!unit_name_is_valid("a b.service"));
+        check(!unit_name_is_valid("../x.service"));
+        check(!unit_name_is_valid("a/b.service"));
+        check(!unit_name_is_valid("a\nb.service"));
+        memset(long_name, 'a', sizeof(long_name));
+        strcpy(long_name + UNIT_NAME_MAX - strlen(".scope"), ".scope");
+        check(strlen(long_name) == UNIT_NAME_MAX && unit_name_is_valid(long_name));
+        memset(long_name, 'a', sizeof(long_name));
+        strcpy(long_name + UNIT_NAME_MAX + 1 - strlen(".scope"), ".scope");
+        check(!unit_name_is_valid(long_name));
 }
 
 /* Wait until CHILD runs the program whose comm is COMM. exec sets the comm
@@ -678,6 +714,7 @@ int main(void)
         test_flags();
         test_huge_fake();
         test_unit();
+        test_unit_name();
         test_real();
         test_huge_real();
         test_pidfd();
