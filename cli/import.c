@@ -2,14 +2,12 @@
 /*
  * latnicectl import-ananicy [DIR] [-o FILE]
  */
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <sys/stat.h>
 
 #include "cli/ananicy.h"
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "lib/atomic-file.h"
 #include "lib/macro.h"
 
 #define ANANICY_DEFAULT_DIR "/etc/ananicy.d"
@@ -66,81 +64,34 @@ static void print_stats(const AnanicyStats *s)
                         s->malformed, s->malformed == 1 ? "" : "s");
 }
 
-/*
- * Whether OUTPUT may be replaced: it does not exist or is a regular file.
- * rename() replaces whatever is there: run as root, "-o /dev/null" would put
- * a regular file in place of the device, and "-o LINK" would replace the
- * link rather than write its target. A symlink is refused too, not followed:
- * in a directory others can write (/tmp) it may point anywhere.
- * -EEXIST and *RET_WHAT ("a FIFO", ...) when it is something else.
- */
-static int output_check(const char *output, const char **ret_what)
-{
-        struct stat st;
+typedef struct Conversion {
+        const char *dir;
+        AnanicyStats *stats;
+        char **error_path;
+        bool failed; /* the conversion failed, not the file: it named the path */
+} Conversion;
 
-        if (lstat(output, &st) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (S_ISREG(st.st_mode))
-                return 0;
-        *ret_what = S_ISLNK(st.st_mode)    ? "a symbolic link"
-                    : S_ISDIR(st.st_mode)  ? "a directory"
-                    : S_ISFIFO(st.st_mode) ? "a FIFO"
-                    : S_ISCHR(st.st_mode)  ? "a character device"
-                    : S_ISBLK(st.st_mode)  ? "a block device"
-                    : S_ISSOCK(st.st_mode) ? "a socket"
-                                           : "not a regular file";
-        return -EEXIST;
+static int convert_fill(FILE *f, void *userdata)
+{
+        Conversion *c = userdata;
+        int r;
+
+        r = ananicy_convert(c->dir, f, c->stats, c->error_path);
+        c->failed = r < 0;
+        return r;
 }
 
-/* Write atomically: a temporary file beside OUTPUT, renamed over it once
- * OUTPUT is checked (again: it may have changed while we converted). */
+/* Write atomically (lib/atomic-file.h): OUTPUT is replaced only if it is a
+ * regular file, checked again right before the rename. */
 static int convert_to_file(const char *dir, const char *output, AnanicyStats *stats,
                            char **error_path, const char **ret_what)
 {
-        _cleanup_free_ char *copy = strdup(output), *tmp = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        const char *parent;
-        int fd, r;
+        Conversion c = { .dir = dir, .stats = stats, .error_path = error_path };
+        int r;
 
-        if (!copy)
-                return -ENOMEM;
-        parent = dirname(copy);
-        if (asprintf(&tmp, "%s/.#latnice-import-XXXXXX", parent) < 0) {
-                tmp = NULL;
-                return -ENOMEM;
-        }
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
+        r = atomic_file_write(output, "import", 0644, convert_fill, &c, ret_what);
+        if (r < 0 && !c.failed)
                 *error_path = strdup(output);
-                return -errno;
-        }
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = -errno;
-                safe_close(fd);
-                goto fail;
-        }
-        r = ananicy_convert(dir, f, stats, error_path);
-        if (r < 0)
-                goto fail;
-        if (fflush(f) != 0 || ferror(f) || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-                r = errno > 0 ? -errno : -EIO;
-                *error_path = strdup(output);
-                goto fail;
-        }
-        r = output_check(output, ret_what);
-        if (r < 0) {
-                *error_path = strdup(output);
-                goto fail;
-        }
-        if (rename(tmp, output) < 0) {
-                r = -errno;
-                *error_path = strdup(output);
-                goto fail;
-        }
-        return 0;
-fail:
-        unlink(tmp);
         return r;
 }
 
@@ -190,7 +141,7 @@ int verb_import_ananicy(int argc, char **argv, const CliOptions *o)
                                        "itself goes to standard output");
 
         if (output) {
-                r = output_check(output, &what);
+                r = atomic_file_check_target(output, &what);
                 if (r >= 0)
                         r = convert_to_file(dir, output, &stats, &error_path, &what);
                 else if (r != -EEXIST)
