@@ -669,7 +669,6 @@ int manager_start(Manager *m)
         r = kernel_probe(m->opts.cgroup_root, &m->kernel);
         if (r < 0)
                 return log_error_errno(r, "Failed to probe the kernel: %m");
-        sched_set_base_slice(m->kernel.base_slice_ns);
         log_kernel(&m->kernel);
 
         (void)manager_load_config(m);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Kernel feature probe and the latency-nice -> slice mapping.
+ * Kernel feature probe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,21 +16,6 @@
 #include "lib/probe.h"
 #include "lib/sched.h"
 #include "lib/util.h"
-
-/* The kernel's nice -> load weight table (kernel/sched/core.c); index nice + 20. */
-const int sched_prio_to_weight[40] = {
-        /* -20 */ 88761, 71755, 56483, 46273, 36291,
-        /* -15 */ 29154, 23254, 18705, 14949, 11916,
-        /* -10 */ 9548,  7620,  6100,  4904,  3906,
-        /*  -5 */ 3121,  2501,  1991,  1586,  1277,
-        /*   0 */ 1024,  820,   655,   526,   423,
-        /*   5 */ 335,   272,   215,   172,   137,
-        /*  10 */ 110,   87,    70,    56,    45,
-        /*  15 */ 36,    29,    23,    18,    15,
-};
-
-#define SLICE_MIN_NS 100000ULL     /* 0.1 ms, the kernel's clamp */
-#define SLICE_MAX_NS 100000000ULL  /* 100 ms */
 
 static const char *const backend_table[_LATENCY_BACKEND_MAX] = {
         [LATENCY_BACKEND_NONE] = "none",
@@ -59,39 +44,18 @@ int latency_backend_from_string(const char *s)
         return -EINVAL;
 }
 
-uint64_t latency_nice_to_slice(int latency_nice, uint64_t base_slice_ns)
-{
-        uint64_t slice;
-
-        if (latency_nice == 0)
-                return 0;
-        latency_nice = CLAMP(latency_nice, -20, 19);
-        slice = base_slice_ns * 1024 / (uint64_t) sched_prio_to_weight[latency_nice + 20];
-        return CLAMP(slice, SLICE_MIN_NS, SLICE_MAX_NS);
-}
-
-uint64_t base_slice_default(unsigned ncpus)
-{
-        unsigned n = MIN(MAX(ncpus, 1u), 8u), log2 = 0;
-
-        /* SCHED_TUNABLESCALING_LOG: factor = 1 + ilog2(min(ncpus, 8)) */
-        while (n >>= 1)
-                log2++;
-        return 700000ULL * (1 + log2);
-}
-
 /* Set the calling thread's slice and read it back; restore the original. The
  * policy and nice are passed as they are (see apply.c: without
  * SCHED_FLAG_KEEP_PARAMS the kernel sets nice and slice from the attr; with
  * it, it ignores sched_runtime). */
-static bool probe_eevdf_slice(void)
+static bool probe_eevdf_slice(uint64_t base_slice_ns)
 {
         struct ln_sched_attr a;
         SchedState orig;
         uint64_t test;
         bool ok;
 
-        if (sched_state_read(0, &orig) < 0 || !sched_policy_is_fair(orig.policy))
+        if (sched_state_read_with_base(0, base_slice_ns, &orig) < 0 || !sched_policy_is_fair(orig.policy))
                 return false;
 
         test = orig.slice_ns == 3000000 ? 4000000 : 3000000;
@@ -205,7 +169,7 @@ static bool read_sched_ext_active(void)
 int kernel_probe(const char *cgroup_root, KernelFeatures *ret)
 {
         KernelFeatures k = {};
-        _cleanup_free_ char *found = NULL, *bs = NULL;
+        _cleanup_free_ char *found = NULL;
         struct utsname u;
         long n;
 
@@ -215,14 +179,9 @@ int kernel_probe(const char *cgroup_root, KernelFeatures *ret)
         n = sysconf(_SC_NPROCESSORS_ONLN);
         k.ncpus = n > 0 ? (unsigned) n : 1;
 
-        if (read_one_line_file("/sys/kernel/debug/sched/base_slice_ns", &bs) >= 0 &&
-            safe_atou64(bs, &k.base_slice_ns) >= 0 && k.base_slice_ns > 0)
-                k.base_slice_from_debugfs = true;
-        else
-                k.base_slice_ns = base_slice_default(k.ncpus);
-        sched_set_base_slice(k.base_slice_ns);
+        k.base_slice_ns = base_slice_read(&k.base_slice_from_debugfs);
 
-        k.eevdf_slice = probe_eevdf_slice();
+        k.eevdf_slice = probe_eevdf_slice(k.base_slice_ns);
         k.latency_nice_syscall = probe_latency_nice();
         k.uclamp_task = probe_uclamp();
 

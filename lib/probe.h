@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Kernel feature probe and the latency-nice -> slice mapping.
+ * Kernel feature probe.
  *
  * Probed once at start on the calling thread, restoring what it changed.
  * Never fails because a mechanism is missing: it reports it.
@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "lib/latency-slice.h"
 
 typedef enum LatencyBackend {
         LATENCY_BACKEND_NONE,
@@ -41,11 +43,3 @@ typedef struct KernelFeatures {
 /* CGROUP_ROOT: the cgroup2 mount to look at, or NULL to find it in
  * /proc/self/mounts. Always succeeds (returns 0) unless out of memory. */
 int kernel_probe(const char *cgroup_root, KernelFeatures *ret);
-
-/* base_slice * 1024 / sched_prio_to_weight[latency_nice + 20], clamped to
- * [0.1 ms, 100 ms]; 0 for latency_nice 0 ("no custom slice"). */
-uint64_t latency_nice_to_slice(int latency_nice, uint64_t base_slice_ns);
-/* 0.7 ms * (1 + ilog2(min(ncpus, 8))), as the kernel computes it. */
-uint64_t base_slice_default(unsigned ncpus);
-
-extern const int sched_prio_to_weight[40];

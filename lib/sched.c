@@ -11,8 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/latency-slice.h"
 #include "lib/macro.h"
-#include "lib/probe.h"
 #include "lib/sched.h"
 #include "lib/util.h"
 
@@ -35,28 +35,17 @@ int ln_sched_getattr(pid_t tid, struct ln_sched_attr *attr, unsigned size, unsig
         return 0;
 }
 
-static uint64_t base_slice_ns;
-
 uint64_t sched_base_slice(void)
 {
-        if (base_slice_ns == 0) {
-                _cleanup_free_ char *s = NULL;
-                uint64_t v;
+        static uint64_t once;
+        uint64_t v = __atomic_load_n(&once, __ATOMIC_RELAXED);
 
-                if (read_one_line_file("/sys/kernel/debug/sched/base_slice_ns", &s) >= 0 &&
-                    safe_atou64(s, &v) >= 0 && v > 0)
-                        base_slice_ns = v;
-                else {
-                        long n = sysconf(_SC_NPROCESSORS_ONLN);
-                        base_slice_ns = base_slice_default(n > 0 ? (unsigned) n : 1);
-                }
+        /* Threads that race here read the same value: either store is fine. */
+        if (v == 0) {
+                v = base_slice_read(NULL);
+                __atomic_store_n(&once, v, __ATOMIC_RELAXED);
         }
-        return base_slice_ns;
-}
-
-void sched_set_base_slice(uint64_t ns)
-{
-        base_slice_ns = ns;
+        return v;
 }
 
 bool sched_policy_is_fair(int policy)
@@ -101,7 +90,7 @@ int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
         return r == -ENOENT ? -ESRCH : r;
 }
 
-int sched_state_read_attr(pid_t tid, SchedState *ret)
+int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
 {
         static const unsigned sizes[] = { SCHED_ATTR_SIZE_VER2, SCHED_ATTR_SIZE_VER1,
                                           SCHED_ATTR_SIZE_VER0 };
@@ -133,7 +122,7 @@ int sched_state_read_attr(pid_t tid, SchedState *ret)
                 s.latency_nice = a.sched_latency_nice;
         }
         if (sched_policy_is_fair(s.policy)) {
-                uint64_t dflt = sched_base_slice();
+                uint64_t dflt = base_slice_ns;
 
                 /* With the latnice patch set a task's default slice follows
                  * its latency nice (the same mapping as the emulation). */
@@ -146,13 +135,13 @@ int sched_state_read_attr(pid_t tid, SchedState *ret)
         return 0;
 }
 
-int sched_state_read(pid_t tid, SchedState *ret)
+int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
 {
         SchedState s;
         uint64_t slack;
         int r;
 
-        r = sched_state_read_attr(tid, &s);
+        r = sched_state_read_attr_with_base(tid, base_slice_ns, &s);
         if (r < 0)
                 return r;
         r = timer_slack_read(NULL, tid, &slack);
@@ -162,4 +151,14 @@ int sched_state_read(pid_t tid, SchedState *ret)
 
         *ret = s;
         return 0;
+}
+
+int sched_state_read(pid_t tid, SchedState *ret)
+{
+        return sched_state_read_with_base(tid, sched_base_slice(), ret);
+}
+
+int sched_state_read_attr(pid_t tid, SchedState *ret)
+{
+        return sched_state_read_attr_with_base(tid, sched_base_slice(), ret);
 }

@@ -68,7 +68,7 @@ typedef struct SchedState {
         int nice;            /* -20..19 */
         uint32_t priority;   /* RT priority */
         uint64_t slice_ns;   /* sched_runtime as read back (0 or the effective slice) */
-        bool custom_slice;   /* slice was set explicitly (see probe: base slice comparison) */
+        bool custom_slice;   /* slice was set explicitly (see sched_state_read_with_base()) */
         uint32_t util_min, util_max;
         bool has_latency_nice; /* the kernel returned a 60-byte attr */
         int latency_nice;
@@ -81,18 +81,25 @@ typedef struct SchedState {
  * custom_slice: this kernel (checked on 6.18) reports sched_runtime as the
  * effective slice for SCHED_OTHER/BATCH/IDLE whether or not it was set
  * explicitly, and prints no "custom_slice" in /proc/PID/sched. A slice is
- * therefore taken as custom when it differs from the base slice (see
- * sched_base_slice()); an explicit slice equal to the base slice reads as
- * default, which behaves the same. */
-int sched_state_read(pid_t tid, SchedState *ret);
+ * therefore taken as custom when it differs from the default slice of the
+ * task: BASE_SLICE_NS (KernelFeatures.base_slice_ns, ApplyContext's), or
+ * with the latnice patch set and a latency nice, what the kernel derives
+ * from it (latency_nice_to_slice()). An explicit slice equal to the default
+ * reads as default, which behaves the same. */
+int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
 /* The same without the timer slack (one syscall, no file): ->timer_slack_ns
  * is 0. For callers that compare or restore everything but TimerSlack. */
-int sched_state_read_attr(pid_t tid, SchedState *ret);
+int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
 
-/* The base slice used to tell a custom slice from the default one. Set by
- * kernel_probe(); before that, computed on first use like the probe does. */
+/*
+ * For callers without the probed base slice at hand: the same with
+ * sched_base_slice(), base_slice_read() taken once per process and never
+ * set from outside. Callers that have a KernelFeatures or an ApplyContext
+ * pass its base_slice_ns to the functions above instead.
+ */
+int sched_state_read(pid_t tid, SchedState *ret);
+int sched_state_read_attr(pid_t tid, SchedState *ret);
 uint64_t sched_base_slice(void);
-void sched_set_base_slice(uint64_t ns);
 
 /* True for SCHED_OTHER, SCHED_BATCH and SCHED_IDLE (the fair class). */
 bool sched_policy_is_fair(int policy);

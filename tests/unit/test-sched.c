@@ -105,6 +105,11 @@ static void test_slice(const KernelFeatures *k)
         CHECK(s.slice_ns == 3000000);
         CHECK(s.custom_slice);
         CHECK(s.nice == 3); /* passed as current: kept */
+        /* custom_slice compares with the base slice the caller passes. */
+        CHECK(sched_state_read_with_base(w.tid, 3000000, &s) == 0);
+        CHECK(s.slice_ns == 3000000 && !s.custom_slice);
+        CHECK(sched_state_read_attr_with_base(w.tid, k->base_slice_ns, &s) == 0);
+        CHECK(s.slice_ns == 3000000 && s.custom_slice);
 
         /* The kernel clamps to [0.1 ms, 100 ms]. */
         CHECK(set_slice(w.tid, &s, 50000) == 0);
@@ -157,6 +162,10 @@ static void test_slice(const KernelFeatures *k)
         CHECK(sched_state_read(w.tid, &s) == 0);
         CHECK(s.slice_ns == k->base_slice_ns);
         CHECK(!s.custom_slice);
+        CHECK(sched_state_read_with_base(w.tid, k->base_slice_ns + 1, &s) == 0);
+        CHECK(s.slice_ns == k->base_slice_ns && s.custom_slice);
+        /* Without a base slice at hand: the one read once per process. */
+        CHECK(sched_base_slice() == base_slice_read(NULL));
 
         worker_stop(&w);
 }
