@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,43 +26,6 @@
 
 #define NSEC_PER_USEC UINT64_C(1000)
 #define NSEC_PER_MSEC UINT64_C(1000000)
-
-static const char *const setting_names[_SETTING_MAX] = {
-        [SETTING_LATENCY_NICE] = "LatencyNice",
-        [SETTING_SLICE] = "Slice",
-        [SETTING_NICE] = "Nice",
-        [SETTING_POLICY] = "Policy",
-        [SETTING_UTIL_MIN] = "UtilMin",
-        [SETTING_UTIL_MAX] = "UtilMax",
-        [SETTING_TIMER_SLACK] = "TimerSlack",
-        [SETTING_CPU_WEIGHT] = "CPUWeight",
-        [SETTING_CPU_IDLE] = "CPUIdle",
-};
-
-const char *setting_to_string(SettingId id)
-{
-        if (id < 0 || id >= _SETTING_MAX)
-                return NULL;
-        return setting_names[id];
-}
-
-/* Blanks around KEY are ignored, as around values (settings_parse()) and in
- * the policy files, so " Nice = 5" means the same on the command line. */
-SettingId setting_from_string(const char *key)
-{
-        size_t n;
-
-        if (!key)
-                return _SETTING_INVALID;
-        key += strspn(key, " \t");
-        n = strlen(key);
-        while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
-                n--;
-        for (SettingId i = 0; i < _SETTING_MAX; i++)
-                if (strlen(setting_names[i]) == n && strncmp(key, setting_names[i], n) == 0)
-                        return i;
-        return _SETTING_INVALID;
-}
 
 int parse_boolean(const char *s)
 {
@@ -297,143 +261,6 @@ fail:
         return -EINVAL;
 }
 
-int settings_parse(Settings *s, SettingId id, const char *value, char **ret_error,
-                   unsigned *ret_column)
-{
-        _cleanup_free_ char *v = NULL;
-        Settings t;
-        size_t start, len;
-        unsigned column = 0;
-        int64_t x;
-        int r;
-
-        if (!s || !value || id < 0 || id >= _SETTING_MAX)
-                return -EINVAL;
-
-        for (start = 0; is_blank(value[start]); start++)
-                ;
-        len = strlen(value + start);
-        while (len > 0 && is_blank(value[start + len - 1]))
-                len--;
-        v = strndup(value + start, len);
-        if (!v)
-                return -ENOMEM;
-
-        t = *s;
-        switch (id) {
-        case SETTING_LATENCY_NICE:
-        case SETTING_NICE:
-                r = parse_int_range(v, (Range){ -20, 19 }, &x, ret_error);
-                if (r < 0)
-                        break;
-                if (id == SETTING_NICE)
-                        t.nice = (int32_t)x;
-                else
-                        t.latency_nice = (int32_t)x;
-                break;
-        case SETTING_SLICE:
-                r = parse_duration(v, 100 * NSEC_PER_USEC, 100 * NSEC_PER_MSEC, "0.1ms..100ms",
-                                   &t.slice_ns, ret_error, &column);
-                break;
-        case SETTING_TIMER_SLACK:
-                r = parse_duration(v, 1, 100 * NSEC_PER_MSEC, "1ns..100ms", &t.timer_slack_ns,
-                                   ret_error, &column);
-                break;
-        case SETTING_POLICY:
-                r = sched_policy_from_string(v);
-                if (r < 0) {
-                        set_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
-                        break;
-                }
-                t.policy = r;
-                r = 0;
-                break;
-        case SETTING_UTIL_MIN:
-                r = parse_util(v, &t.util_min, ret_error);
-                break;
-        case SETTING_UTIL_MAX:
-                r = parse_util(v, &t.util_max, ret_error);
-                break;
-        case SETTING_CPU_WEIGHT:
-                r = parse_int_range(v, (Range){ 1, 10000 }, &x, ret_error);
-                if (r >= 0)
-                        t.cpu_weight = (uint32_t)x;
-                break;
-        case SETTING_CPU_IDLE:
-                r = parse_boolean(v);
-                if (r < 0) {
-                        set_error(ret_error, "expected yes or no, found \"%s\"", v);
-                        break;
-                }
-                t.cpu_idle = r;
-                r = 0;
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (r < 0) {
-                if (ret_column)
-                        *ret_column = (unsigned)start + column;
-                return -EINVAL;
-        }
-
-        t.mask |= SETTING_BIT(id);
-        *s = t;
-        return 0;
-}
-
-int settings_parse_assignment(Settings *s, const char *assignment, char **ret_error)
-{
-        _cleanup_free_ char *key = NULL;
-        const char *eq;
-        SettingId id;
-
-        if (!s || !assignment)
-                return -EINVAL;
-        eq = strchr(assignment, '=');
-        if (!eq) {
-                set_error(ret_error, "expected KEY=VALUE, found \"%s\"", assignment);
-                return -EINVAL;
-        }
-        key = strndup(assignment, (size_t)(eq - assignment));
-        if (!key)
-                return -ENOMEM;
-        id = setting_from_string(key);
-        if (id < 0) {
-                set_error(ret_error,
-                          "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-                          "TimerSlack, CPUWeight, CPUIdle), found \"%s\"",
-                          key);
-                return -EINVAL;
-        }
-        return settings_parse(s, id, eq + 1, ret_error, NULL);
-}
-
-void settings_merge(Settings *dst, const Settings *src)
-{
-        uint32_t m = src->mask;
-
-        if (m & SETTING_BIT(SETTING_LATENCY_NICE))
-                dst->latency_nice = src->latency_nice;
-        if (m & SETTING_BIT(SETTING_SLICE))
-                dst->slice_ns = src->slice_ns;
-        if (m & SETTING_BIT(SETTING_NICE))
-                dst->nice = src->nice;
-        if (m & SETTING_BIT(SETTING_POLICY))
-                dst->policy = src->policy;
-        if (m & SETTING_BIT(SETTING_UTIL_MIN))
-                dst->util_min = src->util_min;
-        if (m & SETTING_BIT(SETTING_UTIL_MAX))
-                dst->util_max = src->util_max;
-        if (m & SETTING_BIT(SETTING_TIMER_SLACK))
-                dst->timer_slack_ns = src->timer_slack_ns;
-        if (m & SETTING_BIT(SETTING_CPU_WEIGHT))
-                dst->cpu_weight = src->cpu_weight;
-        if (m & SETTING_BIT(SETTING_CPU_IDLE))
-                dst->cpu_idle = src->cpu_idle;
-        dst->mask |= m;
-}
-
 /* ns as "0.1ms", "50us", "7ns": the largest unit that keeps it short and exact. */
 static int format_duration(uint64_t ns, char **ret)
 {
@@ -480,56 +307,322 @@ static int format_util(uint32_t v, char **ret)
         return 0;
 }
 
+/* ---- The field table ---------------------------------------------------- */
+
+typedef struct SettingField SettingField;
+
+/* Parse V (blanks stripped) into FIELD, the member of Settings F describes.
+ * On error: -EINVAL, FIELD untouched, *RET_ERROR as settings_parse() says,
+ * *RET_COLUMN (never NULL) the offset in V if not 0. */
+typedef int (*setting_parse_t)(const SettingField *f, const char *v, void *field, char **ret_error,
+                               unsigned *ret_column);
+/* FIELD in policy syntax. */
+typedef int (*setting_format_t)(const SettingField *f, const void *field, char **ret);
+
+/*
+ * One setting: its key, its D-Bus type, where it lives in Settings, how it
+ * is parsed and formatted. Every per-setting operation (parse, format,
+ * merge, compare, D-Bus value) goes through this table, so a new setting is
+ * one line here plus its parser and formatter if no existing one fits.
+ */
+struct SettingField {
+        const char *name;
+        char bus_type;  /* 'i' int32_t, 'u' uint32_t, 't' uint64_t, 'b' bool, 's' policy (int32_t) */
+        size_t offset, size;
+        setting_parse_t parse;
+        setting_format_t format;
+        int64_t min, max;       /* integers and durations */
+        const char *range_text; /* durations: the range as the error names it */
+};
+
+static int parse_int_field(const SettingField *f, const char *v, void *field, char **ret_error,
+                           unsigned *ret_column)
+{
+        int64_t x;
+        int r;
+
+        r = parse_int_range(v, (Range){ f->min, f->max }, &x, ret_error);
+        if (r < 0)
+                return r;
+        if (f->bus_type == 'u')
+                *(uint32_t *)field = (uint32_t)x;
+        else
+                *(int32_t *)field = (int32_t)x;
+        return 0;
+}
+
+static int parse_duration_field(const SettingField *f, const char *v, void *field,
+                                char **ret_error, unsigned *ret_column)
+{
+        return parse_duration(v, (uint64_t)f->min, (uint64_t)f->max, f->range_text, field,
+                              ret_error, ret_column);
+}
+
+static int parse_policy_field(const SettingField *f, const char *v, void *field, char **ret_error,
+                              unsigned *ret_column)
+{
+        int r = sched_policy_from_string(v);
+
+        if (r < 0) {
+                set_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
+                return -EINVAL;
+        }
+        *(int32_t *)field = r;
+        return 0;
+}
+
+static int parse_util_field(const SettingField *f, const char *v, void *field, char **ret_error,
+                            unsigned *ret_column)
+{
+        return parse_util(v, field, ret_error);
+}
+
+static int parse_bool_field(const SettingField *f, const char *v, void *field, char **ret_error,
+                            unsigned *ret_column)
+{
+        int r = parse_boolean(v);
+
+        if (r < 0) {
+                set_error(ret_error, "expected yes or no, found \"%s\"", v);
+                return -EINVAL;
+        }
+        *(bool *)field = r;
+        return 0;
+}
+
+static int format_int_field(const SettingField *f, const void *field, char **ret)
+{
+        char *s;
+        int n;
+
+        if (f->bus_type == 'u')
+                n = asprintf(&s, "%" PRIu32, *(const uint32_t *)field);
+        else
+                n = asprintf(&s, "%" PRIi32, *(const int32_t *)field);
+        if (n < 0)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static int format_duration_field(const SettingField *f, const void *field, char **ret)
+{
+        return format_duration(*(const uint64_t *)field, ret);
+}
+
+static int format_string(const char *str, char **ret)
+{
+        char *s = strdup(str);
+
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static int format_policy_field(const SettingField *f, const void *field, char **ret)
+{
+        int32_t policy = *(const int32_t *)field;
+        const char *str = sched_policy_to_string(policy);
+
+        if (!str)
+                return format_int_field(f, field, ret); /* not one we set: the number */
+        return format_string(str, ret);
+}
+
+static int format_util_field(const SettingField *f, const void *field, char **ret)
+{
+        return format_util(*(const uint32_t *)field, ret);
+}
+
+static int format_bool_field(const SettingField *f, const void *field, char **ret)
+{
+        return format_string(*(const bool *)field ? "yes" : "no", ret);
+}
+
+#define FIELD(member) .offset = offsetof(Settings, member), .size = sizeof(((Settings *)NULL)->member)
+
+static const SettingField setting_fields[_SETTING_MAX] = {
+        [SETTING_LATENCY_NICE] = { "LatencyNice", 'i', FIELD(latency_nice), parse_int_field,
+                                   format_int_field, -20, 19, NULL },
+        [SETTING_SLICE] = { "Slice", 't', FIELD(slice_ns), parse_duration_field,
+                            format_duration_field, 100 * NSEC_PER_USEC, 100 * NSEC_PER_MSEC,
+                            "0.1ms..100ms" },
+        [SETTING_NICE] = { "Nice", 'i', FIELD(nice), parse_int_field, format_int_field, -20, 19,
+                           NULL },
+        [SETTING_POLICY] = { "Policy", 's', FIELD(policy), parse_policy_field, format_policy_field,
+                             0, 0, NULL },
+        [SETTING_UTIL_MIN] = { "UtilMin", 'u', FIELD(util_min), parse_util_field,
+                               format_util_field, 0, 1024, NULL },
+        [SETTING_UTIL_MAX] = { "UtilMax", 'u', FIELD(util_max), parse_util_field,
+                               format_util_field, 0, 1024, NULL },
+        [SETTING_TIMER_SLACK] = { "TimerSlack", 't', FIELD(timer_slack_ns), parse_duration_field,
+                                  format_duration_field, 1, 100 * NSEC_PER_MSEC, "1ns..100ms" },
+        [SETTING_CPU_WEIGHT] = { "CPUWeight", 'u', FIELD(cpu_weight), parse_int_field,
+                                 format_int_field, 1, 10000, NULL },
+        [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), parse_bool_field,
+                               format_bool_field, 0, 1, NULL },
+};
+
+/* Every field has the size its D-Bus type says. */
+_Static_assert(sizeof(((Settings *)NULL)->latency_nice) == 4 && sizeof(((Settings *)NULL)->nice) == 4 &&
+                       sizeof(((Settings *)NULL)->policy) == 4 &&
+                       sizeof(((Settings *)NULL)->util_min) == 4 &&
+                       sizeof(((Settings *)NULL)->util_max) == 4 &&
+                       sizeof(((Settings *)NULL)->cpu_weight) == 4 &&
+                       sizeof(((Settings *)NULL)->slice_ns) == 8 &&
+                       sizeof(((Settings *)NULL)->timer_slack_ns) == 8,
+               "Settings field sizes match setting_fields[]");
+
+static const SettingField *setting_field(SettingId id)
+{
+        if (id < 0 || id >= _SETTING_MAX)
+                return NULL;
+        return &setting_fields[id];
+}
+
+static void *field_of(Settings *s, const SettingField *f)
+{
+        return (uint8_t *)s + f->offset;
+}
+
+static const void *field_of_const(const Settings *s, const SettingField *f)
+{
+        return (const uint8_t *)s + f->offset;
+}
+
+const char *setting_to_string(SettingId id)
+{
+        const SettingField *f = setting_field(id);
+
+        return f ? f->name : NULL;
+}
+
+/* Blanks around KEY are ignored, as around values (settings_parse()) and in
+ * the policy files, so " Nice = 5" means the same on the command line. */
+SettingId setting_from_string(const char *key)
+{
+        size_t n;
+
+        if (!key)
+                return _SETTING_INVALID;
+        key += strspn(key, " \t");
+        n = strlen(key);
+        while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
+                n--;
+        for (SettingId i = 0; i < _SETTING_MAX; i++)
+                if (strlen(setting_fields[i].name) == n &&
+                    strncmp(key, setting_fields[i].name, n) == 0)
+                        return i;
+        return _SETTING_INVALID;
+}
+
+/* ---- Operations over the table ------------------------------------------- */
+
+int settings_parse(Settings *s, SettingId id, const char *value, char **ret_error,
+                   unsigned *ret_column)
+{
+        const SettingField *f = setting_field(id);
+        _cleanup_free_ char *v = NULL;
+        Settings t;
+        size_t start, len;
+        unsigned column = 0;
+        int r;
+
+        if (!s || !value || !f)
+                return -EINVAL;
+
+        for (start = 0; is_blank(value[start]); start++)
+                ;
+        len = strlen(value + start);
+        while (len > 0 && is_blank(value[start + len - 1]))
+                len--;
+        v = strndup(value + start, len);
+        if (!v)
+                return -ENOMEM;
+
+        t = *s;
+        r = f->parse(f, v, field_of(&t, f), ret_error, &column);
+        if (r < 0) {
+                if (ret_column)
+                        *ret_column = (unsigned)start + column;
+                return -EINVAL;
+        }
+
+        t.mask |= SETTING_BIT(id);
+        *s = t;
+        return 0;
+}
+
+int settings_parse_assignment(Settings *s, const char *assignment, char **ret_error)
+{
+        _cleanup_free_ char *key = NULL;
+        const char *eq;
+        SettingId id;
+
+        if (!s || !assignment)
+                return -EINVAL;
+        eq = strchr(assignment, '=');
+        if (!eq) {
+                set_error(ret_error, "expected KEY=VALUE, found \"%s\"", assignment);
+                return -EINVAL;
+        }
+        key = strndup(assignment, (size_t)(eq - assignment));
+        if (!key)
+                return -ENOMEM;
+        id = setting_from_string(key);
+        if (id < 0) {
+                set_error(ret_error,
+                          "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
+                          "TimerSlack, CPUWeight, CPUIdle), found \"%s\"",
+                          key);
+                return -EINVAL;
+        }
+        return settings_parse(s, id, eq + 1, ret_error, NULL);
+}
+
+void settings_merge(Settings *dst, const Settings *src)
+{
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                const SettingField *f = &setting_fields[id];
+
+                if (settings_has(src, id))
+                        memcpy(field_of(dst, f), field_of_const(src, f), f->size);
+        }
+        dst->mask |= src->mask;
+}
+
+bool settings_equal_at(const Settings *x, const Settings *y, SettingId id)
+{
+        const SettingField *f = setting_field(id);
+
+        if (!f)
+                return false;
+        if (settings_has(x, id) != settings_has(y, id))
+                return false;
+        return !settings_has(x, id) ||
+               memcmp(field_of_const(x, f), field_of_const(y, f), f->size) == 0;
+}
+
+bool settings_equal(const Settings *x, const Settings *y)
+{
+        if (x->mask != y->mask)
+                return false;
+        for (SettingId id = 0; id < _SETTING_MAX; id++)
+                if (!settings_equal_at(x, y, id))
+                        return false;
+        return true;
+}
+
 int setting_format(const Settings *s, SettingId id, char **ret)
 {
-        const char *str = NULL;
-        char *out;
-        int n = 0;
+        const SettingField *f = setting_field(id);
 
-        if (!s || !ret || id < 0 || id >= _SETTING_MAX)
+        if (!s || !ret || !f)
                 return -EINVAL;
         if (!settings_has(s, id))
                 return -ENODATA;
-
-        switch (id) {
-        case SETTING_LATENCY_NICE:
-                n = asprintf(&out, "%" PRIi32, s->latency_nice);
-                break;
-        case SETTING_NICE:
-                n = asprintf(&out, "%" PRIi32, s->nice);
-                break;
-        case SETTING_SLICE:
-                return format_duration(s->slice_ns, ret);
-        case SETTING_TIMER_SLACK:
-                return format_duration(s->timer_slack_ns, ret);
-        case SETTING_POLICY:
-                str = sched_policy_to_string(s->policy);
-                if (!str) {
-                        n = asprintf(&out, "%" PRIi32, s->policy);
-                        str = NULL;
-                }
-                break;
-        case SETTING_UTIL_MIN:
-                return format_util(s->util_min, ret);
-        case SETTING_UTIL_MAX:
-                return format_util(s->util_max, ret);
-        case SETTING_CPU_WEIGHT:
-                n = asprintf(&out, "%" PRIu32, s->cpu_weight);
-                break;
-        case SETTING_CPU_IDLE:
-                str = s->cpu_idle ? "yes" : "no";
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (str) {
-                out = strdup(str);
-                if (!out)
-                        return -ENOMEM;
-        } else if (n < 0)
-                return -ENOMEM;
-        *ret = out;
-        return 0;
+        return f->format(f, field_of_const(s, f), ret);
 }
 
 char *settings_to_string(const Settings *s)
@@ -562,53 +655,39 @@ char *settings_to_string(const Settings *s)
 
 char setting_bus_type(SettingId id)
 {
-        static const char types[_SETTING_MAX] = {
-                [SETTING_LATENCY_NICE] = 'i', [SETTING_SLICE] = 't',      [SETTING_NICE] = 'i',
-                [SETTING_POLICY] = 's',       [SETTING_UTIL_MIN] = 'u',   [SETTING_UTIL_MAX] = 'u',
-                [SETTING_TIMER_SLACK] = 't',  [SETTING_CPU_WEIGHT] = 'u', [SETTING_CPU_IDLE] = 'b',
-        };
+        const SettingField *f = setting_field(id);
 
-        if (id < 0 || id >= _SETTING_MAX)
-                return 0;
-        return types[id];
+        return f ? f->bus_type : 0;
 }
 
 int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret)
 {
-        SettingBusValue v = { .type = setting_bus_type(id) };
+        const SettingField *f = setting_field(id);
+        SettingBusValue v = {};
+        const void *field;
 
-        if (!s || !ret || v.type == 0)
+        if (!s || !ret || !f)
                 return -EINVAL;
         if (!settings_has(s, id))
                 return -ENODATA;
 
-        switch (id) {
-        case SETTING_LATENCY_NICE:
-                v.i = s->latency_nice;
+        field = field_of_const(s, f);
+        v.type = f->bus_type;
+        switch (f->bus_type) {
+        case 'i':
+                v.i = *(const int32_t *)field;
                 break;
-        case SETTING_NICE:
-                v.i = s->nice;
+        case 'u':
+                v.u = *(const uint32_t *)field;
                 break;
-        case SETTING_SLICE:
-                v.t = s->slice_ns;
+        case 't':
+                v.t = *(const uint64_t *)field;
                 break;
-        case SETTING_TIMER_SLACK:
-                v.t = s->timer_slack_ns;
+        case 'b':
+                v.b = *(const bool *)field;
                 break;
-        case SETTING_POLICY:
-                v.s = sched_policy_to_string(s->policy) ?: "n/a";
-                break;
-        case SETTING_UTIL_MIN:
-                v.u = s->util_min;
-                break;
-        case SETTING_UTIL_MAX:
-                v.u = s->util_max;
-                break;
-        case SETTING_CPU_WEIGHT:
-                v.u = s->cpu_weight;
-                break;
-        case SETTING_CPU_IDLE:
-                v.b = s->cpu_idle;
+        case 's': /* the one string: Policy */
+                v.s = sched_policy_to_string(*(const int32_t *)field) ?: "n/a";
                 break;
         default:
                 return -EINVAL;

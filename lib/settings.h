@@ -35,6 +35,12 @@ typedef enum SettingId {
          SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) |                             \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
          SETTING_BIT(SETTING_TIMER_SLACK))
+/* Group settings: in a [Unit] section they act on the unit's cgroup, in a
+ * [Rule] or [Profile] on the scheduling group that holds the matched process
+ * (lib/sched-group.h). */
+#define SETTINGS_GROUP_MASK (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE))
+/* Settings a [Rule] or [Profile] may carry. */
+#define SETTINGS_RULE_MASK (SETTINGS_TASK_MASK | SETTINGS_GROUP_MASK)
 /* Settings a [Unit] section may carry. */
 #define SETTINGS_UNIT_MASK                                                                     \
         (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_CPU_WEIGHT) |                 \
@@ -82,6 +88,11 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
 
 /* Every setting present in SRC overrides the one in DST. */
 void settings_merge(Settings *dst, const Settings *src);
+/* Both lack setting ID, or both have it with the same value. False for an
+ * invalid ID. */
+bool settings_equal_at(const Settings *x, const Settings *y, SettingId id);
+/* The same settings with the same values (what is absent does not count). */
+bool settings_equal(const Settings *x, const Settings *y);
 
 /* The value of one setting in policy syntax ("-5", "0.1ms", "batch", "50%"). */
 int setting_format(const Settings *s, SettingId id, char **ret);

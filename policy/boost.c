@@ -17,6 +17,9 @@ uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_sl
                 m |= SETTING_BIT(SETTING_SLICE);
         if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > 0)
                 m |= SETTING_BIT(SETTING_UTIL_MIN);
+        /* A group's weight above the default takes CPU from other groups. */
+        if (settings_has(s, SETTING_CPU_WEIGHT) && s->cpu_weight > 100)
+                m |= SETTING_BIT(SETTING_CPU_WEIGHT);
         return m;
 }
 
@@ -61,29 +64,6 @@ void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
         *ret = v;
 }
 
-/* Do X and Y hold the same value of setting ID (both present)? */
-static bool setting_equal(const Settings *x, const Settings *y, SettingId id)
-{
-        SettingBusValue a, b;
-
-        if (setting_to_bus_value(x, id, &a) < 0 || setting_to_bus_value(y, id, &b) < 0)
-                return false;
-        if (a.type != b.type)
-                return false;
-        if (a.type == 's')
-                return streq(a.s, b.s);
-        switch (a.type) {
-        case 'i':
-                return a.i == b.i;
-        case 'u':
-                return a.u == b.u;
-        case 'b':
-                return !!a.b == !!b.b;
-        default:
-                return a.t == b.t;
-        }
-}
-
 int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
                         const Settings *base, const BoostFacts *f, Settings *s,
                         uint32_t *ret_withheld)
@@ -122,7 +102,7 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
                         continue;
                 if (res && res->n_matched > 0 && (res->untrusted_ok & bit))
                         continue; /* the rule opted out */
-                if ((trusted.mask & bit) && setting_equal(s, &trusted, id))
+                if ((trusted.mask & bit) && settings_equal_at(s, &trusted, id))
                         continue;
                 withheld |= bit;
         }

@@ -23,7 +23,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bool settings_equal(const Settings *a, const Settings *b)
+/* Every field equal, the absent ones too (settings_equal() ignores those):
+ * a failed parse must leave S untouched. */
+static bool settings_identical(const Settings *a, const Settings *b)
 {
         if (a->mask != b->mask)
                 return false;
@@ -55,7 +57,7 @@ static void parse_value(Settings *s, SettingId id, const char *value)
         if (r == -ENOMEM)
                 return;
         if (r < 0) {
-                if (r != -EINVAL || !settings_equal(s, &before) || column > strlen(value))
+                if (r != -EINVAL || !settings_identical(s, &before) || column > strlen(value))
                         abort();
                 return;
         }
@@ -72,7 +74,7 @@ static void parse_value(Settings *s, SettingId id, const char *value)
                         setting_to_string(id), value, text);
                 abort();
         }
-        if (!settings_equal(&fresh, &again)) {
+        if (!settings_identical(&fresh, &again)) {
                 fprintf(stderr, "%s: \"%s\" -> \"%s\" is another value\n",
                         setting_to_string(id), value, text);
                 abort();
@@ -94,7 +96,7 @@ static void round_trip(const Settings *s)
                                 tok);
                         abort();
                 }
-        if (!settings_equal(s, &back))
+        if (!settings_identical(s, &back))
                 abort();
 }
 
@@ -123,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r = settings_parse_assignment(&s, text, &error);
         if (r < 0 && (r != -EINVAL && r != -ENOMEM))
                 abort();
-        if (r < 0 && !settings_equal(&s, &before))
+        if (r < 0 && !settings_identical(&s, &before))
                 abort();
 
         /* as the value of every setting (what a policy line or a D-Bus 's' gives) */

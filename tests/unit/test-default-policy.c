@@ -102,27 +102,6 @@ static const char *basename_of(const char *path)
         return slash && slash[1] ? slash + 1 : path;
 }
 
-static bool settings_equal(const Settings *a, const Settings *b)
-{
-        if (a->mask != b->mask)
-                return false;
-        if (settings_has(a, SETTING_LATENCY_NICE) && a->latency_nice != b->latency_nice)
-                return false;
-        if (settings_has(a, SETTING_SLICE) && a->slice_ns != b->slice_ns)
-                return false;
-        if (settings_has(a, SETTING_NICE) && a->nice != b->nice)
-                return false;
-        if (settings_has(a, SETTING_POLICY) && a->policy != b->policy)
-                return false;
-        if (settings_has(a, SETTING_UTIL_MIN) && a->util_min != b->util_min)
-                return false;
-        if (settings_has(a, SETTING_UTIL_MAX) && a->util_max != b->util_max)
-                return false;
-        if (settings_has(a, SETTING_TIMER_SLACK) && a->timer_slack_ns != b->timer_slack_ns)
-                return false;
-        return true;
-}
-
 /* "Key=Value Key=Value" into *ret; 0 or -EINVAL (reported). */
 static int parse_settings(const char *text, unsigned line, Settings *ret)
 {

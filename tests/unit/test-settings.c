@@ -39,6 +39,80 @@ static void bad(SettingId id, const char *in, const char *message, unsigned colu
         }
 }
 
+/* Every setting through the field table: merge copies exactly it, the
+ * comparisons see exactly it, D-Bus carries its value. */
+static void test_fields(void)
+{
+        static const char *const values[_SETTING_MAX] = {
+                [SETTING_LATENCY_NICE] = "-7", [SETTING_SLICE] = "2.5ms", [SETTING_NICE] = "4",
+                [SETTING_POLICY] = "batch",   [SETTING_UTIL_MIN] = "300", [SETTING_UTIL_MAX] = "50%",
+                [SETTING_TIMER_SLACK] = "7ns", [SETTING_CPU_WEIGHT] = "250", [SETTING_CPU_IDLE] = "yes",
+        };
+        static const char *const others[_SETTING_MAX] = {
+                [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
+                [SETTING_POLICY] = "idle",    [SETTING_UTIL_MIN] = "301", [SETTING_UTIL_MAX] = "51%",
+                [SETTING_TIMER_SLACK] = "8ns", [SETTING_CPU_WEIGHT] = "251", [SETTING_CPU_IDLE] = "no",
+        };
+        Settings all = {};
+
+        for (SettingId id = 0; id < _SETTING_MAX; id++) {
+                _cleanup_free_ char *back = NULL, *dst_str = NULL;
+                Settings a = {}, b = {}, c = {}, dst = {};
+                SettingBusValue v;
+
+                CHECK(settings_parse(&a, id, values[id], NULL, NULL) == 0);
+                CHECK(settings_parse(&b, id, values[id], NULL, NULL) == 0);
+                CHECK(settings_parse(&c, id, others[id], NULL, NULL) == 0);
+                CHECK(settings_parse(&all, id, values[id], NULL, NULL) == 0);
+                check(settings_equal_at(&a, &b, id) && settings_equal(&a, &b));
+                check(!settings_equal_at(&a, &c, id) && !settings_equal(&a, &c));
+                check(!settings_equal_at(&a, &(Settings){}, id));
+                check(settings_equal_at(&(Settings){}, &(Settings){}, id));
+                for (SettingId o = 0; o < _SETTING_MAX; o++)
+                        if (o != id)
+                                check(settings_equal_at(&a, &c, o));
+
+                settings_merge(&dst, &a);
+                check(settings_equal(&dst, &a));
+                check(setting_format(&dst, id, &back) == 0);
+                check(back && setting_format(&a, id, &dst_str) == 0 && streq(back, dst_str));
+
+                check(setting_to_bus_value(&a, id, &v) == 0 && v.type == setting_bus_type(id));
+                check(setting_to_bus_value(&a, id == 0 ? 1 : 0, &v) == -ENODATA);
+        }
+        check(!settings_equal_at(&all, &all, _SETTING_MAX));
+        check(all.latency_nice == -7 && all.slice_ns == 2500000 && all.nice == 4 &&
+              all.policy == SCHED_BATCH && all.util_min == 300 && all.util_max == 512 &&
+              all.timer_slack_ns == 7 && all.cpu_weight == 250 && all.cpu_idle);
+        {
+                SettingBusValue v;
+
+                check(setting_to_bus_value(&all, SETTING_LATENCY_NICE, &v) == 0 && v.type == 'i' &&
+                      v.i == -7);
+                check(setting_to_bus_value(&all, SETTING_SLICE, &v) == 0 && v.type == 't' &&
+                      v.t == 2500000);
+                check(setting_to_bus_value(&all, SETTING_POLICY, &v) == 0 && v.type == 's' &&
+                      streq(v.s, "batch"));
+                check(setting_to_bus_value(&all, SETTING_UTIL_MAX, &v) == 0 && v.type == 'u' &&
+                      v.u == 512);
+                check(setting_to_bus_value(&all, SETTING_CPU_WEIGHT, &v) == 0 && v.type == 'u' &&
+                      v.u == 250);
+                check(setting_to_bus_value(&all, SETTING_CPU_IDLE, &v) == 0 && v.type == 'b' &&
+                      v.b == 1);
+                check(setting_to_bus_value(&all, SETTING_TIMER_SLACK, &v) == 0 && v.type == 't' &&
+                      v.t == 7);
+        }
+        /* A value left behind without its bit does not count. */
+        {
+                Settings x = { .mask = SETTING_BIT(SETTING_NICE), .nice = 1, .slice_ns = 5 };
+                Settings y = { .mask = SETTING_BIT(SETTING_NICE), .nice = 1, .slice_ns = 6 };
+
+                check(settings_equal(&x, &y));
+                y.mask |= SETTING_BIT(SETTING_SLICE);
+                check(!settings_equal(&x, &y));
+        }
+}
+
 int main(void)
 {
         Settings s = {}, t = {};
@@ -154,6 +228,7 @@ int main(void)
         check(sched_policy_from_string("fifo") == -EINVAL);
         check(streq(sched_policy_to_string(SCHED_FIFO), "fifo"));
         check(sched_policy_to_string(42) == NULL);
+        test_fields();
 
         return test_result();
 }
