@@ -14,48 +14,6 @@ bool bus_string_ok(const char *s)
         return s && strnlen(s, BUS_STRING_MAX + 1) <= BUS_STRING_MAX;
 }
 
-bool unit_name_valid(const char *unit)
-{
-        static const char *const suffixes[] = { ".service", ".socket", ".device", ".mount",
-                                                ".automount", ".swap", ".target", ".path",
-                                                ".timer", ".slice", ".scope" };
-        static const char allowed[] =
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:_.\\@-";
-        size_t n;
-        const char *dot;
-
-        if (!unit)
-                return false;
-        n = strnlen(unit, BUS_UNIT_NAME_MAX + 1);
-        if (n == 0 || n > BUS_UNIT_NAME_MAX || strspn(unit, allowed) != n)
-                return false;
-        dot = strrchr(unit, '.');
-        if (!dot || dot == unit)
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
-                if (streq(dot, suffixes[i]))
-                        return true;
-        return false;
-}
-
-char *unit_dropin_name(const char *unit)
-{
-        size_t n = strlen(unit);
-        char *s = malloc(strlen("90-unit-") + 3 * n + strlen(".policy") + 1), *p;
-
-        if (!s)
-                return NULL;
-        p = stpcpy(s, "90-unit-");
-        for (const char *u = unit; *u; u++) {
-                if (*u == '\\')
-                        p = stpcpy(p, "%5c");
-                else
-                        *p++ = *u;
-        }
-        strcpy(p, ".policy");
-        return s;
-}
-
 char *escape_for_message(const char *s, size_t max)
 {
         size_t n = strnlen(s, max);

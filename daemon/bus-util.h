@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * D-Bus argument checks of latniced that need no message: unit names, the
- * drop-in file name of a unit, escaping caller text for error messages, and
- * the conversion of one entry of a settings a{sv} (SetTask, SetUnit).
+ * D-Bus argument checks of latniced that need no message: escaping caller
+ * text for error messages, and the conversion of one entry of a settings
+ * a{sv} (SetTask, SetUnit). Unit names are checked by lib/unit-name.h, the
+ * drop-in SetUnit writes is made by policy/dropin.h.
  *
  * No sd-bus types here: daemon/bus.c reads the message and hands the parts
  * to these functions, so they can be unit-tested and fuzzed alone.
@@ -17,21 +18,10 @@
 
 /* Bounds on what a caller may send. */
 #define BUS_STRING_MAX 4096u
-#define BUS_UNIT_NAME_MAX 255u
 #define BUS_SETTINGS_MAX 16u
 
 /* A non-NULL string of at most BUS_STRING_MAX bytes. */
 bool bus_string_ok(const char *s);
-
-/* A systemd unit name: only [A-Za-z0-9:_.\@-], a known type suffix
- * (.service, .socket, ..., .scope) after a non-empty name, at most
- * BUS_UNIT_NAME_MAX bytes. NULL is not one. */
-bool unit_name_valid(const char *unit);
-
-/* "90-unit-<UNIT>.policy", every '\' of UNIT written as "%5c" ('%' never
- * occurs in a valid unit name, so distinct units get distinct names). For a
- * name unit_name_valid() accepted. NULL on OOM. */
-char *unit_dropin_name(const char *unit);
 
 /*
  * The first MAX bytes of S for an error message: printable ASCII as is, '\'

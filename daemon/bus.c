@@ -29,7 +29,9 @@
 #include "lib/proc.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
+#include "lib/unit-name.h"
 #include "lib/util.h"
+#include "policy/dropin.h"
 
 /* Short names for the error names of lib/bus-names.h. */
 #define BUS_ERROR_ACCESS_DENIED LATNICE_BUS_ERROR_ACCESS_DENIED
@@ -825,96 +827,6 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(m, NULL);
 }
 
-static int mkdir_parents(const char *path, mode_t mode)
-{
-        _cleanup_free_ char *copy = strdup(path);
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *p = copy + 1;; p++) {
-                if (*p != '/' && *p != '\0')
-                        continue;
-                char saved = *p;
-                *p = '\0';
-                if (mkdir(copy, mode) >= 0) {
-                        /* latniced runs with UMask=0077: keep policy dirs readable */
-                        if (chmod(copy, mode) < 0)
-                                return -errno;
-                } else if (errno != EEXIST)
-                        return -errno;
-                *p = saved;
-                if (saved == '\0')
-                        return 0;
-        }
-}
-
-static int write_unit_dropin(const char *dir, const char *path, const char *unit,
-                             const Settings *s, bool runtime, uid_t by)
-{
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        int fd, r;
-
-        r = mkdir_parents(dir, 0755);
-        if (r < 0)
-                return r;
-        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-                return -ENOMEM;
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = -errno;
-                safe_close(fd);
-                goto fail;
-        }
-        if (fchmod(fd, 0644) < 0) {
-                r = -errno;
-                goto fail;
-        }
-
-        fprintf(f,
-                "# Written by latniced for uid %u (SetUnit, latnicectl set-unit).\n"
-                "# Remove with: latnicectl unset-unit%s %s\n"
-                "[Unit ",
-                (unsigned) by, runtime ? " --runtime" : "", unit);
-        /* The section name is a glob: a backslash in the unit name must be escaped. */
-        for (const char *u = unit; *u; u++) {
-                if (*u == '\\')
-                        fputc('\\', f);
-                fputc(*u, f);
-        }
-        fputs("]\n", f);
-        for (SettingId id = 0; id < _SETTING_MAX; id++) {
-                _cleanup_free_ char *v = NULL;
-
-                if (!settings_has(s, id))
-                        continue;
-                r = setting_format(s, id, &v);
-                if (r < 0)
-                        goto fail;
-                fprintf(f, "%s = %s\n", setting_to_string(id), v);
-        }
-        if (fflush(f) != 0 || ferror(f)) {
-                r = -EIO;
-                goto fail;
-        }
-        if (fsync(fileno(f)) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        if (rename(tmp, path) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        return 0;
-
-fail:
-        (void) unlink(tmp);
-        return r;
-}
-
 /*
  * Where SetUnit writes: the admin directory is the last policy directory in
  * effect (/etc/latnice/policy.d by default, the last --policy-dir
@@ -966,6 +878,32 @@ static const char *reload_error_about(Bus *b, const char *path)
         return NULL;
 }
 
+/* SetUnit's drop-in for UNIT at PATH in DIR (policy/dropin.h). */
+static int write_dropin(const char *unit, const Settings *s, bool runtime, uid_t by,
+                        const char *dir, const char *path, sd_bus_error *error)
+{
+        _cleanup_free_ char *text = NULL;
+        const char *why = NULL;
+        int r;
+
+        r = unit_dropin_format(unit, s, by, runtime, &text, &why);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Cannot write a drop-in for %s: %s", unit, why);
+        if (r < 0)
+                return r;
+        r = unit_dropin_write(dir, path, text, &why);
+        if (r == -EEXIST)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FILE_EXISTS,
+                                         "Cannot write %s: it is %s, and only a regular file "
+                                         "is replaced",
+                                         path, why);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot write %s: %s", path,
+                                               strerror(-r));
+        return 0;
+}
+
 static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *name = NULL, *path = NULL, *diag = NULL;
@@ -978,17 +916,18 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = sd_bus_message_read(m, "s", &unit);
         if (r < 0)
                 return r;
-        if (!unit_name_valid(unit)) {
+        if (!unit_name_is_valid(unit)) {
                 _cleanup_free_ char *shown = escape_for_message(unit, 64);
 
                 if (!shown)
                         return -ENOMEM;
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "unit: \"%s%s\" is not a valid systemd unit name "
-                                         "(letters, digits, \":_.\\@-\", a type suffix such as "
-                                         ".service, at most %u bytes)",
+                                         "(letters, digits, \":_.\\@-\", the suffix of a unit "
+                                         "type with a cgroup: .service, .scope, .slice, .socket, "
+                                         ".mount or .swap; at most %u bytes)",
                                          shown, strnlen(unit, 65) > 64 ? "..." : "",
-                                         BUS_UNIT_NAME_MAX);
+                                         UNIT_NAME_MAX);
         }
         r = read_settings(m, SETTINGS_UNIT_MASK, "settings", &s, error);
         if (r < 0)
@@ -1019,10 +958,9 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 }
                 log_info("SetUnit: removed %s (uid %u)", path, (unsigned) c.euid);
         } else {
-                r = write_unit_dropin(dir, path, unit, &s, runtime, c.euid);
+                r = write_dropin(unit, &s, runtime, c.euid, dir, path, error);
                 if (r < 0)
-                        return sd_bus_error_set_errnof(error, r, "Cannot write %s: %s", path,
-                                                       strerror(-r));
+                        return r;
                 log_info("SetUnit: wrote %s (uid %u)", path, (unsigned) c.euid);
         }
 

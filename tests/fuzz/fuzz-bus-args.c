@@ -16,8 +16,10 @@
  * cannot send it otherwise), with a refused key shown escaped (ASCII); an
  * accepted entry sets exactly its bit, comes back unchanged through
  * setting_to_bus_value(), and is refused a second time. A valid unit name
- * has a drop-in name "90-unit-*.policy" without '/', from which the unit
- * name comes back; escape_for_message() gives printable ASCII.
+ * (lib/unit-name.h) has a drop-in name "90-unit-*.policy" without '/', from
+ * which the unit name comes back, and a drop-in text (policy/dropin.h, which
+ * reads it back through the parser); any other unit name gets a text or
+ * -EINVAL with a reason; escape_for_message() gives printable ASCII.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +29,8 @@
 #include "daemon/bus-util.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
+#include "lib/unit-name.h"
+#include "policy/dropin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -72,8 +76,11 @@ static bool printable_ascii(const char *s)
 
 static void check_unit(const char *unit)
 {
-        _cleanup_free_ char *shown = NULL, *name = NULL;
+        _cleanup_free_ char *shown = NULL, *name = NULL, *text = NULL;
+        Settings s = { .mask = SETTING_BIT(SETTING_CPU_WEIGHT), .cpu_weight = 100 };
+        const char *why = NULL;
         size_t n;
+        int r;
 
         shown = escape_for_message(unit, 64);
         if (!shown)
@@ -81,10 +88,15 @@ static void check_unit(const char *unit)
         if (!printable_ascii(shown) || strlen(shown) > 4 * 64)
                 abort();
 
-        if (!unit_name_valid(unit))
+        r = unit_dropin_format(unit, &s, 0, false, &text, &why);
+        if (r == -EINVAL && !why)
+                abort();
+        if (!unit_name_is_valid(unit))
                 return;
+        if (r == -EINVAL)
+                abort(); /* a valid unit name always has a drop-in */
         n = strlen(unit);
-        if (n == 0 || n > BUS_UNIT_NAME_MAX || !printable_ascii(unit))
+        if (n == 0 || n > UNIT_NAME_MAX || !printable_ascii(unit))
                 abort();
         name = unit_dropin_name(unit);
         if (!name)

@@ -8,53 +8,6 @@
 #include "lib/settings.h"
 #include "tests/unit/test-util.h"
 
-static void test_unit_names(void)
-{
-        static const char *const good[] = {
-                "a.service", "pipewire.service", "getty@tty1.service", "-.mount", "-.slice",
-                "user@1000.service", "systemd-fsck@dev-disk-by\\x2duuid-12.service",
-                "sys-devices-x.device", "x.socket", "x.automount", "x.swap", "x.target",
-                "x.path", "x.timer", "x.scope", "a:b_c.service",
-        };
-        static const char *const bad[] = {
-                "", ".service", "service", "a.services", "a.service.", "a", "a b.service",
-                "../x.service", "a/b.service", "*.service", "a?.service", "[a].service",
-                "a\n.service", "a.service\n", "caf\xc3\xa9.service", "\xff.service",
-                "a%5c.service", "a.SERVICE",
-        };
-        char name[BUS_UNIT_NAME_MAX + 2];
-
-        for (size_t i = 0; i < ELEMENTSOF(good); i++)
-                if (!unit_name_valid(good[i]))
-                        test_fail("\"%s\" rejected", good[i]);
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                if (unit_name_valid(bad[i]))
-                        test_fail("\"%s\" accepted", bad[i]);
-        check(!unit_name_valid(NULL));
-
-        /* 255 bytes is the limit */
-        memset(name, 'a', sizeof(name));
-        strcpy(name + BUS_UNIT_NAME_MAX - strlen(".service"), ".service");
-        check(strlen(name) == BUS_UNIT_NAME_MAX && unit_name_valid(name));
-        memset(name, 'a', sizeof(name));
-        strcpy(name + BUS_UNIT_NAME_MAX + 1 - strlen(".service"), ".service");
-        check(strlen(name) == BUS_UNIT_NAME_MAX + 1 && !unit_name_valid(name));
-}
-
-static void test_dropin_names(void)
-{
-        _cleanup_free_ char *a = unit_dropin_name("pipewire.service");
-        _cleanup_free_ char *b = unit_dropin_name("x\\x2dy.mount");
-        _cleanup_free_ char *c = unit_dropin_name("x-y.mount");
-
-        check_streq(a, "90-unit-pipewire.service.policy");
-        check_streq(b, "90-unit-x%5cx2dy.mount.policy");
-        check_streq(c, "90-unit-x-y.mount.policy");
-        /* distinct units, distinct files; never a path separator */
-        check(b && c && !streq(b, c));
-        check(a && b && c && !strchr(a, '/') && !strchr(b, '/') && !strchr(c, '/'));
-}
-
 static void test_escape(void)
 {
         _cleanup_free_ char *a = escape_for_message("plain text", 64);
@@ -207,8 +160,6 @@ static void test_roundtrip(void)
 
 int main(void)
 {
-        test_unit_names();
-        test_dropin_names();
         test_escape();
         test_settings_add();
         test_roundtrip();
