@@ -4,9 +4,10 @@
 # bench/plot.sh: plot the wake-up latency distributions of a
 # bench/sched-effect.sh run as a PNG.
 #
-#   bench/plot.sh [RUN_DIR] [-o FILE.png] [-c cond1,cond2,...]
+#   bench/plot.sh [RUN_DIR] [-o FILE.png] [-c cond1,cond2,...] [-t topo1,...]
 #
-# RUN_DIR defaults to bench/out/sched-effect-latest. For each condition the
+# RUN_DIR defaults to bench/out/sched-effect-latest. For each topology and
+# condition (a curve "topology/condition"; -c and -t pick some) the
 # histograms of all repeats are summed, and the plot shows the fraction of
 # wake-ups later than x (a complementary CDF), both axes logarithmic: the
 # tail, which is what a user hears or sees, is the right-hand part.
@@ -17,11 +18,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 run="$here/out/sched-effect-latest"
 png=""
 conds=""
+topos=""
 
 while [ $# -gt 0 ]; do
         case "$1" in
         -o) png=$2; shift 2 ;;
         -c) conds=${2//,/ }; shift 2 ;;
+        -t) topos=${2//,/ }; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         -*) echo "plot: unknown option $1" >&2; exit 2 ;;
         *) run=$1; shift ;;
@@ -40,18 +43,26 @@ if ! command -v gnuplot >/dev/null; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null
 fi
 
-# Conditions in the order of the run (latency.tsv), unless given.
-if [ -z "$conds" ]; then
-        conds=$(awk -F'\t' '!seen[$1]++ { printf "%s ", $1 }' "$run/latency.tsv")
-fi
+# Curves "topology/condition" in the order of the run (latency.tsv, whose
+# 9th column is the topology; runs before topologies have none and keep
+# their histograms in hist/COND.REP.txt), only those asked for.
+runs=$(awk -F'\t' -v conds=" $conds " -v topos=" $topos " '
+        {
+                t = NF >= 9 ? $9 : ""
+                if (conds != "  " && index(conds, " " $1 " ") == 0) next
+                if (topos != "  " && index(topos, " " (t == "" ? "flat" : t) " ") == 0) next
+                k = t == "" ? $1 : t "/" $1
+                if (!seen[k]++) printf "%s ", k
+        }' "$run/latency.tsv")
 
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 
 plots=()
-for c in $conds; do
+for c in $runs; do
         files=("$run"/hist/"$c".*.txt)
         [ -e "${files[0]}" ] || continue
+        name=${c//\//-}
         # Sum the repeats, then print "x fraction-later-than-x" per bucket.
         awk '
                 /^# Histogram Overflows:/ { over += $4; next }
@@ -66,10 +77,10 @@ for c in $conds; do
                                 above -= n[b]
                                 if (above > 0) printf "%d %.9g\n", (b > 0 ? b : 1), above / total
                         }
-                }' "${files[@]}" >"$data/$c.dat"
-        [ -s "$data/$c.dat" ] || continue
-        # gnuplot has 8 colours: later conditions get dashed lines
-        plots+=("'$data/$c.dat' using 1:2 with steps lw 2 dt $((${#plots[@]} / 8 + 1)) title '$c'")
+                }' "${files[@]}" >"$data/$name.dat"
+        [ -s "$data/$name.dat" ] || continue
+        # gnuplot has 8 colours: later curves get dashed lines
+        plots+=("'$data/$name.dat' using 1:2 with steps lw 2 dt $((${#plots[@]} / 8 + 1)) title '$c'")
 done
 
 if [ ${#plots[@]} -eq 0 ]; then

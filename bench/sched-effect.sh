@@ -15,21 +15,31 @@
 # gives the median of each statistic over the repeats and its ratio against
 # the baseline of the same run.
 #
-# Every process is started from this script's session, so sleeper and hogs
-# share one autogroup (nice only competes inside an autogroup) unless a
-# condition says otherwise ("s-setsid").
+# Topologies (--topology, a comma list runs them interleaved): where the
+# sleeper and the hogs run. flat: both from this script's session, so they
+# share one autogroup and cgroup (nice only competes inside a group) unless
+# a condition says otherwise ("s-setsid"). sessions: each in a session, so
+# an autogroup, of its own. cgroups: each in a session and a cgroup of its
+# own under the cpu controller, in a tree shaped like systemd's, below
+# latnice-bench-PID (cgroup2 if it has the cpu controller, else the v1 cpu
+# hierarchy), removed on every exit. The g-* conditions act on those groups
+# (bench/topology-lib.sh); in flat they have none to act on ("n/a").
 #
 # Throughput part: a build-like job (compiling a C file many times on all
 # cores) alone and next to a foreground load (hackbench), with and without
 # the background class, to show what the class costs the background work.
 #
 # usage: bench/sched-effect.sh [--duration S] [--repeats N] [--hogs N]
+#            [--topology flat|sessions|cgroups[,...]]
 #            [--conditions c1,c2,...] [--part latency|throughput|all]
 #            [--sleeper sleeper|cyclictest] [--build DIR] [--out DIR] [--smoke]
 #   cyclictest resets its own timer slack at start-up (it switches to
 #   SCHED_FIFO and back), so s-slack shows nothing with it.
 #   --smoke: 2 s runs of two conditions, one repeat, no throughput part
 #            (checks that the benchmark still starts and produces output)
+#   Exit status 77: a topology asked for cannot be built here (no cpu
+#   controller, autogroup off); the message says why. The throughput part
+#   runs in the flat topology only.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,8 +53,9 @@ build="$root/build"
 out=""
 smoke=0
 sleeper_kind=sleeper
-all_conditions="base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo latniced"
+all_conditions="base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo g-idle g-weight gs-idle gs-weight latniced"
 conditions=""
+topologies=flat
 
 while [ $# -gt 0 ]; do
         case "$1" in
@@ -52,6 +63,7 @@ while [ $# -gt 0 ]; do
         --repeats) repeats=$2; shift 2 ;;
         --hogs) hogs=$2; shift 2 ;;
         --conditions) conditions=${2//,/ }; shift 2 ;;
+        --topology) topologies=${2//,/ }; shift 2 ;;
         --part) part=$2; shift 2 ;;
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --out) out=$2; shift 2 ;;
@@ -111,8 +123,14 @@ cyclictest) sleeper_cmd=(cyclictest --policy=other -t1 -i 1000 -q -h 200000 -D) 
 esac
 latniced="$build/daemon/latniced"
 
+# shellcheck source=bench/cgroup-lib.sh
+. "$here/cgroup-lib.sh"
+# shellcheck source=bench/topology-lib.sh
+. "$here/topology-lib.sh"
+
 pids=()
 latniced_pid=""
+# The daemon goes before the cgroup tree: it gives back what it changed.
 cleanup() {
         local p
         for p in "${pids[@]}"; do
@@ -122,9 +140,20 @@ cleanup() {
                 kill "$latniced_pid" 2>/dev/null || true
                 wait "$latniced_pid" 2>/dev/null || true
         fi
+        cg_destroy || true
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+for topo in $topologies; do
+        topo_prepare "$topo" || {
+                rc=$?
+                echo "sched-effect: --topology $topo: $topo_why" >&2
+                [ $rc -eq 2 ] && exit 2
+                exit 77
+        }
+done
 
 # ---- conditions ------------------------------------------------------------
 # Each sets two wrappers, prepended to the hog and the sleeper command.
@@ -153,6 +182,7 @@ condition_setup() {
                 sleeper_wrap=("$setattr" --nice -11 --slack 1000 --slice 100000 --)
                 hog_wrap=("$setattr" --policy idle --nice 19 --)
                 ;;
+        g-idle|g-weight|gs-idle|gs-weight) ;; # on the groups: topo_condition()
         latniced) ;; # the daemon does it, by name
         *) echo "sched-effect: unknown condition $1" >&2; exit 2 ;;
         esac
@@ -221,11 +251,20 @@ hist_stats() { # file
 }
 
 # ---- latency part ------------------------------------------------------------
+# One run of one condition in one topology: hogs, then the sleeper, each
+# wrapped in its group's wrapper, then the condition's.
 run_latency() {
-        local cond=$1 rep=$2 hist="$out/hist/$cond.$rep.txt" raw="$out/hist/$cond.$rep.raw"
-        local hog_pid sleeper_pid hog_log="$out/hist/$cond.$rep.hogs"
+        local topo=$1 cond=$2 rep=$3 hist="$out/hist/$1/$2.$3.txt" raw="$out/hist/$1/$2.$3.raw"
+        local hog_pid sleeper_pid hog_log="$out/hist/$1/$2.$3.hogs" groups
 
         condition_setup "$cond"
+        topo_condition "$topo" "$cond" || exit 1
+        if [ -n "$topo_na" ]; then
+                printf '  %-8s %-10s #%s  n/a: %s\n' "$topo" "$cond" "$rep" "$topo_na"
+                printf '%s\t%s\t%s\n' "$topo" "$cond" "$topo_na" >>"$out/na.tsv"
+                return 0
+        fi
+        mkdir -p "$out/hist/$topo"
         if [ "$cond" = latniced ]; then
                 start_latniced || return 0
         fi
@@ -242,22 +281,24 @@ run_latency() {
                 hog_name=cc1plus
                 sleeper_name=pipewire
         fi
-        "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$hog_name" \
+        "${grp_hog[@]}" "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$hog_name" \
                 stress-ng --cpu "$hogs" --keep-name --metrics-brief -t $((duration + 3)) \
                 >"$hog_log" 2>&1 &
         hog_pid=$!
         pids+=("$hog_pid")
         sleep 1.5
 
-        "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$sleeper_name" \
-                "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
+        "${grp_sleeper[@]}" "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' \
+                "$sleeper_name" "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
         sleeper_pid=$!
         pids+=("$sleeper_pid")
         sleep 1.5
-        snapshot_attrs "$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
-        snapshot_attrs "$cond.$rep sleeper" "$sleeper_pid" >>"$out/attrs.txt"
+        snapshot_attrs "$topo.$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
+        snapshot_attrs "$topo.$cond.$rep sleeper" "$sleeper_pid" >>"$out/attrs.txt"
+        groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
+        printf '%s %s %s %s\n' "$topo" "$cond" "$rep" "$groups" >>"$out/groups.txt"
 
-        wait "$sleeper_pid" || echo "sched-effect: cyclictest failed ($cond.$rep)" >&2
+        wait "$sleeper_pid" || echo "sched-effect: the sleeper failed ($topo.$cond.$rep)" >&2
         kill "$hog_pid" 2>/dev/null || true
         wait "$hog_pid" 2>/dev/null || true
         pids=()
@@ -265,22 +306,27 @@ run_latency() {
 
         # Keep only the buckets that count: a full histogram is 200000 lines.
         awk '/^#/ || $2 + 0 > 0' "$raw" >"$hist" && rm -f "$raw"
-        local ops
+        local ops stats
         ops=$(awk '$3 ~ /^\[/ && $4 == "cpu" && $5 ~ /^[0-9]+$/ { print $9 }' "$hog_log")
-        printf '%s\t%s\t%s\t%s\n' "$cond" "$rep" "$(hist_stats "$hist" | tr ' ' '\t')" \
-                "${ops:-NA}" >>"$out/latency.tsv"
-        printf '  %-10s #%s  p50/p99/p99.9/max us: %s  hog ops/s %s\n' "$cond" "$rep" \
-                "$(hist_stats "$hist" | cut -d' ' -f1-4)" "${ops:-NA}"
+        stats=$(hist_stats "$hist")
+        printf '%s\t%s\t%s\t%s\t%s\n' "$cond" "$rep" "$(tr ' ' '\t' <<<"$stats")" \
+                "${ops:-NA}" "$topo" >>"$out/latency.tsv"
+        printf '  %-8s %-10s #%s  p50/p99/p99.9/max us: %s  hog ops/s %s\n' "$topo" "$cond" "$rep" \
+                "$(cut -d' ' -f1-4 <<<"$stats")" "${ops:-NA}"
+        printf '      groups: %s\n' "$groups"
 }
 
+# The table: medians per topology and condition, ratios against the base of
+# the same topology; then base against latniced, the comparison that counts.
 summarize_latency() {
         {
-                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
-                echo "# medians over repeats; x = baseline p99.9 / condition p99.9 (higher is better)"
-                printf '| %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
-                        condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"
-                echo "|------------|----------|----------|----------|----------|---------|---------|------------|"
-                awk -F'\t' -v order="$conditions" '
+                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)${cg_kind:+, cgroups: $cg_kind cpu at $cg_mount}"
+                echo "# medians over repeats; x = baseline p99.9 / condition p99.9 of the same topology (higher is better)"
+                printf '| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
+                        topology condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"
+                echo "|----------|------------|----------|----------|----------|----------|---------|---------|------------|"
+                cat "$out/na.tsv" "$out/latency.tsv" 2>/dev/null | awk -F'\t' \
+                        -v order="$conditions" -v topos="$topologies" '
                         function median(list,   a, n, i, j, t) {
                                 n = split(list, a, " ")
                                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
@@ -288,20 +334,41 @@ summarize_latency() {
                                 if (n == 0) return "NA"
                                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
                         }
-                        { for (k = 3; k <= 6; k++) v[$1, k] = v[$1, k] " " $k; v[$1, 8] = v[$1, 8] " " $8 }
+                        function ratio(b, c) { return (b > 0 && c > 0) ? sprintf("%.1f", b / c) : "-" }
+                        NF == 3 { na[$1, $2] = 1; next }
+                        {
+                                k = $9 SUBSEP $1
+                                for (f = 3; f <= 6; f++) v[k, f] = v[k, f] " " $f
+                                v[k, 8] = v[k, 8] " " $8
+                                n999[k]++
+                        }
                         END {
-                                bp99 = median(v["base", 4]); bp999 = median(v["base", 5])
-                                n = split(order, c, " ")
-                                for (i = 1; i <= n; i++) {
-                                        if (!((c[i], 3) in v)) continue
-                                        p99 = median(v[c[i], 4]); p999 = median(v[c[i], 5])
-                                        printf "| %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n", c[i],
-                                                median(v[c[i], 3]), p99, p999, median(v[c[i], 6]),
-                                                (bp99 > 0 && p99 > 0) ? sprintf("%.1f", bp99 / p99) : "-",
-                                                (bp999 > 0 && p999 > 0) ? sprintf("%.1f", bp999 / p999) : "-",
-                                                median(v[c[i], 8])
+                                nt = split(topos, t, " "); nc = split(order, c, " ")
+                                for (i = 1; i <= nt; i++) {
+                                        b = t[i] SUBSEP "base"
+                                        bp99[i] = median(v[b, 4]); bp999[i] = median(v[b, 5])
+                                        for (j = 1; j <= nc; j++) {
+                                                k = t[i] SUBSEP c[j]
+                                                if ((t[i], c[j]) in na) {
+                                                        printf "| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n",
+                                                                t[i], c[j], "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"
+                                                        continue
+                                                }
+                                                if (!((k, 3) in v)) continue
+                                                p99 = median(v[k, 4]); p999 = median(v[k, 5])
+                                                printf "| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n",
+                                                        t[i], c[j], median(v[k, 3]), p99, p999, median(v[k, 6]),
+                                                        ratio(bp99[i], p99), ratio(bp999[i], p999), median(v[k, 8])
+                                        }
                                 }
-                        }' "$out/latency.tsv"
+                                for (i = 1; i <= nt; i++) {
+                                        k = t[i] SUBSEP "latniced"
+                                        if (!((k, 5) in v) || bp999[i] == "NA") continue
+                                        printf "# %s: latniced against base, p99.9 %s -> %s us: %sx (medians of %d and %d runs)\n",
+                                                t[i], bp999[i], median(v[k, 5]), ratio(bp999[i], median(v[k, 5])),
+                                                n999[t[i] SUBSEP "base"], n999[k]
+                                }
+                        }'
         } | tee "$out/latency.md"
 }
 
@@ -377,15 +444,18 @@ summarize_throughput() {
         echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
         others=$(pgrep -x latniced | tr "\n" " " || true)
         [ -z "$others" ] || echo "WARNING: latniced already running (pid $others): results of condition latniced are not its alone"
-        echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind conditions=$conditions"
+        echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind topologies=$topologies conditions=$conditions"
+        [ -z "$cg_top" ] || echo "cgroups: $cg_kind cpu controller, sleeper in $cg_sleeper, hogs in $cg_hogs"
         echo "cyclictest: $(cyclictest --help 2>&1 | head -1)  stress-ng: $(stress-ng --version 2>&1 | head -1)"
 } | tee "$out/info.txt"
 
 if [ "$part" = latency ] || [ "$part" = all ]; then
         for rep in $(seq "$repeats"); do
                 echo "latency: repeat $rep of $repeats"
-                for cond in $conditions; do
-                        run_latency "$cond" "$rep"
+                for topo in $topologies; do
+                        for cond in $conditions; do
+                                run_latency "$topo" "$cond" "$rep"
+                        done
                 done
         done
         summarize_latency
