@@ -12,6 +12,7 @@
 #include "cli/table.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/sched-group.h"
 #include "lib/settings.h"
 #include "policy/decide.h"
 
@@ -305,13 +306,20 @@ typedef struct Explanation {
         ThreadResult *threads;
         size_t n_threads;
         BoostFactsCache facts;
+        SchedGroup group;       /* the group that holds the process (group settings) */
+        pid_t *members;         /* its other processes, at most GROUP_MEMBERS_MAX */
+        size_t n_members;
 } Explanation;
+
+#define GROUP_MEMBERS_MAX 16
 
 static void explanation_done(Explanation *e)
 {
         thread_results_free(e->threads, e->n_threads);
         match_trace_done(&e->trace);
         boost_facts_cache_done(&e->facts);
+        sched_group_done(&e->group);
+        free(e->members);
         policy_free(e->policy);
         proc_task_free(e->task);
 }
@@ -371,6 +379,23 @@ static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_p
         return CLI_EXIT_SUCCESS;
 }
 
+/* The group the group settings act on, and who else is in it. */
+static int explain_group(Explanation *e, const CliOptions *o)
+{
+        SchedGroupRoots roots = {};
+        int r;
+
+        r = sched_group_roots_find(&roots);
+        if (r >= 0)
+                r = sched_group_of(&roots, o->proc_root, e->pid, &e->group);
+        sched_group_roots_done(&roots);
+        if (r < 0)
+                return r == -ENOMEM || r == -ESRCH ? r : 0;
+        r = sched_group_members(&e->group, o->proc_root, e->pid, GROUP_MEMBERS_MAX, &e->members,
+                                &e->n_members);
+        return r == -ENOMEM ? r : 0;
+}
+
 /* Read the task and the policy, and decide. A CLI exit status. */
 static int explain_gather(Explanation *e, const CliOptions *o)
 {
@@ -406,6 +431,8 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
                 /* Per-thread results when thread rules exist (and no single thread was asked for). */
                 r = match_threads(o, e->policy, e->pid, &e->facts, &e->threads, &e->n_threads);
+        if (r == 0 && e->result.group.mask)
+                r = explain_group(e, o);
         if (r == -ESRCH)
                 return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {
@@ -441,6 +468,17 @@ static int explain_json(const Explanation *e)
         json_trace(&w, &e->trace);
         json_key(&w, "result");
         json_result(&w, &e->result);
+        json_key(&w, "group");
+        json_begin_object(&w);
+        json_kv_string(&w, "name", e->group.kind == SCHED_GROUP_NONE ? NULL : e->group.name);
+        json_key(&w, "settings");
+        json_settings(&w, &e->result.group);
+        json_key(&w, "other_members");
+        json_begin_array(&w);
+        for (size_t i = 0; i < e->n_members; i++)
+                json_int(&w, e->members[i]);
+        json_end_array(&w);
+        json_end_object(&w);
         json_key(&w, "threads");
         json_begin_array(&w);
         for (size_t i = 0; i < e->n_threads; i++) {
@@ -482,6 +520,35 @@ static int print_threads(const Explanation *e, const CliOptions *o, bool utf8)
         return r < 0 ? r : table_print(t, stdout);
 }
 
+static void print_group(const Explanation *e, const CliOptions *o)
+{
+        _cleanup_free_ char *s = NULL;
+
+        if (!e->result.group.mask)
+                return;
+        s = settings_to_string(&e->result.group);
+        if (e->group.kind == SCHED_GROUP_NONE) {
+                printf("  Group settings %s: the process is in a root group, which latniced "
+                       "never changes\n",
+                       strna(s));
+                return;
+        }
+        printf("  Group settings %s for its %s\n", strna(s), e->group.name);
+        if (e->n_members == 0) {
+                printf("  which holds no other process\n");
+                return;
+        }
+        printf("  %swhich also holds%s", cli_color(o, "yellow"), cli_color(o, "reset"));
+        for (size_t i = 0; i < e->n_members; i++) {
+                _cleanup_free_ char *comm = NULL, *clean = NULL;
+
+                (void)proc_thread_comm(o->proc_root, e->members[i], e->members[i], &comm);
+                clean = comm ? cell_sanitize(comm) : NULL;
+                printf("%s %d (%s)", i == 0 ? "" : ",", (int)e->members[i], clean ? clean : "?");
+        }
+        printf("%s\n", e->n_members == GROUP_MEMBERS_MAX ? ", ..." : "");
+}
+
 static int explain_text(const Explanation *e, const CliOptions *o)
 {
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
@@ -506,6 +573,7 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         else
                 snprintf(what, sizeof(what), "process %d", (int)e->pid);
         print_result(&e->result, o, what);
+        print_group(e, o);
         if (e->result.match.thread_dependent && e->tid == 0 && e->n_threads == 0)
                 printf("A thread: predicate took part: see --tid TID.\n");
         if (e->n_threads > 0) {

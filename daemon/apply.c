@@ -766,6 +766,12 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         if (r < 0)
                 return r == -ESRCH ? 0 : r;
         per_thread = a->thread_rules && d.match.thread_dependent;
+        /* Group settings are the process's: its group, whole. */
+        if (only_tid <= 0 && (d.group.mask || a->groups)) {
+                r = group_table_request(a->groups, pid, p->starttime, &d.group);
+                if (r < 0)
+                        return r;
+        }
 
         /* The common case: nothing matches and nothing of it is managed. */
         if (!per_thread && d.settings.mask == 0) {
@@ -836,6 +842,8 @@ void applier_forget(Applier *a, pid_t pid, pid_t tid)
 
         if (t && t->pid == pid)
                 task_table_remove(a->tasks, tid);
+        if (tid == pid)
+                group_table_release(a->groups, pid);
 }
 
 int applier_rescan(Applier *a)
@@ -863,6 +871,7 @@ int applier_rescan(Applier *a)
                 if (r == 0)
                         task_table_remove(a->tasks, t->tid);
         }
+        group_table_sweep(a->groups);
         return 0;
 }
 
@@ -876,6 +885,7 @@ size_t applier_restore_all(Applier *a)
                         n++;
                 task_table_remove(a->tasks, t->tid);
         }
+        (void)group_table_restore_all(a->groups);
         return n;
 }
 

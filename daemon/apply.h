@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "daemon/ancestors.h"
+#include "daemon/groups.h"
 #include "daemon/idcache.h"
 #include "daemon/tasks.h"
 #include "lib/apply.h"
@@ -54,6 +55,7 @@ struct Applier {
         TaskTable *tasks;          /* borrowed */
         AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
         IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
+        GroupTable *groups;        /* borrowed, optional: group settings of rules */
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
         unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */

@@ -81,6 +81,7 @@ struct Manager {
         Applier applier;
         Bus *bus;
         UnitState *units;
+        GroupTable *groups;
         char *unit_rule;
         char *explain_rule;            /* Explain's strings, kept until the next one */
         BoostFactsCache explain_facts;
@@ -602,6 +603,10 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         applier_init(&m->applier, m->tasks, &ctx);
         m->applier.ancestors = m->ancestors;
         m->applier.ids = m->ids;
+        r = group_table_new(o->proc_root, o->dry_run, &m->groups);
+        if (r < 0)
+                return r;
+        m->applier.groups = m->groups;
         m->applier.on_applied = on_task_applied;
         m->applier.userdata = m;
 
@@ -619,6 +624,7 @@ Manager *manager_free(Manager *m)
                 return NULL;
         m->bus = bus_free(m->bus);
         m->units = units_free(m->units);
+        m->groups = group_table_free(m->groups);
         free(m->unit_rule);
         free(m->explain_rule);
         boost_facts_cache_done(&m->explain_facts);

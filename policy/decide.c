@@ -34,7 +34,7 @@ int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *bas
         }
         if (d.match.n_matched > 0)
                 settings_merge(&s, &d.match.settings);
-        s.mask &= SETTINGS_TASK_MASK;
+        s.mask &= SETTINGS_RULE_MASK;
         d.rule = d.match.rule ? d.match.rule : s.mask ? base_rule : NULL;
 
         /* Boosts: only now, and only if one is at stake, read the facts. */
@@ -56,6 +56,9 @@ int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *bas
                         d.withheld_reason = withheld_reason(facts ? f : NULL);
         }
         d.settings = s;
+        d.settings.mask &= SETTINGS_TASK_MASK;
+        d.group = s;
+        d.group.mask &= SETTINGS_GROUP_MASK;
         *ret = d;
         return 0;
 }

@@ -10,6 +10,9 @@
  *   settings = [Unit] settings of the task's unit (BASE, task part)
  *              + the settings of every matching rule, merged in file order
  *              - every boost the task may not have (policy/boost.h)
+ *   group    = the group settings (CPUWeight, CPUIdle) of the matching rules,
+ *              for the scheduling group that holds the task
+ *              - boosts the task may not have
  */
 #pragma once
 
@@ -19,6 +22,8 @@
 typedef struct Decision {
         MatchResult match;      /* the rules as matched (settings before BASE and boosts) */
         Settings settings;      /* what the task gets: SETTINGS_TASK_MASK only */
+        Settings group;         /* what the group that holds it gets (rules only):
+                                 * SETTINGS_GROUP_MASK only */
         const char *rule;       /* the last matching rule, else BASE_RULE; borrowed */
         uint32_t withheld;      /* SETTING_BIT()s of boosts taken out */
         const char *withheld_reason; /* why, when WITHHELD; borrowed from FACTS */

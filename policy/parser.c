@@ -732,12 +732,13 @@ static int check_line(FileParser *fp, unsigned line, const char *s, size_t len, 
 static const char *rule_keys(void)
 {
         return "Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, Nice, Policy, "
-               "UtilMin, UtilMax, TimerSlack";
+               "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle";
 }
 
 static const char *profile_keys(void)
 {
-        return "LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, TimerSlack";
+        return "LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, TimerSlack, CPUWeight, "
+               "CPUIdle";
 }
 
 static const char *unit_keys(void)
@@ -1018,12 +1019,12 @@ static bool section_settings(FileParser *fp, Settings **ret_settings, uint32_t *
         switch (fp->section) {
         case SECTION_RULE:
                 *ret_settings = &fp->out->rules[fp->index].own;
-                *ret_mask = SETTINGS_TASK_MASK;
+                *ret_mask = SETTINGS_RULE_MASK;
                 *ret_allowed = rule_keys();
                 return true;
         case SECTION_PROFILE:
                 *ret_settings = &fp->out->profiles[fp->index].settings;
-                *ret_mask = SETTINGS_TASK_MASK;
+                *ret_mask = SETTINGS_RULE_MASK;
                 *ret_allowed = profile_keys();
                 return true;
         case SECTION_UNIT:

@@ -159,10 +159,8 @@ static const BadCase bad_cases[] = {
           "found \"nosuch\"" },
         { RM "Profile =\n", 0, DIAG_ERROR, 3, 10,
           "expected the name of a [Profile], found end of line" },
-        { RM "CPUWeight = 100\n", 0, DIAG_ERROR, 3, 1,
-          "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
-          "Nice, Policy, "
-          "UtilMin, UtilMax, TimerSlack), found \"CPUWeight\", which only [Unit] sections take" },
+        { RM "CPUWeight = 0\n", 0, DIAG_ERROR, 3, 13,
+          "expected an integer in 1..10000, found \"0\"" },
         { "[Unit a.service]\nNice = 1\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Unit] (LatencyNice, Slice, UtilMin, UtilMax, CPUWeight, CPUIdle), "
           "found \"Nice\", which only [Rule] and [Profile] sections take" },
@@ -171,7 +169,7 @@ static const BadCase bad_cases[] = {
           "found \"Match\", which only [Rule] sections take" },
         { "[Profile p]\nFinal = yes\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Profile] (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-          "TimerSlack), found \"Final\", which only [Rule] sections take" },
+          "TimerSlack, CPUWeight, CPUIdle), found \"Final\", which only [Rule] sections take" },
         { "[Unit a.service]\nCPUIdle = maybe\n", 0, DIAG_ERROR, 2, 11,
           "expected yes or no, found \"maybe\"" },
         { "[Unit a.service]\nCPUWeight = 0\n", 0, DIAG_ERROR, 2, 13,
@@ -216,7 +214,7 @@ static const BadCase bad_cases[] = {
         { RM "Foo = 1\n", 0, DIAG_WARNING, 3, 1,
           "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
           "Nice, Policy, "
-          "UtilMin, UtilMax, TimerSlack), found unknown key \"Foo\", ignored" },
+          "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle), found unknown key \"Foo\", ignored" },
         { RM "Nice = 1\nNice = 2\n", 0, DIAG_WARNING, 4, 1,
           "expected \"Nice\" once per section, found it again (the later value wins)" },
         { R "Match = comm:a && comm:b\n", 0, DIAG_WARNING, 2, 9,

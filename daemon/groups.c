@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/groups.h"
+#include "daemon/pidmap.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/proc.h"
+
+typedef struct GroupEntry {
+        SchedGroup group;
+        SchedGroupState orig;     /* before latniced's first write */
+        SchedGroupState expected; /* what latniced left */
+        bool changed;             /* latniced wrote it */
+        bool user_owned;          /* changed by someone else since: theirs */
+        size_t n_requesters;
+} GroupEntry;
+
+typedef struct Requester {
+        pid_t pid;
+        uint64_t starttime;
+        GroupEntry *entry;
+} Requester;
+
+struct GroupTable {
+        const char *proc_root;
+        bool dry_run;
+        SchedGroupRoots roots;
+        GroupEntry **entries;
+        size_t n_entries;
+        PidMap requesters; /* pid -> Requester */
+        GroupCounters counters;
+};
+
+int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
+{
+        GroupTable *t = calloc(1, sizeof(GroupTable));
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        t->proc_root = proc_root ?: "/proc";
+        t->dry_run = dry_run;
+        r = sched_group_roots_find(&t->roots);
+        if (r < 0)
+                log_debug_errno(r, "Cannot find the cpu controller's mounts: %m");
+        *ret = t;
+        return 0;
+}
+
+static void entry_free(GroupEntry *e)
+{
+        sched_group_done(&e->group);
+        free(e);
+}
+
+static void entry_remove(GroupTable *t, GroupEntry *e)
+{
+        for (size_t i = 0; i < t->n_entries; i++)
+                if (t->entries[i] == e) {
+                        t->entries[i] = t->entries[--t->n_entries];
+                        break;
+                }
+        entry_free(e);
+}
+
+GroupTable *group_table_free(GroupTable *t)
+{
+        size_t state = 0;
+        pid_t pid;
+        void *v;
+
+        if (!t)
+                return NULL;
+        while (pidmap_iterate(&t->requesters, &state, &pid, &v))
+                free(v);
+        pidmap_done(&t->requesters);
+        for (size_t i = 0; i < t->n_entries; i++)
+                entry_free(t->entries[i]);
+        free(t->entries);
+        sched_group_roots_done(&t->roots);
+        free(t);
+        return NULL;
+}
+
+/* An autogroup is reached through /proc/PID/autogroup of one member: when
+ * that one has left, find another. */
+static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
+{
+        _cleanup_free_ pid_t *members = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sched_group_read(&e->group, ret);
+        if (r != -ENOENT || e->group.kind != SCHED_GROUP_AUTOGROUP)
+                return r;
+        r = sched_group_members(&e->group, t->proc_root, 0, 1, &members, &n);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return -ENOENT; /* the session is over */
+        free(e->group.path);
+        if (asprintf(&e->group.path, "%s/%d/autogroup", t->proc_root, (int)members[0]) < 0) {
+                e->group.path = NULL;
+                return -ENOMEM;
+        }
+        return sched_group_read(&e->group, ret);
+}
+
+/* Give E its original state back if it is still as latniced left it. */
+static bool entry_restore(GroupTable *t, GroupEntry *e)
+{
+        SchedGroupState now;
+        int r;
+
+        if (!e->changed || e->user_owned || t->dry_run)
+                return false;
+        r = entry_read(t, e, &now);
+        if (r < 0) {
+                if (r != -ENOENT)
+                        log_warning_errno(r, "Cannot read %s to restore it: %m", e->group.name);
+                return false;
+        }
+        if (!sched_group_state_equal(&e->group, &now, &e->expected)) {
+                log_info("%s: changed by someone else, not restoring.", e->group.name);
+                return false;
+        }
+        r = sched_group_write_state(&e->group, &now, &e->orig);
+        if (r < 0) {
+                if (r != -ENOENT) {
+                        t->counters.n_failed++;
+                        log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
+                }
+                return false;
+        }
+        t->counters.n_restored++;
+        log_info("%s: original weight %u%s restored.", e->group.name, e->orig.weight,
+                 e->orig.idle ? ", idle" : "");
+        return true;
+}
+
+void group_table_release(GroupTable *t, pid_t pid)
+{
+        Requester *q;
+        GroupEntry *e;
+
+        if (!t)
+                return;
+        q = pidmap_remove(&t->requesters, pid);
+        if (!q)
+                return;
+        e = q->entry;
+        free(q);
+        if (--e->n_requesters > 0)
+                return;
+        (void)entry_restore(t, e);
+        entry_remove(t, e);
+}
+
+static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
+{
+        for (size_t i = 0; i < t->n_entries; i++)
+                if (sched_group_equal(&t->entries[i]->group, g))
+                        return t->entries[i];
+        return NULL;
+}
+
+/* The entry of G (taken over), new if needed: its original state is read now. */
+static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
+{
+        GroupEntry *e = entry_find(t, g), **a;
+        int r;
+
+        if (e) {
+                *ret = e;
+                return 0;
+        }
+        e = calloc(1, sizeof(GroupEntry));
+        if (!e)
+                return -ENOMEM;
+        e->group = *g;
+        *g = (SchedGroup){};
+        r = sched_group_read(&e->group, &e->orig);
+        if (r < 0) {
+                entry_free(e);
+                return r;
+        }
+        a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
+        if (!a) {
+                entry_free(e);
+                return -ENOMEM;
+        }
+        t->entries = a;
+        t->entries[t->n_entries++] = e;
+        *ret = e;
+        return 0;
+}
+
+/* PID (STARTTIME) is a requester of E. */
+static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e)
+{
+        Requester *q = pidmap_get(&t->requesters, pid);
+        int r;
+
+        if (q && q->entry == e && q->starttime == starttime)
+                return 0;
+        if (q)
+                group_table_release(t, pid); /* another group, or a reused pid */
+        q = malloc(sizeof(Requester));
+        if (!q)
+                return -ENOMEM;
+        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e };
+        r = pidmap_put(&t->requesters, pid, q);
+        if (r < 0) {
+                free(q);
+                return r;
+        }
+        e->n_requesters++;
+        return 0;
+}
+
+/* Bring E to what S asks for (unset: its original). */
+static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s)
+{
+        SchedGroupState now, want;
+        uint32_t weight = e->orig.weight;
+        bool idle = e->orig.idle;
+        int r;
+
+        if (e->user_owned)
+                return 0;
+        r = sched_group_read(&e->group, &now);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected)) {
+                e->user_owned = true;
+                log_info("%s: changed by someone else (weight %u%s), leaving it alone.",
+                         e->group.name, now.weight, now.idle ? ", idle" : "");
+                return 0;
+        }
+        if (settings_has(s, SETTING_CPU_WEIGHT))
+                weight = s->cpu_weight;
+        if (settings_has(s, SETTING_CPU_IDLE))
+                idle = s->cpu_idle;
+        sched_group_state_want(&e->group, &now, weight, idle, &want);
+        if (sched_group_state_equal(&e->group, &now, &want))
+                return 0;
+        if (t->dry_run) {
+                log_info("%s: would set weight %u%s for %d (dry run).", e->group.name,
+                         want.weight, want.idle ? ", idle" : "", (int)pid);
+                return 1;
+        }
+        r = sched_group_write_state(&e->group, &now, &want);
+        if (r < 0) {
+                if (r == -ENOENT)
+                        return 0;
+                t->counters.n_failed++;
+                return log_warning_errno(r, "Failed to set %s for %d: %m", e->group.name,
+                                         (int)pid);
+        }
+        /* What the kernel made of it (cpu.shares rounds). */
+        if (sched_group_read(&e->group, &e->expected) < 0)
+                e->expected = want;
+        e->changed = true;
+        t->counters.n_applied++;
+        log_info("%s: weight %u%s for %d.", e->group.name, e->expected.weight,
+                 e->expected.idle ? ", idle" : "", (int)pid);
+        return 1;
+}
+
+int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
+{
+        SchedGroup g = {};
+        GroupEntry *e;
+        int r;
+
+        if (!t)
+                return 0;
+        if (!(s->mask & SETTINGS_GROUP_MASK)) {
+                group_table_release(t, pid);
+                return 0;
+        }
+        r = sched_group_of(&t->roots, t->proc_root, pid, &g);
+        if (r < 0)
+                return r == -ESRCH || r == -EACCES ? 0 : r;
+        if (g.kind == SCHED_GROUP_NONE) {
+                /* In a root group: nothing to change, and never the root. */
+                group_table_release(t, pid);
+                return 0;
+        }
+        r = entry_get(t, &g, &e);
+        sched_group_done(&g);
+        if (r < 0)
+                return r == -ENOENT || r == -ESRCH ? 0 : r;
+        r = requester_set(t, pid, starttime, e);
+        if (r < 0)
+                return r;
+        return entry_apply(t, e, pid, s);
+}
+
+void group_table_sweep(GroupTable *t)
+{
+        size_t state = 0;
+        pid_t pid;
+        void *v;
+
+        if (!t)
+                return;
+        while (pidmap_iterate(&t->requesters, &state, &pid, &v)) {
+                Requester *q = v;
+                uint64_t st;
+
+                if (proc_starttime(t->proc_root, pid, 0, &st) < 0 || st != q->starttime)
+                        group_table_release(t, pid);
+        }
+}
+
+size_t group_table_restore_all(GroupTable *t)
+{
+        size_t state = 0, n = 0;
+        pid_t pid;
+        void *v;
+
+        if (!t)
+                return 0;
+        while (pidmap_iterate(&t->requesters, &state, &pid, &v))
+                free(v);
+        pidmap_done(&t->requesters);
+        t->requesters = (PidMap){};
+        for (size_t i = 0; i < t->n_entries; i++) {
+                if (entry_restore(t, t->entries[i]))
+                        n++;
+                entry_free(t->entries[i]);
+        }
+        t->n_entries = 0;
+        return n;
+}
+
+size_t group_table_size(const GroupTable *t)
+{
+        return t ? t->n_entries : 0;
+}
+
+const GroupCounters *group_table_counters(const GroupTable *t)
+{
+        return &t->counters;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Groups: the group-level settings rules ask for (CPUWeight=, CPUIdle= in a
+ * [Rule] or [Profile]), applied to the scheduling group that holds each
+ * matched process (lib/sched-group.h: its cgroup under the cpu controller,
+ * v2 or v1, else its autogroup), with ownership as for task attributes.
+ *
+ * A group is changed while at least one living process whose rules ask for
+ * it is in it; every such process is a requester. When the last requester
+ * exits, leaves the group or stops asking (rule removed, reload), and on
+ * exit, the group gets its original weight and idle flag back, unless
+ * someone else changed them since latniced did: then they are theirs and
+ * are left alone. When requesters of one group ask for different values,
+ * the latest request wins.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/sched-group.h"
+#include "lib/settings.h"
+
+typedef struct GroupTable GroupTable;
+
+typedef struct GroupCounters {
+        uint64_t n_applied;  /* group writes */
+        uint64_t n_restored; /* groups given their originals back */
+        uint64_t n_failed;
+} GroupCounters;
+
+/* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing. */
+int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret);
+GroupTable *group_table_free(GroupTable *t);
+
+/*
+ * Process PID (which started at STARTTIME) asks for the group settings of S
+ * (SETTINGS_GROUP_MASK; empty: it asks for nothing, as group_table_release())
+ * on the group that holds it now. Returns 1 if a group was written, 0 if
+ * not (nothing to do, no group, the group is someone else's), negative
+ * errno on resource failure.
+ */
+int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s);
+/* PID asks for nothing any more (it exited, or its rules changed). */
+void group_table_release(GroupTable *t, pid_t pid);
+/* Forget requesters that no longer run; restore what nobody asks for. */
+void group_table_sweep(GroupTable *t);
+/* Restore every group latniced changed and forget everything. Returns the
+ * number of groups restored. */
+size_t group_table_restore_all(GroupTable *t);
+
+size_t group_table_size(const GroupTable *t);
+const GroupCounters *group_table_counters(const GroupTable *t);

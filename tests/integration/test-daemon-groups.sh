@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Group settings of rules (CPUIdle=, CPUWeight= in a [Rule]) on the real
+# kernel: the v1 cpu hierarchy's cgroup of a matched process (cpu.idle,
+# cpu.shares), its autogroup (/proc/PID/autogroup nice), a root group left
+# alone, ownership (the group is restored when the last matched process
+# exits and on latniced's exit; a change by someone else is theirs), and
+# latnicectl explain naming the group and its other members. Results are
+# read from the cgroup files and /proc, never from the daemon.
+#   test-daemon-groups.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL
+. "$(dirname "$0")/test-daemon-lib.sh" "$@"
+LATNICECTL=${4:?latnicectl path}
+
+CPU=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/self/mounts)
+AUTOGROUP=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
+[ -n "$CPU" ] || [ "$AUTOGROUP" = 1 ] || { echo "SKIP: no v1 cpu hierarchy and no autogroup"; exit 77; }
+
+cat >"$POL/50-groups.policy" <<'P'
+[Rule idle-group]
+Match = name:lngrp-idle
+CPUIdle = yes
+
+[Rule light-group]
+Match = name:lngrp-light
+CPUWeight = 50
+
+[Rule plain]
+Match = name:lngrp-plain
+Nice = 3
+P
+
+run() { # name: a sleeper named NAME in its own session
+        setsid bash -c 'exec -a "$0" sleep 300' "$1" &
+        RUN_PID=$!
+        PIDS+=("$RUN_PID")
+        wait_until 5 eval '[ "$(cat /proc/$RUN_PID/comm)" = sleep ]' || fail "could not start $1"
+}
+ag_nice() { sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$1/autogroup"; }
+
+start_daemon
+
+if [ -n "$CPU" ]; then
+        G=$CPU/latnice-test-$$
+        mkdir "$G"
+        trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; sleep 0.1; rmdir "$G" 2>/dev/null; cleanup' EXIT
+        # A group with a process of its own (the "shell") and the matched one.
+        sleep 300 &
+        other=$!
+        PIDS+=("$other")
+        echo "$other" >"$G/cgroup.procs"
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-idle sleep 300' _ "$G" &
+        m1=$!
+        PIDS+=("$m1")
+        wait_until 5 eval '[ "$(cat $G/cpu.idle)" = 1 ]' || fail "v1: cpu.idle of $G is $(cat "$G/cpu.idle"), expected 1"
+        echo "ok: v1 cpu cgroup: cpu.idle 1"
+        out=$("$LATNICECTL" explain --policy-dir "$POL" "$m1" 2>&1)
+        echo "$out" | grep -q "latnice-test-$$" || fail "explain does not name the group: $out"
+        echo "$out" | grep -q "also holds.*$other" || fail "explain does not name the group's other member $other: $out"
+        echo "ok: explain names the group and its other member"
+        # A second matched process in the same group: the group stays until both are gone.
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-idle sleep 300' _ "$G" &
+        m2=$!
+        PIDS+=("$m2")
+        sleep 0.3
+        kill -KILL "$m1"; wait "$m1" 2>/dev/null
+        sleep 0.3
+        [ "$(cat "$G/cpu.idle")" = 1 ] || fail "v1: group restored while a matched process is still in it"
+        kill -KILL "$m2"; wait "$m2" 2>/dev/null
+        wait_until 5 eval '[ "$(cat $G/cpu.idle)" = 0 ]' || fail "v1: cpu.idle not restored after the last matched process exited"
+        [ "$(cat "$G/cpu.shares")" = 1024 ] || fail "v1: cpu.shares not restored: $(cat "$G/cpu.shares")"
+        echo "ok: v1: restored when the last matched process exited"
+        # Someone else changes the group: theirs.
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-idle sleep 300' _ "$G" &
+        m3=$!
+        PIDS+=("$m3")
+        wait_until 5 eval '[ "$(cat $G/cpu.idle)" = 1 ]' || fail "v1: not applied again"
+        echo 0 >"$G/cpu.idle"
+        echo 2048 >"$G/cpu.shares"
+        reload_daemon
+        kill -KILL "$m3"; wait "$m3" 2>/dev/null
+        sleep 0.5
+        [ "$(cat "$G/cpu.shares")" = 2048 ] || fail "v1: a change by someone else was overwritten: $(cat "$G/cpu.shares")"
+        [ "$(cat "$G/cpu.idle")" = 0 ] || fail "v1: a group someone else changed was made idle again"
+        echo 1024 >"$G/cpu.shares"
+        echo "ok: v1: a group changed by someone else is left alone"
+        # A weight.
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-light sleep 300' _ "$G" &
+        m4=$!
+        PIDS+=("$m4")
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 512 ]' ||
+                fail "v1: cpu.shares $(cat "$G/cpu.shares"), expected 512 (CPUWeight 50)"
+        kill -KILL "$m4"; wait "$m4" 2>/dev/null
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 1024 ]' || fail "v1: cpu.shares not restored"
+        echo "ok: v1: CPUWeight=50 is cpu.shares 512, restored after"
+fi
+
+if [ "$AUTOGROUP" = 1 ]; then
+        run lngrp-idle
+        a=$RUN_PID
+        wait_until 5 eval '[ "$(ag_nice $a)" = 19 ]' || fail "autogroup: nice $(ag_nice "$a"), expected 19"
+        echo "ok: autogroup $(cut -d' ' -f1 /proc/$a/autogroup): nice 19"
+        run lngrp-plain
+        wait_until 5 attr_is "$RUN_PID" nice 3 || fail "plain rule not applied"
+        [ "$(ag_nice "$RUN_PID")" = 0 ] || fail "a rule without group settings changed its autogroup"
+        echo "ok: a rule without group settings leaves the group alone"
+fi
+
+# latniced's own session group (the test's) is never touched: nothing here asks.
+stop_daemon TERM || fail "latniced did not exit cleanly"
+if [ "$AUTOGROUP" = 1 ]; then
+        [ "$(ag_nice "$a")" = 0 ] || fail "autogroup nice not restored on exit: $(ag_nice "$a")"
+        echo "ok: autogroup restored on exit"
+fi
+echo "PASS"
