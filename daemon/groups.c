@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/trust.h"
 
 typedef struct GroupEntry {
         SchedGroup group;
@@ -15,6 +16,7 @@ typedef struct GroupEntry {
         SchedGroupState expected; /* what latniced left */
         bool changed;             /* latniced wrote it */
         bool user_owned;          /* changed by someone else since: theirs */
+        bool shared;              /* holds processes of other users: never changed */
         size_t n_requesters;
 } GroupEntry;
 
@@ -167,8 +169,30 @@ static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
         return NULL;
 }
 
+/* Does G hold a process of another user than PID's? Then a rule that
+ * matched PID (whose name its user chose) must not change the group for
+ * them: a cron job named cc1 must not make cron.service idle for everyone.
+ * Root's processes may change their groups. */
+static bool group_shared(GroupTable *t, const SchedGroup *g, pid_t pid)
+{
+        _cleanup_free_ pid_t *members = NULL;
+        size_t n = 0;
+        uid_t uid, other;
+
+        if (proc_real_uid(t->proc_root, pid, &uid) < 0)
+                return true;
+        if (uid == 0)
+                return false;
+        if (sched_group_members(g, t->proc_root, pid, 65536, &members, &n) < 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (proc_real_uid(t->proc_root, members[i], &other) >= 0 && other != uid)
+                        return true;
+        return false;
+}
+
 /* The entry of G (taken over), new if needed: its original state is read now. */
-static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
+static int entry_get(GroupTable *t, SchedGroup *g, pid_t pid, GroupEntry **ret)
 {
         GroupEntry *e = entry_find(t, g), **a;
         int r;
@@ -187,6 +211,11 @@ static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
                 entry_free(e);
                 return r;
         }
+        e->shared = group_shared(t, &e->group, pid);
+        if (e->shared)
+                log_info("%s holds processes of other users than %d's: not changed for its "
+                         "rules.",
+                         e->group.name, (int)pid);
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
         if (!a) {
                 entry_free(e);
@@ -229,7 +258,7 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         bool idle = e->orig.idle;
         int r;
 
-        if (e->user_owned)
+        if (e->user_owned || e->shared)
                 return 0;
         r = sched_group_read(&e->group, &now);
         if (r < 0)
@@ -290,7 +319,7 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
                 group_table_release(t, pid);
                 return 0;
         }
-        r = entry_get(t, &g, &e);
+        r = entry_get(t, &g, pid, &e);
         sched_group_done(&g);
         if (r < 0)
                 return r == -ENOENT || r == -ESRCH ? 0 : r;

@@ -11,7 +11,9 @@
  * exit, the group gets its original weight and idle flag back, unless
  * someone else changed them since latniced did: then they are theirs and
  * are left alone. When requesters of one group ask for different values,
- * the latest request wins.
+ * the latest request wins. A group that holds processes of another user
+ * than the first process that asks for it (unless that one is root's) is
+ * never changed: names are the user's choice, the group is not only theirs.
  */
 #pragma once
 

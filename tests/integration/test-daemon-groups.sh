@@ -83,6 +83,20 @@ if [ -n "$CPU" ]; then
         [ "$(cat "$G/cpu.idle")" = 0 ] || fail "v1: a group someone else changed was made idle again"
         echo 1024 >"$G/cpu.shares"
         echo "ok: v1: a group changed by someone else is left alone"
+        # nobody's process named like the rule, in a group that also holds
+        # root's: the group is not nobody's to demote.
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+                bash -c 'exec -a lngrp-idle sleep 300' &
+        m5=$!
+        PIDS+=("$m5")
+        echo "$m5" >"$G/cgroup.procs"
+        wait_until 5 eval '[ "$(cat /proc/$m5/comm)" = sleep ]' || fail "could not start nobody's lngrp-idle"
+        kill -HUP "$DAEMON"   # evaluate it again, now that it is in the group
+        wait_until 5 grep -q "latnice-test-$$ holds processes of other users" "$LOG" ||
+                fail "v1: no note that the group is shared with other users"
+        [ "$(cat "$G/cpu.idle")" = 0 ] || fail "v1: nobody's process made a group shared with root idle"
+        kill -KILL "$m5"; wait "$m5" 2>/dev/null
+        echo "ok: v1: a group shared with other users is not changed for an unprivileged match"
         # A weight.
         bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-light sleep 300' _ "$G" &
         m4=$!
