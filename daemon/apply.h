@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "daemon/ancestors.h"
+#include "daemon/control.h"
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
 #include "daemon/tasks.h"
@@ -96,10 +97,13 @@ int applier_rescan(Applier *a);
  * threads restored. */
 size_t applier_restore_all(Applier *a);
 
-/* SetTask: apply S to every thread of PID now and mark them user-owned.
- * -ESRCH, -EPERM (kernel thread, RT/DL), other negative errno; *ret_error
- * (optional) gets a message. */
-int applier_set_manual(Applier *a, pid_t pid, const Settings *s, char **ret_error);
+/* SetTask (manager_set_task() in daemon/control.h): read PID and its threads
+ * once, refuse kernel threads, pid 1 and RT/DL processes (-EPERM), let CHECK
+ * (optional) judge what was read, then apply S to every thread and mark
+ * them user-owned. -ESRCH, -EPERM, CHECK's error, other negative errno;
+ * *ret_error (optional, NULL on entry) gets a message. */
+int applier_set_manual(Applier *a, pid_t pid, const Settings *s, set_task_check_t check,
+                       void *userdata, char **ret_error);
 
 /* Settings a MatchResult asks a task to get: the merged settings limited to
  * what a task can carry, or an empty set when no rule matched. */

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "daemon/bus.h"
+#include "daemon/bus-auth.h"
 #include "daemon/bus-util.h"
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
@@ -37,8 +38,6 @@
 #define BUS_ERROR_ACCESS_DENIED LATNICE_BUS_ERROR_ACCESS_DENIED
 #define BUS_ERROR_NO_SUCH_PROCESS LATNICE_BUS_ERROR_NO_SUCH_PROCESS
 #define BUS_ERROR_REFUSED LATNICE_BUS_ERROR_REFUSED
-
-#define PF_KTHREAD_FLAG 0x00200000u
 
 struct Bus {
         Manager *manager;
@@ -177,12 +176,7 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
         return 0;
 }
 
-typedef struct Caller {
-        uid_t euid;
-        bool privileged; /* root or CAP_SYS_NICE */
-} Caller;
-
-static int caller_get(sd_bus_message *m, Caller *ret, sd_bus_error *error)
+static int caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t euid;
@@ -201,36 +195,39 @@ static int caller_get(sd_bus_message *m, Caller *ret, sd_bus_error *error)
                 return sd_bus_error_set_errnof(error, r,
                                                "Cannot determine the caller's user: %s",
                                                strerror(-r));
-        ret->euid = euid;
+        ret->uid = euid;
         ret->privileged = euid == 0 || sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
         return 0;
 }
 
-static int require_privileged(sd_bus_message *m, const char *what, Caller *ret,
+/* The caller of M, if it may call WHAT (bus_auth_privileged()). */
+static int require_privileged(sd_bus_message *m, const char *what, BusCaller *ret,
                               sd_bus_error *error)
 {
-        Caller c = {};
+        _cleanup_free_ char *why = NULL;
+        BusCaller c = {};
         int r;
 
         r = caller_get(m, &c, error);
         if (r < 0)
                 return r;
-        if (!c.privileged)
-                return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED,
-                                         "%s needs root or CAP_SYS_NICE (caller uid %u has "
-                                         "neither)",
-                                         what, (unsigned) c.euid);
-        if (ret)
-                *ret = c;
+        r = bus_auth_privileged(&c, what, &why);
+        if (r == -EACCES)
+                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, why);
+        if (r < 0)
+                return r;
+        *ret = c;
         return 0;
 }
 
-static int read_pid_max(pid_t *ret)
+static int read_pid_max(const char *proc_root, pid_t *ret)
 {
-        _cleanup_free_ char *line = NULL;
+        _cleanup_free_ char *path = NULL, *line = NULL;
         int v, r;
 
-        r = read_one_line_file("/proc/sys/kernel/pid_max", &line);
+        if (asprintf(&path, "%s/sys/kernel/pid_max", proc_root) < 0)
+                return -ENOMEM;
+        r = read_one_line_file(path, &line);
         if (r < 0)
                 return r;
         r = safe_atoi(line, &v);
@@ -240,134 +237,6 @@ static int read_pid_max(pid_t *ret)
                 return -ERANGE;
         *ret = v;
         return 0;
-}
-
-/* Field 9 (flags) of /proc/PID/stat, and the real uid from /proc/PID/status. */
-static int read_task_identity(pid_t pid, unsigned *ret_flags, uid_t *ret_uid)
-{
-        _cleanup_free_ char *stat = NULL, *status = NULL;
-        char path[64];
-        const char *p;
-        unsigned long flags = 0;
-        unsigned uid;
-        int r;
-
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-        r = read_full_file(path, READ_FULL_FILE_MAX, &stat, NULL);
-        if (r < 0)
-                return errno_is_gone(r) ? -ESRCH : r;
-        /* comm may contain anything, including ") ": the fields start after the last ')' */
-        p = strrchr(stat, ')');
-        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-                return -EIO;
-
-        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        r = read_full_file(path, READ_FULL_FILE_MAX, &status, NULL);
-        if (r < 0)
-                return errno_is_gone(r) ? -ESRCH : r;
-        p = strstr(status, "\nUid:");
-        if (!p || sscanf(p + 5, "%u", &uid) != 1)
-                return -EIO;
-
-        *ret_flags = (unsigned) flags;
-        *ret_uid = uid;
-        return 0;
-}
-
-static int policy_rank(int policy)
-{
-        switch (policy) {
-        case SCHED_OTHER:
-                return 0;
-        case SCHED_BATCH:
-                return 1;
-        case SCHED_IDLE:
-                return 2;
-        default:
-                return -1;
-        }
-}
-
-/*
- * May an unprivileged owner apply S to thread TID in state ST? Only changes
- * that make the task less latency-sensitive pass. On refusal returns -EACCES
- * and a message in *ret_why.
- */
-static int check_less_sensitive(Bus *b, pid_t tid, const SchedState *st, const Settings *s,
-                                char **ret_why)
-{
-        const KernelFeatures *kf = manager_kernel(b->manager);
-        uint64_t base = kf && kf->base_slice_ns ? kf->base_slice_ns : base_slice_default(1);
-        uint64_t cur_slice = st->slice_ns ? st->slice_ns : base;
-        int r = 0;
-
-        if (settings_has(s, SETTING_LATENCY_NICE)) {
-                if (st->has_latency_nice) {
-                        if (s->latency_nice < st->latency_nice)
-                                r = asprintf(ret_why,
-                                             "LatencyNice=%d would lower latency nice of tid %d "
-                                             "(currently %d)",
-                                             s->latency_nice, (int) tid, st->latency_nice);
-                } else if (s->latency_nice < 0)
-                        r = asprintf(ret_why,
-                                     "LatencyNice=%d is below the default 0 of tid %d",
-                                     s->latency_nice, (int) tid);
-                else if (st->custom_slice && s->latency_nice != 0 &&
-                         latency_nice_to_slice(s->latency_nice, base) < st->slice_ns)
-                        r = asprintf(ret_why,
-                                     "LatencyNice=%d would shorten the custom slice of tid %d "
-                                     "(currently %" PRIu64 " ns)",
-                                     s->latency_nice, (int) tid, st->slice_ns);
-                if (r != 0)
-                        goto refused;
-        }
-        if (settings_has(s, SETTING_NICE) && s->nice < st->nice) {
-                r = asprintf(ret_why, "Nice=%d would lower the nice value of tid %d (currently %d)",
-                             s->nice, (int) tid, st->nice);
-                goto refused;
-        }
-        if (settings_has(s, SETTING_SLICE) && s->slice_ns < cur_slice) {
-                r = asprintf(ret_why,
-                             "Slice=%" PRIu64 "ns would shorten the slice of tid %d (currently "
-                             "%" PRIu64 " ns)",
-                             s->slice_ns, (int) tid, cur_slice);
-                goto refused;
-        }
-        if (settings_has(s, SETTING_POLICY) &&
-            policy_rank(s->policy) < policy_rank(st->policy)) {
-                r = asprintf(ret_why, "Policy=%s would leave policy %s of tid %d",
-                             strna(sched_policy_to_string(s->policy)),
-                             strna(sched_policy_to_string(st->policy)), (int) tid);
-                goto refused;
-        }
-        if (settings_has(s, SETTING_TIMER_SLACK) && st->timer_slack_ns > 0 &&
-            s->timer_slack_ns < st->timer_slack_ns) {
-                r = asprintf(ret_why,
-                             "TimerSlack=%" PRIu64 "ns would lower the timer slack of tid %d "
-                             "(currently %" PRIu64 " ns)",
-                             s->timer_slack_ns, (int) tid, st->timer_slack_ns);
-                goto refused;
-        }
-        if (settings_has(s, SETTING_UTIL_MAX) && s->util_max > st->util_max) {
-                r = asprintf(ret_why, "UtilMax=%u would raise the utilization cap of tid %d "
-                             "(currently %u)",
-                             s->util_max, (int) tid, st->util_max);
-                goto refused;
-        }
-        if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > st->util_min) {
-                r = asprintf(ret_why, "UtilMin=%u would raise the utilization boost of tid %d "
-                             "(currently %u)",
-                             s->util_min, (int) tid, st->util_min);
-                goto refused;
-        }
-        return 0;
-
-refused:
-        if (r < 0) {
-                *ret_why = NULL;
-                return -ENOMEM;
-        }
-        return -EACCES;
 }
 
 /* ---- Properties ------------------------------------------------------- */
@@ -678,44 +547,52 @@ finish:
         return r;
 }
 
-static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        _cleanup_free_ char *why = NULL, *err = NULL, *str = NULL;
-        _cleanup_free_ pid_t *tids = NULL;
-        _cleanup_close_ int pidfd = -EBADF;
-        Bus *b = userdata;
-        Settings s = {};
-        Caller c = {};
+/* SetTask's arguments, checked, and who asks. */
+typedef struct SetTaskRequest {
         pid_t pid;
-        size_t n_tids = 0;
-        unsigned flags;
-        uid_t owner;
-        int r, policy;
+        Settings settings; /* at least one */
+        BusCaller caller;
+} SetTaskRequest;
 
-        r = read_pid_arg(b, m, &pid, error);
+static int set_task_request_read(Bus *b, sd_bus_message *m, SetTaskRequest *ret,
+                                 sd_bus_error *error)
+{
+        SetTaskRequest req = {};
+        int r;
+
+        r = read_pid_arg(b, m, &req.pid, error);
         if (r < 0)
                 return r;
-        r = read_settings(m, SETTINGS_TASK_MASK, "settings", &s, error);
+        r = read_settings(m, SETTINGS_TASK_MASK, "settings", &req.settings, error);
         if (r < 0)
                 return r;
-        if (s.mask == 0)
+        if (req.settings.mask == 0)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "settings: empty, nothing to set");
-
-        r = caller_get(m, &c, error);
+        r = caller_get(m, &req.caller, error);
         if (r < 0)
                 return r;
+        *ret = req;
+        return 0;
+}
 
-        /* Hold the process while we look at it, so the pid cannot be reused under us. */
-        pidfd = pidfd_open_process(pid);
-        if (pidfd == -ESRCH)
+/*
+ * A pidfd of PID, held while the manager reads and changes it, so that what
+ * it read is known to be about this process (pidfd_process_alive()). A pid
+ * that is a thread, not a process, is refused here. -EBADF (no pidfd, the
+ * kernel has none) is no error.
+ */
+static int hold_process(Bus *b, pid_t pid, int *ret_fd, sd_bus_error *error)
+{
+        int fd = pidfd_open_process(pid);
+        pid_t tgid;
+
+        if (fd == -ESRCH)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
-        if (pidfd == -EINVAL || pidfd == -ENOENT) {
+        if (fd == -EINVAL || fd == -ENOENT) {
                 /* a thread that is not a thread group leader (EINVAL before 6.9, ENOENT since) */
-                pid_t tgid;
-
-                if (proc_tgid("/proc", pid, &tgid) >= 0 && tgid != pid)
+                if (proc_tgid(manager_proc_root(b->manager), pid, &tgid) >= 0 && tgid != pid)
                         return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
                                                  "pid %d is a thread, not a process: pass its "
                                                  "thread group id %d",
@@ -723,107 +600,87 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
         }
-        if (pidfd < 0 && pidfd != -ENOSYS)
-                return sd_bus_error_set_errnof(error, pidfd, "Cannot open pid %d: %s",
-                                               (int) pid, strerror(-pidfd));
+        if (fd < 0 && fd != -ENOSYS)
+                return sd_bus_error_set_errnof(error, fd, "Cannot open pid %d: %s", (int) pid,
+                                               strerror(-fd));
+        *ret_fd = fd < 0 ? -EBADF : fd;
+        return 0;
+}
 
-        r = read_task_identity(pid, &flags, &owner);
-        if (r == -ESRCH)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
-                                         (int) pid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot read /proc/%d: %s", (int) pid,
-                                               strerror(-r));
-        if (flags & PF_KTHREAD_FLAG)
-                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
-                                         "pid %d is a kernel thread; latniced never changes "
-                                         "kernel threads",
-                                         (int) pid);
-        if (pid == 1)
-                return sd_bus_error_set(error, BUS_ERROR_REFUSED,
-                                        "pid 1 is the init process; latniced does not change it");
-        policy = sched_getscheduler(pid);
-        if (policy < 0)
-                return errno == ESRCH ? sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS,
-                                                          "No process %d", (int) pid)
-                                      : sd_bus_error_set_errnof(error, errno,
-                                                                "Cannot read the policy of "
-                                                                "pid %d: %m",
-                                                                (int) pid);
-        policy &= ~SCHED_RESET_ON_FORK;
-        if (policy_rank(policy) < 0)
-                return sd_bus_error_setf(error, BUS_ERROR_REFUSED,
-                                         "pid %d runs under SCHED_%s; latniced never changes "
-                                         "real-time or deadline tasks",
-                                         (int) pid, policy == SCHED_FIFO     ? "FIFO"
-                                                    : policy == SCHED_RR     ? "RR"
-                                                    : policy == SCHED_DEADLINE ? "DEADLINE"
-                                                                               : "EXT");
+typedef struct SetTaskCheck {
+        Bus *bus;
+        const SetTaskRequest *req;
+        int pidfd;
+        bool refused; /* the refusal is ours, with our message */
+} SetTaskCheck;
 
-        str = settings_to_string(&s);
+/* What the manager read must still be about the process we hold, and the
+ * caller must be allowed the change (bus_auth_set_task()). */
+static int set_task_check(const SetTaskTarget *target, void *userdata, char **ret_why)
+{
+        SetTaskCheck *c = userdata;
+        const KernelFeatures *kf = manager_kernel(c->bus->manager);
+        int r;
+
+        c->refused = true;
+        if (c->pidfd >= 0 && pidfd_process_alive(c->pidfd) == 0) {
+                if (asprintf(ret_why, "Process %d exited", (int) target->pid) < 0)
+                        *ret_why = NULL;
+                return -ESRCH;
+        }
+        r = bus_auth_set_task(&c->req->caller, target, &c->req->settings,
+                              kf ? kf->base_slice_ns : 0, ret_why);
+        c->refused = r == -EACCES;
+        return r;
+}
+
+static int set_task_error(const SetTaskRequest *req, const SetTaskCheck *check, int r,
+                          const char *err, sd_bus_error *error)
+{
+        _cleanup_free_ char *str = settings_to_string(&req->settings);
+        int pid = (int) req->pid;
+
         if (!str)
                 return -ENOMEM;
-
-        if (!c.privileged) {
-                if (owner != c.euid)
-                        return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED,
-                                                 "Setting %s on pid %d refused: it belongs to "
-                                                 "uid %u, not to the caller (uid %u); changing "
-                                                 "other users' processes needs root or "
-                                                 "CAP_SYS_NICE",
-                                                 str, (int) pid, (unsigned) owner,
-                                                 (unsigned) c.euid);
-
-                r = proc_threads("/proc", pid, &tids, &n_tids);
-                if (r < 0)
-                        return errno_is_gone(r) ? sd_bus_error_setf(error,
-                                                                    BUS_ERROR_NO_SUCH_PROCESS,
-                                                                    "No process %d", (int) pid)
-                                                : sd_bus_error_set_errnof(
-                                                          error, r,
-                                                          "Cannot list the threads of pid %d: %s",
-                                                          (int) pid, strerror(-r));
-                for (size_t i = 0; i < n_tids; i++) {
-                        SchedState st;
-
-                        r = sched_state_read(tids[i], &st);
-                        if (errno_is_gone(r))
-                                continue; /* the thread exited meanwhile */
-                        if (r < 0)
-                                return sd_bus_error_set_errnof(error, r,
-                                                               "Cannot read the attributes of "
-                                                               "tid %d: %s",
-                                                               (int) tids[i], strerror(-r));
-                        r = check_less_sensitive(b, tids[i], &st, &s, &why);
-                        if (r == -EACCES)
-                                return sd_bus_error_setf(
-                                        error, BUS_ERROR_ACCESS_DENIED,
-                                        "Setting %s on pid %d refused: %s; without root or "
-                                        "CAP_SYS_NICE a user may only make their own processes "
-                                        "less latency-sensitive",
-                                        str, (int) pid, why);
-                        if (r < 0)
-                                return r;
-                }
-        }
-
-        /* What we read must still be about the same process. */
-        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS,
-                                         "Process %d exited", (int) pid);
-
-        r = manager_set_task(b->manager, pid, &s, &err);
+        if (check->refused && r == -EACCES)
+                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, err);
+        if (check->refused && r == -ESRCH)
+                return sd_bus_error_set(error, BUS_ERROR_NO_SUCH_PROCESS, err);
         if (r == -ESRCH)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d%s%s",
-                                         (int) pid, err ? ": " : "", strempty(err));
+                                         pid, err ? ": " : "", strempty(err));
         if (r == -EPERM)
                 return sd_bus_error_setf(error, BUS_ERROR_REFUSED, "Cannot set %s on pid %d: %s",
-                                         str, (int) pid, err ? err : "refused");
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot set %s on pid %d: %s", str,
-                                               (int) pid, err ? err : strerror(-r));
+                                         str, pid, err ? err : "refused");
+        return sd_bus_error_set_errnof(error, r, "Cannot set %s on pid %d: %s", str, pid,
+                                       err ? err : strerror(-r));
+}
 
-        log_info("SetTask: %s on pid %d by uid %u", str, (int) pid, (unsigned) c.euid);
+static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *err = NULL, *str = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
+        Bus *b = userdata;
+        SetTaskRequest req;
+        SetTaskCheck check = { .bus = b, .req = &req };
+        int r;
+
+        r = set_task_request_read(b, m, &req, error);
+        if (r < 0)
+                return r;
+        r = hold_process(b, req.pid, &pidfd, error);
+        if (r < 0)
+                return r;
+        check.pidfd = pidfd;
+
+        r = manager_set_task(b->manager, req.pid, &req.settings, set_task_check, &check, &err);
+        if (r < 0)
+                return set_task_error(&req, &check, r, err, error);
+
+        str = settings_to_string(&req.settings);
+        if (!str)
+                return -ENOMEM;
+        log_info("SetTask: %s on pid %d by uid %u", str, (int) req.pid, (unsigned) req.caller.uid);
         return sd_bus_reply_method_return(m, NULL);
 }
 
@@ -910,7 +767,7 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
         Bus *b = userdata;
         const char *unit, *dir = NULL;
         Settings s = {};
-        Caller c = {};
+        BusCaller c = {};
         int r, runtime;
 
         r = sd_bus_message_read(m, "s", &unit);
@@ -956,12 +813,12 @@ static int method_set_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
                         return sd_bus_error_set_errnof(error, errno, "Cannot remove %s: %m",
                                                        path);
                 }
-                log_info("SetUnit: removed %s (uid %u)", path, (unsigned) c.euid);
+                log_info("SetUnit: removed %s (uid %u)", path, (unsigned) c.uid);
         } else {
-                r = write_dropin(unit, &s, runtime, c.euid, dir, path, error);
+                r = write_dropin(unit, &s, runtime, c.uid, dir, path, error);
                 if (r < 0)
                         return r;
-                log_info("SetUnit: wrote %s (uid %u)", path, (unsigned) c.euid);
+                log_info("SetUnit: wrote %s (uid %u)", path, (unsigned) c.uid);
         }
 
         r = manager_reload(b->manager);
@@ -991,13 +848,13 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
         Bus *b = userdata;
         ManagerStatus st = {};
         static char *const empty[] = { NULL };
-        Caller c = {};
+        BusCaller c = {};
         int r;
 
         r = require_privileged(m, "Reload", &c, error);
         if (r < 0)
                 return r;
-        log_info("Reload requested over D-Bus by uid %u", (unsigned) c.euid);
+        log_info("Reload requested over D-Bus by uid %u", (unsigned) c.uid);
         r = manager_reload(b->manager);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Reload failed: %s", strerror(-r));
@@ -1132,7 +989,7 @@ int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
                 r = -ENOMEM;
                 goto fail;
         }
-        r = read_pid_max(&b->pid_max);
+        r = read_pid_max(manager_proc_root(m), &b->pid_max);
         if (r < 0)
                 b->pid_max = 4194304; /* PID_MAX_LIMIT on 64-bit */
 

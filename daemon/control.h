@@ -4,7 +4,10 @@
  * manager, and nothing else. Implemented by the manager (daemon/manager.c).
  *
  * Strings returned are owned by the caller unless marked borrowed.
- * Authorization is the bus layer's job; these functions trust their caller.
+ * Authorization is the bus layer's job (daemon/bus-auth.h); these functions
+ * trust their caller, except that manager_set_task() lets it judge the
+ * process it read before it changes anything. What latniced never changes
+ * (kernel threads, pid 1, real-time tasks) is refused here, for every caller.
  */
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <sys/types.h>
 
 #include "lib/probe.h"
+#include "lib/sched.h"
 #include "lib/settings.h"
 #include "policy/decide.h"
 
@@ -61,14 +65,34 @@ int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n);
  * strings live until the next event-loop iteration. */
 int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace);
 
+/* A process as manager_set_task() read it, once, before changing anything. */
+typedef struct SetTaskTarget {
+        pid_t pid;
+        uid_t uid;                /* real uid */
+        const char *comm;         /* borrowed */
+        size_t n_threads;
+        const pid_t *tids;        /* borrowed; threads that exited while read are not here */
+        const SchedState *states; /* borrowed; states[i] is the state of tids[i] */
+} SetTaskTarget;
+
+/* Judges a SetTaskTarget: 0 lets the change go on; a negative errno refuses
+ * it, with a message for the caller in *ret_why. */
+typedef int (*set_task_check_t)(const SetTaskTarget *target, void *userdata, char **ret_why);
+
 /* Apply S to every thread of PID now; the task becomes user-owned (the
- * policy leaves it alone from then on). -ESRCH, -EPERM (kernel thread,
- * RT/DL task), or other negative errno; *ret_error gets a message. */
-int manager_set_task(Manager *m, pid_t pid, const Settings *s, char **ret_error);
+ * policy leaves it alone from then on). The process is read once: CHECK
+ * (optional) sees what was read and may refuse before anything changes.
+ * -ESRCH, -EPERM (kernel thread, pid 1, RT/DL task), CHECK's error, or
+ * other negative errno; *ret_error (NULL on entry) gets a message. */
+int manager_set_task(Manager *m, pid_t pid, const Settings *s, set_task_check_t check,
+                     void *userdata, char **ret_error);
 
 /* Reload configuration and policy (like SIGHUP). Returns 0 even when files
  * were rejected (see status diagnostics); negative errno on resource failure. */
 int manager_reload(Manager *m);
+
+/* The /proc the manager reads ("/proc" unless the tests point it elsewhere). */
+const char *manager_proc_root(Manager *m);
 
 /* Policy directories in effect (borrowed, NULL-terminated; admin dir last). */
 char *const *manager_policy_dirs(Manager *m);

@@ -887,9 +887,15 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
         return r;
 }
 
-int manager_set_task(Manager *m, pid_t pid, const Settings *s, char **ret_error)
+int manager_set_task(Manager *m, pid_t pid, const Settings *s, set_task_check_t check,
+                     void *userdata, char **ret_error)
 {
-        return applier_set_manual(&m->applier, pid, s, ret_error);
+        return applier_set_manual(&m->applier, pid, s, check, userdata, ret_error);
+}
+
+const char *manager_proc_root(Manager *m)
+{
+        return m->opts.proc_root ? m->opts.proc_root : "/proc";
 }
 
 int manager_reload(Manager *m)

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* daemon/bus-auth: who may change what, on plain data (no bus, no /proc). */
+#include <sched.h>
+#include <string.h>
+
+#include "daemon/bus-auth.h"
+#include "lib/latency-slice.h"
+#include "lib/macro.h"
+#include "lib/settings.h"
+#include "tests/unit/test-util.h"
+
+#define BASE 3000000ull /* a base slice of 3 ms */
+
+static const BusCaller root = { .uid = 0, .privileged = true };
+static const BusCaller capable = { .uid = 1000, .privileged = true }; /* CAP_SYS_NICE */
+static const BusCaller user = { .uid = 1000, .privileged = false };
+
+/* A thread as a user's process has it: SCHED_OTHER, nice 0, base slice. */
+static SchedState plain(void)
+{
+        return (SchedState){ .policy = SCHED_OTHER, .nice = 0, .slice_ns = BASE,
+                             .util_min = 0, .util_max = 1024, .timer_slack_ns = 50000,
+                             .has_latency_nice = true, .latency_nice = 0 };
+}
+
+static Settings parse(const char *key, const char *value)
+{
+        Settings s = {};
+        char *msg = NULL;
+        SettingId id = setting_from_string(key);
+
+        CHECK(id >= 0);
+        CHECK(settings_parse(&s, id, value, &msg, NULL) == 0);
+        return s;
+}
+
+/* The verdict for USER (or CALLER) applying KEY=VALUE to one thread in ST,
+ * in a process of uid OWNER; *ret_why as bus_auth_set_task() gives it. */
+static int verdict(const BusCaller *caller, uid_t owner, SchedState st, const char *key,
+                   const char *value, char **ret_why)
+{
+        pid_t tids[] = { 4242 };
+        SetTaskTarget t = { .pid = 4242, .uid = owner, .comm = "x", .n_threads = 1,
+                            .tids = tids, .states = &st };
+        Settings s = parse(key, value);
+
+        *ret_why = NULL;
+        return bus_auth_set_task(caller, &t, &s, BASE, ret_why);
+}
+
+#define ALLOWED(caller, owner, st, key, value)                                             \
+        do {                                                                               \
+                _cleanup_free_ char *_why = NULL;                                          \
+                int _r = verdict(caller, owner, st, key, value, &_why);                    \
+                if (_r != 0)                                                               \
+                        test_fail("%s=%s refused (%d): %s", key, value, _r, strna(_why));   \
+        } while (0)
+
+#define DENIED(caller, owner, st, key, value, want)                                        \
+        do {                                                                               \
+                _cleanup_free_ char *_why = NULL;                                          \
+                int _r = verdict(caller, owner, st, key, value, &_why);                    \
+                if (_r != -EACCES)                                                         \
+                        test_fail("%s=%s allowed (%d)", key, value, _r);                    \
+                else if (!_why || !strstr(_why, want))                                     \
+                        test_fail("%s=%s: \"%s\" does not say \"%s\"", key, value,          \
+                                  strna(_why), want);                                      \
+        } while (0)
+
+static void test_privileged(void)
+{
+        _cleanup_free_ char *why = NULL;
+        SchedState st = plain();
+
+        check(bus_auth_privileged(&root, "Reload", &why) == 0 && !why);
+        check(bus_auth_privileged(&capable, "SetUnit", &why) == 0 && !why);
+        check(bus_auth_privileged(&user, "Reload", &why) == -EACCES);
+        check_streq(why, "Reload needs root or CAP_SYS_NICE (caller uid 1000 has neither)");
+
+        /* root and CAP_SYS_NICE: anything, on anyone's process */
+        ALLOWED(&root, 0, st, "LatencyNice", "-20");
+        ALLOWED(&capable, 0, st, "Nice", "-20");
+        ALLOWED(&capable, 1000, st, "Slice", "100us");
+}
+
+static void test_other_users_process(void)
+{
+        SchedState st = plain();
+
+        /* in either direction */
+        DENIED(&user, 0, st, "LatencyNice", "-5", "refused: it belongs to uid 0, not to the "
+                                                   "caller (uid 1000)");
+        DENIED(&user, 1001, st, "Nice", "19", "it belongs to uid 1001");
+}
+
+static void test_own_process(void)
+{
+        SchedState st = plain(), batch = plain(), idle = plain(), custom = plain(),
+                   no_ln = plain(), boosted = plain();
+
+        ALLOWED(&user, 1000, st, "Nice", "5");
+        ALLOWED(&user, 1000, st, "Nice", "0");
+        DENIED(&user, 1000, st, "Nice", "-1", "Nice=-1 would lower the nice value of tid 4242 "
+                                              "(currently 0)");
+        ALLOWED(&user, 1000, st, "LatencyNice", "5");
+        DENIED(&user, 1000, st, "LatencyNice", "-5", "would lower latency nice of tid 4242");
+        ALLOWED(&user, 1000, st, "Slice", "6ms");
+        DENIED(&user, 1000, st, "Slice", "1ms", "would shorten the slice of tid 4242");
+        ALLOWED(&user, 1000, st, "TimerSlack", "1ms");
+        DENIED(&user, 1000, st, "TimerSlack", "1us", "would lower the timer slack");
+        ALLOWED(&user, 1000, st, "UtilMax", "512");
+        DENIED(&user, 1000, st, "UtilMin", "100", "would raise the utilization boost");
+
+        /* policies: other < batch < idle */
+        ALLOWED(&user, 1000, st, "Policy", "batch");
+        ALLOWED(&user, 1000, st, "Policy", "idle");
+        batch.policy = SCHED_BATCH;
+        DENIED(&user, 1000, batch, "Policy", "other", "Policy=other would leave policy batch");
+        idle.policy = SCHED_IDLE;
+        DENIED(&user, 1000, idle, "Policy", "batch", "would leave policy idle");
+
+        /* utilization: a lowered cap may not be raised again */
+        boosted.util_max = 512;
+        DENIED(&user, 1000, boosted, "UtilMax", "1024", "would raise the utilization cap");
+
+        /* without the latency-nice syscall: 0 is the default, below is a boost;
+         * a LatencyNice that would shorten a custom slice is refused */
+        no_ln.has_latency_nice = false;
+        ALLOWED(&user, 1000, no_ln, "LatencyNice", "0");
+        DENIED(&user, 1000, no_ln, "LatencyNice", "-1", "below the default 0");
+        custom.has_latency_nice = false;
+        custom.custom_slice = true;
+        custom.slice_ns = 20000000; /* 20 ms */
+        check(latency_nice_to_slice(5, BASE) < custom.slice_ns);
+        DENIED(&user, 1000, custom, "LatencyNice", "5", "would shorten the custom slice");
+}
+
+static void test_every_thread(void)
+{
+        _cleanup_free_ char *why = NULL;
+        SchedState st[3] = { plain(), plain(), plain() };
+        pid_t tids[3] = { 100, 101, 102 };
+        SetTaskTarget t = { .pid = 100, .uid = 1000, .comm = "x", .n_threads = 3,
+                            .tids = tids, .states = st };
+        Settings s = parse("Nice", "5");
+
+        check(bus_auth_set_task(&user, &t, &s, BASE, &why) == 0);
+        st[2].nice = 10; /* one thread is already nicer: 5 would lower it */
+        check(bus_auth_set_task(&user, &t, &s, BASE, &why) == -EACCES);
+        check(why && strstr(why, "Setting Nice=5 on pid 100 refused: Nice=5 would lower the "
+                                 "nice value of tid 102 (currently 10)"));
+        check(why && strstr(why, "a user may only make their own processes less "
+                                 "latency-sensitive"));
+}
+
+int main(void)
+{
+        test_privileged();
+        test_other_users_process();
+        test_own_process();
+        test_every_thread();
+        return test_result();
+}
