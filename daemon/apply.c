@@ -593,6 +593,9 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 return 1;
         }
 
+        /* The originals are in the state file before the thread changes
+         * (tasks.h); evaluate() writes the outcome. */
+        (void)task_table_save(a->tasks, t, s->mask);
         r = settings_apply_tid_from(&a->ctx, tid, &now, s, &applied, &unsupported);
         if (r == -EBUSY || r == -EAGAIN) {
                 thread_refused(a, t, is_new, r);
@@ -807,6 +810,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                 }
 
                 r = apply_thread(a, p, pidfd, tids[i], &td.settings, td.rule, name);
+                task_table_sync(a->tasks, tids[i]);
                 if (r < 0)
                         return r;
                 if (td.withheld && (per_thread || i == 0))
@@ -1040,6 +1044,7 @@ static int manual_apply_thread(Applier *a, const ManualRead *m, size_t i, const 
                 return r;
         if (sched_state_read(tid, &t->expected) < 0)
                 t->expected = m->states[i];
+        (void)task_table_save(a->tasks, t, 0);
         a->counters.n_applied++;
         if (a->on_applied)
                 a->on_applied(a->userdata, t);

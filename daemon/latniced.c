@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include "daemon/events.h"
 #include "daemon/manager.h"
 #include "lib/log.h"
+#include "daemon/state-file.h"
 #include "lib/macro.h"
+#include "lib/namespace.h"
 #include "lib/util.h"
 
 static ManagerOptions arg = {
@@ -44,10 +47,12 @@ static void help(void)
                "      --proc-root DIR     where /proc is (tests)\n"
                "      --recv-buffer BYTES proc connector receive buffer (default %u; tests use\n"
                "                          a tiny one to force lost events)\n"
+               "      --state-file FILE   where what latniced changed is kept, so that a killed\n"
+               "                          latniced's originals come back (default %s)\n"
                "  -h, --help              show this help\n"
                "      --version           show the version\n",
                DAEMON_CONFIG_FILE, VENDOR_POLICY_DIR, RUNTIME_POLICY_DIR, ADMIN_POLICY_DIR,
-               PROC_EVENTS_DEFAULT_RCVBUF);
+               PROC_EVENTS_DEFAULT_RCVBUF, STATE_FILE_DEFAULT);
 }
 
 static int parse_size(const char *s, size_t *ret)
@@ -76,6 +81,7 @@ static int parse_argv(int argc, char *argv[])
                 ARG_CGROUP_ROOT,
                 ARG_PROC_ROOT,
                 ARG_RECV_BUFFER,
+                ARG_STATE_FILE,
         };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -87,6 +93,7 @@ static int parse_argv(int argc, char *argv[])
                 { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
                 { "proc-root", required_argument, NULL, ARG_PROC_ROOT },
                 { "recv-buffer", required_argument, NULL, ARG_RECV_BUFFER },
+                { "state-file", required_argument, NULL, ARG_STATE_FILE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -139,6 +146,14 @@ static int parse_argv(int argc, char *argv[])
                                           "(K and M suffixes allowed).", optarg);
                                 return -EINVAL;
                         }
+                        break;
+                case ARG_STATE_FILE:
+                        if (optarg[0] != '/') {
+                                log_error("--state-file needs an absolute path, found \"%s\".",
+                                          optarg);
+                                return -EINVAL;
+                        }
+                        arg.state_file = optarg;
                         break;
                 case 'h':
                         help();
@@ -205,6 +220,26 @@ static void raise_nofile_limit(void)
                           (unsigned long long)old, (unsigned long long)rl.rlim_max);
 }
 
+/* Refuse to run blind (lib/namespace.h): "Ready" and then no process seen
+ * would be worse than not starting. */
+static int check_namespaces(void)
+{
+        NamespaceCheck ns;
+        int r;
+
+        r = namespace_check(&ns);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read /proc/self/ns (%m): latniced needs the "
+                                          "host's /proc.");
+        if (r == 0) {
+                log_error("latniced runs in a %s namespace that is not the host's "
+                          "(%s:[%" PRIu64 "]): %s.",
+                          ns.which, streq(ns.which, "PID") ? "pid" : "user", ns.inode, ns.fix);
+                return -EPERM;
+        }
+        return 0;
+}
+
 int main(int argc, char *argv[])
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -219,6 +254,10 @@ int main(int argc, char *argv[])
         if (arg.log_level >= 0)
                 log_set_max_level(arg.log_level);
         raise_nofile_limit();
+
+        r = check_namespaces();
+        if (r < 0)
+                goto finish;
 
         r = manager_new(&arg, &m);
         if (r < 0) {

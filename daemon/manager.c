@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "daemon/adopt.h"
 #include "daemon/apply.h"
 #include "daemon/conf.h"
 #include "daemon/events.h"
@@ -687,6 +688,13 @@ int manager_start(Manager *m)
         r = manager_load_policy(m);
         if (r < 0)
                 return r;
+
+        /* What a killed latniced changed comes back before anything is
+         * applied (daemon/adopt.h); a dry run changes nothing to keep. */
+        if (!m->opts.dry_run &&
+            tasks_open_state(m->tasks, m->opts.state_file ?: STATE_FILE_DEFAULT, m->opts.proc_root,
+                             m->applier.respect_manual_changes) < 0)
+                return log_oom();
 
         sigemptyset(&ss);
         sigaddset(&ss, SIGTERM);

@@ -6,6 +6,7 @@
 
 #include "daemon/pidmap.h"
 #include "daemon/tasks.h"
+#include "lib/log.h"
 #include "lib/macro.h"
 
 /* tid -> Task*, pid -> number of entries of that process, and pid ->
@@ -16,6 +17,8 @@ struct TaskTable {
         PidMap procs;
         PidMap user_procs;
         size_t n_user_owned;
+        StateFile *state;       /* optional, owned */
+        bool state_full_warned;
 };
 
 #define COUNT_TO_PTR(n) ((void *)(uintptr_t)(n))
@@ -53,6 +56,7 @@ TaskTable *task_table_free(TaskTable *t)
         pidmap_done(&t->tasks);
         pidmap_done(&t->procs);
         pidmap_done(&t->user_procs);
+        state_file_free(t->state);
         free(t);
         return NULL;
 }
@@ -152,6 +156,8 @@ void task_table_remove(TaskTable *t, pid_t tid)
                 return;
 
         (void)count_add(&t->procs, task->pid, -1);
+        if (task->state_slot > 0)
+                state_file_release(t->state, task->state_slot - 1);
         if (task->user_owned) {
                 t->n_user_owned--;
                 (void)count_add(&t->user_procs, task->pid, -1);
@@ -199,6 +205,100 @@ int task_table_set_user_owned(TaskTable *t, Task *task, bool b)
                 t->n_user_owned++;
         else
                 t->n_user_owned--;
+        (void)task_table_save(t, task, 0);
+        return 0;
+}
+
+void task_table_attach_state(TaskTable *t, StateFile *f)
+{
+        size_t state = 0;
+        void *v;
+
+        state_file_free(t->state);
+        t->state = f;
+        while (pidmap_iterate(&t->tasks, &state, NULL, &v)) {
+                ((Task *)v)->state_slot = 0;
+                (void)task_table_save(t, v, 0);
+        }
+}
+
+StateFile *task_table_state(const TaskTable *t)
+{
+        return t->state;
+}
+
+int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask)
+{
+        StateRecord rec;
+        uint32_t slot;
+        int r;
+
+        if (!t->state)
+                return 0;
+        if (task->state_slot == 0) {
+                r = state_file_alloc(t->state, &slot);
+                if (r < 0) {
+                        if (!t->state_full_warned)
+                                log_warning_errno(r, "Cannot add to the state file %s (%m): "
+                                                     "entries beyond its %zu are not kept "
+                                                     "across a crash of latniced.",
+                                                  state_file_path(t->state),
+                                                  state_file_n_used(t->state));
+                        t->state_full_warned = true;
+                        return r;
+                }
+                task->state_slot = slot + 1;
+        }
+        rec = (StateRecord){
+                .slot = task->state_slot - 1,
+                .pid = task->pid,
+                .tid = task->tid,
+                .starttime = task->starttime,
+                .user_owned = task->user_owned,
+                .applied_mask = task->applied_mask,
+                .pending_mask = pending_mask,
+                .settings = task->settings,
+                .orig = task->orig,
+                .expected = task->expected,
+        };
+        state_file_put(t->state, &rec);
+        return 0;
+}
+
+void task_table_sync(TaskTable *t, pid_t tid)
+{
+        Task *task;
+
+        if (!t->state)
+                return;
+        task = task_table_get(t, tid);
+        if (task)
+                (void)task_table_save(t, task, 0);
+}
+
+int task_table_add_record(TaskTable *t, const StateRecord *rec, Task **ret)
+{
+        Task *task;
+        int r;
+
+        r = task_table_add(t, rec->pid, rec->tid, rec->starttime, &task);
+        if (r < 0)
+                return r;
+        task->applied_mask = rec->applied_mask;
+        task->settings = rec->settings;
+        task->orig = rec->orig;
+        task->expected = rec->expected;
+        if (t->state)
+                task->state_slot = rec->slot + 1;
+        r = task_table_set_user_owned(t, task, rec->user_owned);
+        if (r < 0) {
+                task->state_slot = 0; /* the record stays for the caller to release */
+                task_table_remove(t, rec->tid);
+                return r;
+        }
+        (void)task_table_save(t, task, 0);
+        if (ret)
+                *ret = task;
         return 0;
 }
 

@@ -14,6 +14,13 @@
  * still latniced's to restore; an attribute someone else changed leaves it,
  * and the thread is then user-owned (nothing more is applied to it), while
  * the attributes still as latniced left them are restored as usual.
+ *
+ * With a state file attached (state-file.h), every entry also has a record
+ * there, so that a latniced that dies does not take its originals along:
+ * entries are written when added, when ownership changes, and by
+ * task_table_save() (apply.c calls it right before changing a thread and
+ * after), and freed when removed. The daemon's apply path writes memory
+ * only; see state-file.h for why a record is never left half written.
  */
 #pragma once
 
@@ -22,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/state-file.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
 
@@ -36,6 +44,7 @@ typedef struct Task {
         SchedState expected;    /* as read back after latniced's last change */
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */
+        uint32_t state_slot;    /* 1 + its record in the state file, 0 none */
 } Task;
 
 typedef struct TaskTable TaskTable;
@@ -72,6 +81,25 @@ int task_set_comm(Task *task, const char *comm);
 /* Mark the entry user-owned (or not) and keep the counts right. -ENOMEM
  * (only when marking) leaves the entry as it was. */
 int task_table_set_user_owned(TaskTable *t, Task *task, bool b);
+
+/* Keep every entry in F from now on (F is owned by the table and closed,
+ * not emptied, by task_table_free()). Entries already there get records. */
+void task_table_attach_state(TaskTable *t, StateFile *f);
+StateFile *task_table_state(const TaskTable *t);
+
+/* Write TASK's record (allocating one if it has none). PENDING_MASK names
+ * the attributes about to be changed (0 once the change is over): should
+ * latniced die before the next save, a restarted one treats them as
+ * changed. -ENOMEM/-ENOSPC when the file cannot grow: the entry then
+ * has no record (it is not crash-safe, everything else works). No-op
+ * without a state file. */
+int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask);
+/* task_table_save(t, entry of TID, 0) if TID has an entry. */
+void task_table_sync(TaskTable *t, pid_t tid);
+
+/* Add the entry of record REC (adoption after a restart): its values, bound
+ * to its slot. Errors as task_table_add(). */
+int task_table_add_record(TaskTable *t, const StateRecord *rec, Task **ret);
 
 /* Iterate: *state starts at 0. Removing the current entry is allowed;
  * adding entries during iteration is not. */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "daemon/adopt.h"
+#include "lib/apply.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/sched.h"
+
+AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *now, bool respect,
+                          StateRecord *ret_entry, uint32_t *ret_changed)
+{
+        StateRecord e = *rec;
+        uint32_t changed = 0;
+
+        *ret_changed = 0;
+        if (alive <= 0)
+                return ADOPT_GONE;
+
+        if (e.pending_mask) {
+                /* Died between writing the record and finishing the change:
+                 * whatever the task has now is what latniced left (or still
+                 * the original, which a restore then rewrites unchanged). */
+                e.applied_mask |= e.pending_mask;
+                e.pending_mask = 0;
+                e.expected = *now;
+        }
+        if (!sched_policy_is_fair(now->policy))
+                changed = e.applied_mask; /* made real-time: theirs, whole */
+        else if (respect)
+                changed = sched_state_changed(now, &e.expected, e.applied_mask);
+        e.applied_mask &= ~changed;
+        if (changed)
+                e.user_owned = true;
+
+        *ret_entry = e;
+        *ret_changed = changed;
+        return ADOPT_KEEP;
+}
+
+/* 1: REC's task runs, 0: gone, 2: another task has its tid, or negative
+ * errno (other than "gone"). */
+static int record_alive(const StateRecord *rec, const char *proc_root)
+{
+        uint64_t st;
+        int r;
+
+        r = proc_starttime(proc_root, rec->pid, rec->tid, &st);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
+        return st == rec->starttime ? 1 : 2;
+}
+
+int tasks_adopt(TaskTable *t, const StateRecord *recs, size_t n, const char *proc_root,
+                bool respect, AdoptStats *ret)
+{
+        StateFile *f = task_table_state(t);
+        AdoptStats stats = {};
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                const StateRecord *rec = &recs[i];
+                SchedState now = {};
+                StateRecord e;
+                uint32_t changed;
+                int alive;
+
+                alive = record_alive(rec, proc_root);
+                if (alive == 1) {
+                        r = sched_state_read(rec->tid, &now);
+                        if (r < 0)
+                                alive = errno_is_gone(r) ? 0 : r;
+                }
+                if (alive < 0) {
+                        log_debug_errno(alive, "Cannot check %d/%d of the state file, "
+                                               "dropping it: %m", (int)rec->pid, (int)rec->tid);
+                        alive = 0;
+                } else if (alive == 2)
+                        alive = -1;
+                if (adopt_decide(rec, alive, &now, respect, &e, &changed) == ADOPT_GONE) {
+                        if (alive < 0)
+                                stats.n_reused++;
+                        else
+                                stats.n_gone++;
+                        state_file_release(f, rec->slot);
+                        continue;
+                }
+
+                r = task_table_add_record(t, &e, NULL);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        /* -EEXIST: a second record of one tid, which latniced
+                         * never writes; the first one stays. */
+                        state_file_release(f, rec->slot);
+                        continue;
+                }
+                stats.n_adopted++;
+                if (changed) {
+                        stats.n_changed++;
+                        log_info("%d/%d: attributes changed by someone else while no latniced "
+                                 "ran; they are theirs, the others are restored as usual.",
+                                 (int)rec->pid, (int)rec->tid);
+                }
+        }
+        if (ret)
+                *ret = stats;
+        return 0;
+}
+
+static void log_load(const char *path, const StateFileLoad *l)
+{
+        if (l->problem)
+                log_warning("State file %s: %s. %s%s%s", path, l->problem,
+                            l->set_aside ? "Set aside as " : "Could not set it aside",
+                            strempty(l->set_aside),
+                            l->n_records > 0 ? "; its valid records are used."
+                                             : "; starting with an empty table.");
+        if (l->n_torn > 0)
+                log_info("State file %s: %zu record(s) were being written when the previous "
+                         "latniced stopped; their previous version is used.",
+                         path, l->n_torn);
+}
+
+int tasks_open_state(TaskTable *t, const char *path, const char *proc_root, bool respect)
+{
+        _cleanup_(state_file_load_done) StateFileLoad l = {};
+        AdoptStats stats = {};
+        StateFile *f = NULL;
+        int r;
+
+        r = state_file_open(path, &f, &l);
+        if (r == -EBUSY) {
+                log_warning("Another latniced uses the state file %s: this one runs without, "
+                            "and what it changes is not given back should it be killed.",
+                            path);
+                return 0;
+        }
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning_errno(r, "Cannot open the state file %s (%m): what latniced changes "
+                                     "is not given back should it be killed.",
+                                  path);
+                return 0;
+        }
+        log_load(path, &l);
+        task_table_attach_state(t, f);
+
+        r = tasks_adopt(t, l.records, l.n_records, proc_root, respect, &stats);
+        if (r < 0)
+                return r;
+        if (l.n_records > 0)
+                log_info("State file %s (generation %" PRIu64 "): adopted %zu task(s) a previous "
+                         "latniced changed, with their original attributes; %zu had exited, "
+                         "%zu tid(s) now belong to other tasks, %zu changed by someone else.",
+                         path, l.generation, stats.n_adopted, stats.n_gone, stats.n_reused,
+                         stats.n_changed);
+        else
+                log_debug("State file %s (generation %" PRIu64 "%s): no entries to adopt.", path,
+                          l.generation, l.created ? ", new" : "");
+        return 0;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * State file: the task table's entries on tmpfs, so that they outlive the
+ * process (SIGKILL, a watchdog abort, a crash) and a restarted latniced
+ * gives back the originals the dead one took.
+ *
+ * Why a file under /run/latnice, mapped shared, and not a memfd in systemd's
+ * file descriptor store: an update is a few stores into the mapping, no
+ * system call, on the path that applies settings on every exec; the table
+ * survives a latniced started by hand, by a test or under another service
+ * manager, and an administrator can look at it. /run is tmpfs: a reboot,
+ * after which every pid is new anyway, empties it. The cost, a file that
+ * others could corrupt, is covered by the checks below.
+ *
+ * Layout (native endianness, fixed sizes; version 1):
+ *   header   magic "LNSTATE\0", version, header size, record size, record
+ *            count, generation (incremented by every latniced that opens it),
+ *            boot id (a file from another boot is set aside).
+ *   records  each two copies of the entry. A write goes to the copy that is
+ *            not the newest valid one: the fields first, then, after a
+ *            compiler barrier, its checksum. A copy is valid when its
+ *            checksum matches, and the valid copy with the higher sequence
+ *            number wins. A process killed in the middle of a write leaves
+ *            that copy torn (checksum mismatch) and the other one intact:
+ *            the record reads as it was before the write. All stores are in
+ *            a shared mapping, so they are in the file as soon as they are
+ *            made; a killed process loses none (only a reboot would, and it
+ *            empties /run).
+ *
+ * A record with both copies written and neither valid, a copy whose
+ * checksum matches but whose values are out of range, a bad header, a short
+ * file, or another version cannot come from latniced dying: the file is then
+ * reported, a copy (records) or the file itself (header) is set aside as
+ * PATH.corrupt, and the valid records are still used.
+ *
+ * The file is locked (flock) while a latniced uses it: a second one gets
+ * -EBUSY.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/sched.h"
+#include "lib/settings.h"
+
+/* The RuntimeDirectory= of latniced.service (kept across restarts). */
+#define STATE_FILE_DEFAULT "/run/latnice/tasks.state"
+
+typedef struct StateRecord {
+        uint32_t slot;          /* where it is in the file */
+        pid_t pid, tid;
+        uint64_t starttime;
+        bool user_owned;
+        uint32_t applied_mask;  /* SETTING_BITs latniced changed and owns */
+        uint32_t pending_mask;  /* being applied when the record was written: may or
+                                 * may not have reached the thread */
+        Settings settings;      /* task settings only */
+        SchedState orig;
+        SchedState expected;
+} StateRecord;
+
+typedef struct StateFile StateFile;
+
+/* What state_file_open() found in the file it opened. */
+typedef struct StateFileLoad {
+        StateRecord *records;   /* the valid entries (owned) */
+        size_t n_records;
+        size_t n_torn;          /* records whose newest write was torn (the older copy used) */
+        size_t n_corrupt;       /* records dropped as corrupt */
+        char *problem;          /* set when the file was set aside: why (owned) */
+        char *set_aside;        /* where it went (owned), or NULL */
+        uint64_t generation;    /* of this open: 1 for a new file */
+        bool created;           /* there was no file */
+} StateFileLoad;
+
+void state_file_load_done(StateFileLoad *l);
+
+/*
+ * Open PATH (create it, and its directory, if missing), lock it, read its
+ * records into *RET_LOAD. A file that cannot be used is reported in
+ * RET_LOAD->problem, renamed to PATH.corrupt, and a new one is created.
+ * Returns 0, -EBUSY if another process holds the lock, or negative errno
+ * (the directory cannot be created or written, out of memory).
+ */
+int state_file_open(const char *path, StateFile **ret, StateFileLoad *ret_load);
+/* Unmap and close; the file stays as it is (that is the point). NULL ok. */
+StateFile *state_file_free(StateFile *f);
+static inline void state_file_freep(StateFile **f)
+{
+        if (*f)
+                state_file_free(*f);
+}
+
+const char *state_file_path(const StateFile *f);
+
+/* A free slot for a new record (the file grows by doubling when full).
+ * -ENOMEM, -ENOSPC, or an ftruncate()/mremap() error. */
+int state_file_alloc(StateFile *f, uint32_t *ret_slot);
+/* Write REC into its slot (REC->slot), unless it holds exactly that
+ * already. */
+void state_file_put(StateFile *f, const StateRecord *rec);
+/* Mark SLOT free (written like any record) and reuse it later. */
+void state_file_release(StateFile *f, uint32_t slot);
+
+/* Records in use (for tests and status). */
+size_t state_file_n_used(const StateFile *f);

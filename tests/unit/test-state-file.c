@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit test for daemon/state-file.c and daemon/adopt.c: records survive a
+ * reopen, a write torn by SIGKILL reads as the previous version, unusable
+ * files are set aside, and adoption against fake start times keeps the
+ * living task, drops the exited one and the reused tid.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/adopt.h"
+#include "daemon/state-file.h"
+#include "daemon/tasks.h"
+#include "lib/macro.h"
+#include "lib/sched.h"
+#include "test-util.h"
+
+/* The file layout (state-file.c): a 64-byte header, then records of two
+ * 200-byte copies. */
+#define HEADER_SIZE 64
+#define COPY_SIZE 200
+#define RECORD_SIZE (2 * COPY_SIZE)
+
+static char dir[] = "/tmp/test-state-file.XXXXXX";
+
+/* Every field derived from K, so a record mixing two writes is visible. */
+static StateRecord rec_of(uint32_t slot, uint32_t k)
+{
+        return (StateRecord){
+                .slot = slot,
+                .pid = (pid_t)(1000 + k),
+                .tid = (pid_t)(2000 + k),
+                .starttime = 3000 + k,
+                .user_owned = k % 2,
+                .applied_mask = SETTING_BIT(SETTING_NICE) | (k % 3 ? SETTING_BIT(SETTING_TIMER_SLACK) : 0),
+                .pending_mask = k % 5 ? 0 : SETTING_BIT(SETTING_POLICY),
+                .settings = { .mask = SETTING_BIT(SETTING_NICE), .nice = (int32_t)(k % 40) - 20 },
+                .orig = { .policy = 0, .nice = (int)(k % 20), .timer_slack_ns = 50000 + k,
+                          .slice_ns = 700000 + k },
+                .expected = { .policy = 3, .nice = -(int)(k % 20), .timer_slack_ns = 1000 + k,
+                              .util_max = k % 1024 },
+        };
+}
+
+static bool rec_is(const StateRecord *r, uint32_t k)
+{
+        StateRecord w = rec_of(r->slot, k);
+
+        return r->pid == w.pid && r->tid == w.tid && r->starttime == w.starttime &&
+               r->user_owned == w.user_owned && r->applied_mask == w.applied_mask &&
+               r->pending_mask == w.pending_mask && r->settings.mask == w.settings.mask &&
+               r->settings.nice == w.settings.nice && r->orig.nice == w.orig.nice &&
+               r->orig.timer_slack_ns == w.orig.timer_slack_ns &&
+               r->orig.slice_ns == w.orig.slice_ns && r->expected.policy == w.expected.policy &&
+               r->expected.nice == w.expected.nice &&
+               r->expected.timer_slack_ns == w.expected.timer_slack_ns &&
+               r->expected.util_max == w.expected.util_max;
+}
+
+static char *path_in(const char *name)
+{
+        char *p;
+
+        CHECK(asprintf(&p, "%s/%s", dir, name) >= 0);
+        return p;
+}
+
+static void test_roundtrip(void)
+{
+        _cleanup_free_ char *path = path_in("roundtrip");
+        StateFileLoad l = {};
+        StateFile *f = NULL, *g = NULL;
+        uint32_t slot;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.created && l.generation == 1 && l.n_records == 0 && !l.problem);
+        state_file_load_done(&l);
+        /* 600 records: the file grows past its 256 */
+        for (uint32_t k = 0; k < 600; k++) {
+                StateRecord r;
+                CHECK(state_file_alloc(f, &slot) == 0);
+                check(slot == k);
+                r = rec_of(slot, k);
+                state_file_put(f, &r);
+        }
+        state_file_release(f, 7);
+        check(state_file_n_used(f) == 599);
+        /* a second open is refused while this one holds the file */
+        check(state_file_open(path, &g, &l) == -EBUSY);
+        f = state_file_free(f);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.created && l.generation == 2 && !l.problem && l.n_torn == 0);
+        check(l.n_records == 599);
+        for (size_t i = 0; i < l.n_records; i++) {
+                check(l.records[i].slot != 7);
+                check(rec_is(&l.records[i], l.records[i].slot));
+        }
+        /* the released slot is the first one given out again */
+        check(state_file_alloc(f, &slot) == 0 && slot == 7);
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+/* A write torn in the middle (as SIGKILL would leave it): the copy being
+ * written has new bytes and an old checksum. Slot 0's third write (to copy
+ * 0) and slot 1's second write (to copy 1) are torn. */
+static void test_torn_bytes(void)
+{
+        _cleanup_free_ char *path = path_in("torn");
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        StateRecord r;
+        uint32_t slot;
+        int fd;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        for (uint32_t i = 0; i < 2; i++) {
+                CHECK(state_file_alloc(f, &slot) == 0 && slot == i);
+                r = rec_of(slot, 10 * i + 1);
+                state_file_put(f, &r); /* copy 0 */
+                r = rec_of(slot, 10 * i + 2);
+                state_file_put(f, &r); /* copy 1 */
+        }
+        f = state_file_free(f);
+
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(pwrite(fd, "\x99\x99\x99\x99", 4, HEADER_SIZE + 20) == 4);
+        CHECK(pwrite(fd, "\x77", 1, HEADER_SIZE + RECORD_SIZE + COPY_SIZE + 30) == 1);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_records == 2 && l.n_torn == 2 && l.n_corrupt == 0 && !l.problem);
+        for (size_t i = 0; i < l.n_records; i++)
+                check(rec_is(&l.records[i], l.records[i].slot == 0 ? 2 : 11));
+        state_file_load_done(&l);
+        f = state_file_free(f);
+
+        /* both copies bad cannot come from a crash: corrupt */
+        CHECK(pwrite(fd, "\x55", 1, HEADER_SIZE + COPY_SIZE + 30) == 1);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_records == 1 && l.n_corrupt == 1 && l.problem && l.set_aside);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        close(fd);
+}
+
+/* SIGKILL a writer at random points: every record reads back as one of the
+ * versions written, never a mix. */
+static void test_torn_kill(void)
+{
+        _cleanup_free_ char *path = path_in("kill");
+        size_t torn = 0;
+
+        srand((unsigned)time(NULL));
+        for (int round = 0; round < 60; round++) {
+                StateFileLoad l = {};
+                StateFile *f = NULL;
+                struct timespec ts = { 0, (rand() % 3000) * 1000L };
+                pid_t child;
+
+                child = fork();
+                CHECK(child >= 0);
+                if (child == 0) {
+                        StateFileLoad cl = {};
+                        uint32_t slot;
+
+                        if (state_file_open(path, &f, &cl) < 0)
+                                _exit(1);
+                        for (uint32_t k = 1;; k++) {
+                                StateRecord r;
+                                if (state_file_alloc(f, &slot) < 0)
+                                        _exit(1);
+                                r = rec_of(slot, k);
+                                state_file_put(f, &r);
+                                if (k % 8 == 0)
+                                        for (uint32_t s = 0; s < 8; s++)
+                                                state_file_release(f, slot - s);
+                        }
+                }
+                nanosleep(&ts, NULL);
+                kill(child, SIGKILL);
+                CHECK(waitpid(child, NULL, 0) == child);
+
+                CHECK(state_file_open(path, &f, &l) == 0);
+                check(!l.problem && l.n_corrupt == 0);
+                torn += l.n_torn;
+                for (size_t i = 0; i < l.n_records; i++)
+                        check(rec_is(&l.records[i], (uint32_t)(l.records[i].pid - 1000)));
+                state_file_load_done(&l);
+                state_file_free(f);
+        }
+        printf("torn records found after SIGKILL: %zu\n", torn);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        CHECK(fd >= 0);
+        CHECK(write(fd, data, n) == (ssize_t)n);
+        close(fd);
+}
+
+static void expect_set_aside(const char *name, const char *want_problem)
+{
+        _cleanup_free_ char *path = path_in(name), *aside = NULL;
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        StateRecord r = rec_of(0, 1);
+        uint32_t slot;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        if (!l.problem || !strstr(l.problem, want_problem))
+                test_fail("%s: problem [%s], want [%s]", name, strna(l.problem), want_problem);
+        CHECK(asprintf(&aside, "%s.corrupt", path) >= 0);
+        check_streq(l.set_aside, aside);
+        check(access(aside, F_OK) == 0);
+        check(l.created && l.n_records == 0);
+        /* and the new one works */
+        check(state_file_alloc(f, &slot) == 0);
+        state_file_put(f, &r);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_records == 1);
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+static void test_corrupt(void)
+{
+        _cleanup_free_ char *garbage = path_in("garbage"), *trunc = path_in("truncated"),
+                            *version = path_in("version"), *shorter = path_in("short"),
+                            *fifo = path_in("fifo");
+        char buf[4096];
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        uint32_t slot;
+        StateRecord r;
+        int fd;
+
+        for (size_t i = 0; i < sizeof(buf); i++)
+                buf[i] = (char)(i * 7 + 3);
+        write_file(garbage, buf, sizeof(buf));
+        expect_set_aside("garbage", "bad magic");
+
+        write_file(shorter, "LNSTATE", 7);
+        expect_set_aside("short", "truncated");
+
+        /* a valid file cut in the middle of its records */
+        CHECK(state_file_open(trunc, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(state_file_alloc(f, &slot) == 0);
+        r = rec_of(slot, 3);
+        state_file_put(f, &r);
+        f = state_file_free(f);
+        CHECK(truncate(trunc, HEADER_SIZE + 10 * RECORD_SIZE) == 0);
+        expect_set_aside("truncated", "truncated");
+
+        /* another version */
+        CHECK(state_file_open(version, &f, &l) == 0);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        fd = open(version, O_RDWR | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(pwrite(fd, &(uint32_t){ 99 }, 4, 8) == 4);
+        close(fd);
+        expect_set_aside("version", "version 99");
+
+        CHECK(mkfifo(fifo, 0600) == 0);
+        expect_set_aside("fifo", "not a regular file");
+}
+
+/* Record corruption inside a good file: that record goes, the others stay. */
+static void test_corrupt_record(void)
+{
+        _cleanup_free_ char *path = path_in("badrecord");
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        StateRecord r;
+        uint32_t slot;
+        int fd;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        for (uint32_t k = 0; k < 3; k++) {
+                CHECK(state_file_alloc(f, &slot) == 0);
+                r = rec_of(slot, k);
+                state_file_put(f, &r);
+                state_file_put(f, &(StateRecord){ .slot = slot, .pid = 1, .tid = 1 });
+                r = rec_of(slot, k);
+                state_file_put(f, &r);
+        }
+        f = state_file_free(f);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(pwrite(fd, "xx", 2, HEADER_SIZE + RECORD_SIZE + 40) == 2);
+        CHECK(pwrite(fd, "yy", 2, HEADER_SIZE + RECORD_SIZE + COPY_SIZE + 40) == 2);
+        close(fd);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_corrupt == 1 && l.n_records == 2 && l.problem && l.set_aside);
+        for (size_t i = 0; i < l.n_records; i++)
+                check(l.records[i].slot != 1 && rec_is(&l.records[i], l.records[i].slot));
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        /* cleared: the next open finds nothing wrong */
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_corrupt == 0 && !l.problem && l.n_records == 2);
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+static void test_decide(void)
+{
+        StateRecord rec = rec_of(0, 1), e;
+        SchedState now;
+        uint32_t changed;
+
+        rec.pending_mask = 0;
+        rec.applied_mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK);
+        rec.expected = (SchedState){ .policy = 0, .nice = 7, .timer_slack_ns = 1000 };
+        rec.orig = (SchedState){ .policy = 0, .nice = 0, .timer_slack_ns = 50000 };
+        rec.user_owned = false;
+
+        check(adopt_decide(&rec, 0, NULL, true, &e, &changed) == ADOPT_GONE);
+        check(adopt_decide(&rec, -1, NULL, true, &e, &changed) == ADOPT_GONE);
+
+        /* as latniced left it: adopted whole, originals from the record */
+        now = rec.expected;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(changed == 0 && e.applied_mask == rec.applied_mask && !e.user_owned);
+        check(e.orig.nice == 0 && e.orig.timer_slack_ns == 50000);
+
+        /* reniced while no latniced ran: the nice is theirs, the slack ours */
+        now.nice = 3;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(changed == SETTING_BIT(SETTING_NICE) && e.user_owned);
+        check(e.applied_mask == SETTING_BIT(SETTING_TIMER_SLACK));
+        /* ... unless RespectManualChanges=no */
+        check(adopt_decide(&rec, 1, &now, false, &e, &changed) == ADOPT_KEEP);
+        check(changed == 0 && e.applied_mask == rec.applied_mask);
+
+        /* made real-time: theirs altogether */
+        now = rec.expected;
+        now.policy = 1;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(e.applied_mask == 0 && e.user_owned);
+
+        /* died in the middle of a change: its attributes are latniced's, and
+         * the present state what it left */
+        rec.pending_mask = SETTING_BIT(SETTING_POLICY);
+        now = rec.expected;
+        now.policy = 3;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(changed == 0 && e.pending_mask == 0);
+        check(e.applied_mask == (rec.applied_mask | SETTING_BIT(SETTING_POLICY)));
+        check(e.expected.policy == 3 && e.orig.policy == 0);
+}
+
+/* PROC/PID/task/TID/stat with start time ST (field 22). */
+static void fake_stat(const char *proc, pid_t pid, uint64_t st)
+{
+        char p[256], line[256];
+
+        snprintf(p, sizeof(p), "%s/%d", proc, (int)pid);
+        (void)mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/%d/task", proc, (int)pid);
+        (void)mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/%d/task/%d", proc, (int)pid, (int)pid);
+        (void)mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/%d/task/%d/stat", proc, (int)pid, (int)pid);
+        snprintf(line, sizeof(line),
+                 "%d (sleeper) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu 0 0\n",
+                 (int)pid, (unsigned long long)st);
+        write_file(p, line, strlen(line));
+}
+
+/* Adoption against fake start times, on real children (their scheduler
+ * state is read from the kernel). */
+static void test_adopt(void)
+{
+        _cleanup_free_ char *path = path_in("adopt"), *proc = path_in("proc");
+        _cleanup_(task_table_freep) TaskTable *t = NULL;
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        SchedState live;
+        AdoptStats stats;
+        pid_t kids[2];
+        Task *task;
+
+        for (int i = 0; i < 2; i++) {
+                kids[i] = fork();
+                CHECK(kids[i] >= 0);
+                if (kids[i] == 0) {
+                        pause();
+                        _exit(0);
+                }
+        }
+        CHECK(mkdir(proc, 0755) == 0);
+        fake_stat(proc, kids[0], 111);
+        fake_stat(proc, kids[1], 222);
+        CHECK(sched_state_read(kids[0], &live) == 0);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        {
+                /* kids[0] as it runs: kept; kids[1] with another start time:
+                 * its tid is another task's; pid 999999: gone */
+                StateRecord recs[3] = {
+                        { .pid = kids[0], .tid = kids[0], .starttime = 111,
+                          .applied_mask = SETTING_BIT(SETTING_NICE),
+                          .orig = { .nice = -3 }, .expected = live },
+                        { .pid = kids[1], .tid = kids[1], .starttime = 221,
+                          .applied_mask = SETTING_BIT(SETTING_NICE) },
+                        { .pid = 999999, .tid = 999999, .starttime = 5,
+                          .applied_mask = SETTING_BIT(SETTING_NICE) },
+                };
+                for (int i = 0; i < 3; i++) {
+                        CHECK(state_file_alloc(f, &recs[i].slot) == 0);
+                        state_file_put(f, &recs[i]);
+                }
+        }
+        f = state_file_free(f);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        CHECK(l.n_records == 3);
+        CHECK(task_table_new(&t) == 0);
+        task_table_attach_state(t, f);
+        check(tasks_adopt(t, l.records, l.n_records, proc, true, &stats) == 0);
+        check(stats.n_adopted == 1 && stats.n_reused == 1 && stats.n_gone == 1);
+        check(stats.n_changed == 0);
+        check(task_table_size(t) == 1);
+        task = task_table_get(t, kids[0]);
+        check(task && task->orig.nice == -3 && task->applied_mask == SETTING_BIT(SETTING_NICE));
+        check(!task_table_get(t, kids[1]));
+        /* the dropped records are free in the file */
+        check(state_file_n_used(f) == 1);
+        state_file_load_done(&l);
+        t = task_table_free(t);
+
+        /* what stays after the table is gone is the one record */
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_records == 1 && l.records[0].pid == kids[0] && l.records[0].orig.nice == -3);
+        state_file_load_done(&l);
+        state_file_free(f);
+
+        for (int i = 0; i < 2; i++) {
+                kill(kids[i], SIGKILL);
+                waitpid(kids[i], NULL, 0);
+        }
+}
+
+int main(void)
+{
+        CHECK(mkdtemp(dir));
+        test_roundtrip();
+        test_torn_bytes();
+        test_torn_kill();
+        test_corrupt();
+        test_corrupt_record();
+        test_decide();
+        test_adopt();
+        {
+                char cmd[128];
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+                (void)system(cmd);
+        }
+        return test_result();
+}
