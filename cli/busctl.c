@@ -558,7 +558,7 @@ int verb_status(int argc, char **argv, const CliOptions *o)
 
         r = simple_verb(argc, argv, o, "status", "GetStatus", &bus, &reply);
         if (r != 0)
-                return r;
+                return cli_namespace_note(r);
 
         if (o->json)
                 return print_reply_json(reply);

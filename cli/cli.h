@@ -28,6 +28,9 @@ int verb_check(int argc, char **argv, const CliOptions *o);
 int verb_cat_policy(int argc, char **argv, const CliOptions *o);
 int verb_explain(int argc, char **argv, const CliOptions *o);
 int verb_kernel(int argc, char **argv, const CliOptions *o);
+/* When not in the host's PID and user namespaces (where latniced cannot run),
+ * say so on stderr. Returns R. */
+int cli_namespace_note(int r);
 int verb_get(int argc, char **argv, const CliOptions *o);
 int verb_run(int argc, char **argv, const CliOptions *o);
 int verb_import_ananicy(int argc, char **argv, const CliOptions *o);

@@ -11,6 +11,7 @@
 #include "cli/json.h"
 #include "cli/table.h"
 #include "lib/macro.h"
+#include "lib/namespace.h"
 #include "lib/probe.h"
 
 static const char *autogroup_string(int a)
@@ -38,6 +39,19 @@ static void print_json(const KernelFeatures *k)
         json_kv_uint(&w, "ncpus", k->ncpus);
         json_kv_uint(&w, "base_slice_ns", k->base_slice_ns);
         json_kv_string(&w, "base_slice_source", k->base_slice_from_debugfs ? "debugfs" : "computed");
+        {
+                NamespaceCheck ns = {};
+                int r = namespace_check(&ns);
+
+                /* true, false, or null when /proc/self/ns cannot be read */
+                json_key(&w, "initial_namespaces");
+                if (r < 0)
+                        json_null(&w);
+                else
+                        json_bool(&w, r > 0);
+                json_kv_string(&w, "namespace_problem", ns.which);
+                json_kv_string(&w, "namespace_fix", ns.fix);
+        }
         json_key(&w, "latency_nice_table");
         json_begin_array(&w);
         for (int ln = -20; ln <= 19; ln++) {
@@ -55,6 +69,35 @@ static void print_json(const KernelFeatures *k)
 static const char *yes_no(bool b)
 {
         return b ? "yes" : "no";
+}
+
+/* latniced refuses to start outside the initial namespaces (lib/namespace.h):
+ * say so here too, where someone checks what this machine supports. */
+static void print_namespaces(const CliOptions *o)
+{
+        NamespaceCheck ns;
+        int r = namespace_check(&ns);
+
+        if (r > 0)
+                printf("Namespaces:               initial PID and user namespaces\n");
+        else if (r == 0)
+                printf("Namespaces:               %snot the host's %s namespace (%s:[%" PRIu64
+                       "]): latniced cannot run here%s; %s.\n",
+                       cli_color(o, "red"), ns.which, streq(ns.which, "PID") ? "pid" : "user",
+                       ns.inode, cli_color(o, "reset"), ns.fix);
+        else
+                printf("Namespaces:               unknown (/proc/self/ns: %s)\n", strerror(-r));
+}
+
+int cli_namespace_note(int r)
+{
+        NamespaceCheck ns;
+
+        if (namespace_check(&ns) == 0)
+                fprintf(stderr, "latnicectl: this is not the host's %s namespace, latniced cannot "
+                                "run here: %s.\n",
+                        ns.which, ns.fix);
+        return r;
 }
 
 static int print_text(const KernelFeatures *k, const CliOptions *o)
@@ -94,6 +137,7 @@ static int print_text(const KernelFeatures *k, const CliOptions *o)
         printf("Base slice:               %s (%s, %u CPU%s)\n", base,
                k->base_slice_from_debugfs ? "from debugfs" : "computed", k->ncpus,
                k->ncpus == 1 ? "" : "s");
+        print_namespaces(o);
         printf("\nLatency nice -> slice (slice = base slice * 1024 / weight, 0.1..100 ms):\n");
 
         /* three columns of (latency nice, slice): -20..-7, -6..7, 8..19 */
