@@ -140,153 +140,191 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
         return 0;
 }
 
-int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
-                            const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported)
+/* What settings_apply_tid_from() writes to the fair-class attributes. */
+typedef struct FairPlan {
+        uint32_t mask;        /* the task settings asked for */
+        int policy, nice;
+        uint64_t slice;       /* custom slice, 0: none */
+        bool fair_attr;       /* policy or slice (with the nice) go in one sched_setattr() */
+        bool emulate_ln;      /* LatencyNice as a slice (slice backend) */
+        uint32_t unsupported;
+} FairPlan;
+
+/* Check S against the kernel's ranges and work out the policy, nice and
+ * slice TID is to get from BEFORE. -EINVAL for a value out of range. */
+static int fair_plan(const ApplyContext *c, const SchedState *before, const Settings *s,
+                     FairPlan *ret)
 {
-        const char *proc_root = c->proc_root ?: "/proc";
-        uint32_t mask = s->mask & SETTINGS_TASK_MASK, applied = 0, unsupported = 0, done = 0;
         uint64_t base = c->base_slice_ns ?: sched_base_slice();
-        bool fair_attr = false, emulate_ln = false;
-        int policy, nice, r = 0;
-        uint64_t slice;
-        const SchedState before = *cur;
+        FairPlan p = {
+                .mask = s->mask & SETTINGS_TASK_MASK,
+                .policy = before->policy,
+                .nice = before->nice,
+                .slice = current_custom_slice(before),
+        };
 
-        if (!sched_policy_is_fair(before.policy))
-                return -EBUSY;
-
-        policy = before.policy;
-        nice = before.nice;
-        slice = current_custom_slice(&before);
-
-        if (mask & SETTING_BIT(SETTING_POLICY)) {
+        if (p.mask & SETTING_BIT(SETTING_POLICY)) {
                 if (!sched_policy_is_fair(s->policy))
                         return -EINVAL;
-                policy = s->policy;
-                fair_attr = true;
+                p.policy = s->policy;
+                p.fair_attr = true;
         }
-        if (mask & SETTING_BIT(SETTING_NICE)) {
+        if (p.mask & SETTING_BIT(SETTING_NICE)) {
                 if (s->nice < -20 || s->nice > 19)
                         return -EINVAL;
-                nice = s->nice;
+                p.nice = s->nice;
         }
-        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
+        if (p.mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
                 if (s->latency_nice < -20 || s->latency_nice > 19)
                         return -EINVAL;
                 switch (c->backend) {
                 case LATENCY_BACKEND_LATENCY_NICE:
                         break;
                 case LATENCY_BACKEND_SLICE:
-                        if (!(mask & SETTING_BIT(SETTING_SLICE))) {
-                                slice = latency_nice_to_slice(s->latency_nice, base);
-                                fair_attr = emulate_ln = true;
+                        if (!(p.mask & SETTING_BIT(SETTING_SLICE))) {
+                                p.slice = latency_nice_to_slice(s->latency_nice, base);
+                                p.fair_attr = p.emulate_ln = true;
                         }
                         break;
                 default:
-                        unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
+                        p.unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
                 }
         }
-        if (mask & SETTING_BIT(SETTING_SLICE)) {
-                slice = s->slice_ns;
-                fair_attr = true;
+        if (p.mask & SETTING_BIT(SETTING_SLICE)) {
+                p.slice = s->slice_ns;
+                p.fair_attr = true;
         }
+        if ((p.mask & SETTING_BIT(SETTING_TIMER_SLACK)) && s->timer_slack_ns == 0)
+                return -EINVAL;
+        *ret = p;
+        return 0;
+}
 
-        if (c->dry_run) {
-                applied = mask & ~unsupported;
-                if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
-                    c->backend == LATENCY_BACKEND_SLICE && !emulate_ln)
-                        applied &= ~SETTING_BIT(SETTING_LATENCY_NICE);
-                goto finish;
-        }
+/* Policy, nice and slice. What the thread has already (a child inherits its
+ * parent's attributes: cc1 under a make that got the same class) costs no
+ * syscall. Policy and slice go in one sched_setattr() right after
+ * guard_fair() (it writes the nice too), else the nice alone with
+ * setpriority(), which never changes a policy. *DONE gets what was set;
+ * a negative errno before anything was written is returned as is, after
+ * (*DONE not 0) the caller puts DONE back. */
+static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, uint32_t *done)
+{
+        const uint32_t nice_bit = SETTING_BIT(SETTING_NICE);
+        int r;
 
-        /* What the thread has already (a child inherits its parent's
-         * attributes: cc1 under a make that got the same class) costs no
-         * syscall. Policy, nice and slice go first, in one sched_setattr()
-         * right after guard_fair() when the policy or slice changes (it
-         * writes the nice too), else nice alone with setpriority(), which
-         * never changes a policy. */
-        if (fair_attr && (policy != before.policy || slice != current_custom_slice(&before))) {
-                r = guard_fair(tid, &before);
+        if (p->fair_attr && (p->policy != before->policy || p->slice != current_custom_slice(before))) {
+                r = guard_fair(tid, before);
                 if (r < 0)
                         return r;
-                r = set_fair(tid, &before, policy, nice, slice);
+                r = set_fair(tid, before, p->policy, p->nice, p->slice);
                 if (r < 0)
-                        return r == -EINVAL && policy == before.policy ? -EBUSY : r;
+                        return r == -EINVAL && p->policy == before->policy ? -EBUSY : r;
+                *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
                 /* sched_setattr() takes the nice of SCHED_OTHER and
                  * SCHED_BATCH only: a SCHED_IDLE thread keeps its old one
                  * (6.18), so it is set on its own. */
-                if (policy == SCHED_IDLE && (mask & SETTING_BIT(SETTING_NICE)) &&
-                    nice != before.nice) {
-                        r = set_nice(tid, nice);
+                if (p->policy == SCHED_IDLE && (p->mask & nice_bit) && p->nice != before->nice) {
+                        r = set_nice(tid, p->nice);
                         if (r < 0)
-                                goto fail;
+                                return r;
                 }
-                if (mask & SETTING_BIT(SETTING_NICE))
-                        done |= SETTING_BIT(SETTING_NICE);
-        } else if ((mask & SETTING_BIT(SETTING_NICE)) && nice != before.nice) {
-                r = set_nice(tid, nice);
+        } else if ((p->mask & nice_bit) && p->nice != before->nice) {
+                r = set_nice(tid, p->nice);
                 if (r < 0)
-                        goto fail;
+                        return r;
         }
-        if (mask & SETTING_BIT(SETTING_NICE))
-                done |= SETTING_BIT(SETTING_NICE);
-        if (fair_attr) {
-                done |= mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
-                if (emulate_ln)
-                        done |= SETTING_BIT(SETTING_LATENCY_NICE);
+        *done |= p->mask & nice_bit;
+        if (p->fair_attr) {
+                *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
+                if (p->emulate_ln)
+                        *done |= SETTING_BIT(SETTING_LATENCY_NICE);
         }
+        return 0;
+}
+
+/* Latency nice (the real knob), uclamp and timer slack. Adds to *DONE and
+ * *UNSUPPORTED; a negative errno means the caller puts DONE back. */
+static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
+                        const Settings *s, uint32_t mask, uint32_t *done, uint32_t *unsupported)
+{
+        const uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
+        int r;
+
         if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
             c->backend == LATENCY_BACKEND_LATENCY_NICE) {
-                r = before.has_latency_nice && before.latency_nice == s->latency_nice
+                r = before->has_latency_nice && before->latency_nice == s->latency_nice
                             ? 0
                             : set_latency_nice(tid, s->latency_nice);
                 /* The value is in range: EINVAL here is the unknown flag of a
                  * kernel without latency nice, like E2BIG. */
                 if (r == -E2BIG || r == -EINVAL || r == -EOPNOTSUPP)
-                        unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
+                        *unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
                 else if (r < 0)
-                        goto fail;
+                        return r;
                 else
-                        done |= SETTING_BIT(SETTING_LATENCY_NICE);
+                        *done |= SETTING_BIT(SETTING_LATENCY_NICE);
         }
-        if (mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX))) {
-                uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
+        if (ubits) {
                 bool has_min = mask & SETTING_BIT(SETTING_UTIL_MIN);
                 bool has_max = mask & SETTING_BIT(SETTING_UTIL_MAX);
 
-                r = set_uclamp(tid, has_min, has_min ? s->util_min : before.util_min, has_max,
-                               has_max ? s->util_max : before.util_max);
+                r = set_uclamp(tid, has_min, has_min ? s->util_min : before->util_min, has_max,
+                               has_max ? s->util_max : before->util_max);
                 if (r == -EOPNOTSUPP)
-                        unsupported |= ubits;
+                        *unsupported |= ubits;
                 else if (r < 0)
-                        goto fail;
+                        return r;
                 else
-                        done |= ubits;
+                        *done |= ubits;
         }
         if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                if (s->timer_slack_ns == 0) {
-                        r = -EINVAL;
-                        goto fail;
-                }
-                if (before.timer_slack_ns != s->timer_slack_ns) {
-                        r = timer_slack_write(proc_root, tid, s->timer_slack_ns);
+                if (before->timer_slack_ns != s->timer_slack_ns) {
+                        r = timer_slack_write(c->proc_root ?: "/proc", tid, s->timer_slack_ns);
                         if (r < 0)
-                                goto fail;
+                                return r;
                 }
-                done |= SETTING_BIT(SETTING_TIMER_SLACK);
+                *done |= SETTING_BIT(SETTING_TIMER_SLACK);
         }
-        applied = done;
+        return 0;
+}
 
-finish:
+int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
+                            const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported)
+{
+        const SchedState before = *cur;
+        uint32_t applied, unsupported, done = 0;
+        FairPlan p;
+        int r;
+
+        if (!sched_policy_is_fair(before.policy))
+                return -EBUSY;
+        r = fair_plan(c, &before, s, &p);
+        if (r < 0)
+                return r;
+        unsupported = p.unsupported;
+
+        if (c->dry_run) {
+                applied = p.mask & ~unsupported;
+                if ((p.mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
+                    c->backend == LATENCY_BACKEND_SLICE && !p.emulate_ln)
+                        applied &= ~SETTING_BIT(SETTING_LATENCY_NICE);
+        } else {
+                r = fair_apply(tid, &before, &p, &done);
+                if (r >= 0)
+                        r = extras_apply(c, tid, &before, s, p.mask, &done, &unsupported);
+                if (r < 0) {
+                        if (done != 0)
+                                (void)sched_state_restore_full(c->proc_root ?: "/proc", tid,
+                                                               &before, done);
+                        return r;
+                }
+                applied = done;
+        }
         if (ret_applied)
                 *ret_applied = applied;
         if (ret_unsupported)
                 *ret_unsupported = unsupported;
         return 0;
-
-fail:
-        if (done != 0)
-                (void) sched_state_restore_full(proc_root, tid, &before, done);
-        return r;
 }
 
 int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
