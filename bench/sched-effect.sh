@@ -104,6 +104,7 @@ if [ -z "$out" ]; then
         ln -sfn "$(basename "$out")" "$here/out/sched-effect-latest" 2>/dev/null || true
 fi
 mkdir -p "$out/hist"
+: >>"$out/na.tsv" # runs of a condition that means nothing in a topology
 
 # The attribute wrapper and the sleeper: from the build tree, else compiled here.
 setattr="$build/bench/setattr"
@@ -293,9 +294,11 @@ run_latency() {
         sleeper_pid=$!
         pids+=("$sleeper_pid")
         sleep 1.5
+        # The groups first: a few reads, while the attributes of the hogs
+        # take some forks, and a short run's sleeper is gone soon.
+        groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
         snapshot_attrs "$topo.$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
         snapshot_attrs "$topo.$cond.$rep sleeper" "$sleeper_pid" >>"$out/attrs.txt"
-        groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
         printf '%s %s %s %s\n' "$topo" "$cond" "$rep" "$groups" >>"$out/groups.txt"
 
         wait "$sleeper_pid" || echo "sched-effect: the sleeper failed ($topo.$cond.$rep)" >&2
@@ -325,7 +328,7 @@ summarize_latency() {
                 printf '| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
                         topology condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"
                 echo "|----------|------------|----------|----------|----------|----------|---------|---------|------------|"
-                cat "$out/na.tsv" "$out/latency.tsv" 2>/dev/null | awk -F'\t' \
+                cat "$out/na.tsv" "$out/latency.tsv" | awk -F'\t' \
                         -v order="$conditions" -v topos="$topologies" '
                         function median(list,   a, n, i, j, t) {
                                 n = split(list, a, " ")

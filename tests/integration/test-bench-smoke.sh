@@ -3,9 +3,13 @@
 # Smoke run of every benchmark in bench/: each still starts, runs in a tiny
 # configuration and prints its result table (the numbers are not judged:
 # benchmarks are not tests). Also: no benchmark leaves a latniced behind,
-# whether it ends normally, is interrupted (SIGTERM) or is SIGKILLed.
+# whether it ends normally, is interrupted (SIGTERM) or is SIGKILLed, and
+# sched-effect leaves no cgroup and no process behind. sched-effect runs in
+# each topology; where the sleeper and the hogs ran, and the group knobs of
+# the g-* conditions, are read back from the kernel (/proc/PID/autogroup,
+# /proc/PID/cgroup, the cgroup files) while they run.
 #
-#   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 30 s)
+#   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 90 s)
 set -uo pipefail
 BUILD=$(cd "${1:?build root}" && pwd)
 SRC=$(cd "${2:?source root}" && pwd)
@@ -105,17 +109,102 @@ has "$TMP/es.out" '^long-lived matched processes started during the storm: 3, mi
 has "$TMP/es.out" '^rescans after lost events: [0-9]+$' exec-storm
 no_leak exec-storm
 
-# ---- sched-effect --smoke: baseline, one class, latniced ---------------------------
+# ---- sched-effect --smoke: baseline, one class, latniced; each topology ----------
+# Is PID running (not gone, not a zombie waiting for us)?
+running() {
+        local s
+        s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+        [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+}
+# The pids sched-effect saw its sleeper and hogs run as (attrs.txt) that are
+# still one of them: names as in any condition, arguments as the script's.
+run_procs() { # attrs.txt
+        local p
+        for p in $(grep -o ' pid=[0-9]*' "$1" | cut -d= -f2 | sort -u); do
+                tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" |
+                        grep -Eq '^(ln-bench-hog|cc1plus) --cpu |^(ln-bench-sleeper|pipewire) --interval ' &&
+                        echo "$p"
+        done
+}
+# The top cgroup of the sched-effect run with that pid, if it exists.
+bench_cgroup() { # pid
+        find /sys/fs/cgroup -mindepth 1 -maxdepth 2 -type d -name "latnice-bench-$1" 2>/dev/null
+}
+# Fail if that run left its cgroup tree or its processes behind.
+nothing_left() { # what pid attrs.txt
+        local left
+        [ -z "$(bench_cgroup "$2")" ] || fail "$1 left the cgroup tree $(bench_cgroup "$2") behind"
+        for _ in $(seq 50); do
+                left=$(run_procs "$3")
+                [ -n "$left" ] || return 0
+                sleep 0.1
+        done
+        ps -o pid,ppid,args -p "$(echo $left | tr ' ' ,)" >&2 || true
+        fail "$1 left its sleeper or hogs behind"
+}
+# has_groups TOPO COND REGEX: the line of groups.txt for that run matches.
+has_groups() {
+        grep -q "^$1 $2 1 " "$TMP/se/groups.txt" ||
+                { cat "$TMP/se/groups.txt" >&2; fail "sched-effect: no groups line for $1 $2"; }
+        grep "^$1 $2 1 " "$TMP/se/groups.txt" | grep -Eq "$3" ||
+                { cat "$TMP/se/groups.txt" >&2; fail "sched-effect $1 $2: groups not /$3/"; }
+}
 echo "# sched-effect"
-bash bench/sched-effect.sh --smoke --conditions base,h-idle,latniced --build "$BUILD" \
-        --out "$TMP/se" >"$TMP/se.out" 2>&1 ||
+bash bench/sched-effect.sh --smoke --topology flat,sessions --conditions base,h-idle,g-idle,latniced \
+        --build "$BUILD" --out "$TMP/se" >"$TMP/se.out" 2>&1 ||
         { cat "$TMP/se.out" >&2; fail "sched-effect exited with $?"; }
-tail -n 8 "$TMP/se.out"
+tail -n 14 "$TMP/se.out"
 [ -s "$TMP/se/latency.md" ] || fail "sched-effect wrote no latency.md"
-for c in base h-idle latniced; do
-        has "$TMP/se/latency.md" "^\| $c +\| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \|" sched-effect
+row="\| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \|"
+for t in flat sessions; do
+        for c in base h-idle latniced; do
+                has "$TMP/se/latency.md" "^\| $t +\| $c +$row" sched-effect
+        done
+        has "$TMP/se/latency.md" "^# $t: latniced against base, p99.9 [0-9]+ -> [0-9]+ us" sched-effect
 done
+has "$TMP/se/latency.md" "^\| flat +\| g-idle +\| +n/a \|" sched-effect
+has "$TMP/se/latency.md" "^\| sessions +\| g-idle +$row" sched-effect
+# flat: one autogroup for both; sessions: one each, the hogs' at nice 19 in g-idle.
+ag='/autogroup-([0-9]+) nice=(-?[0-9]+)'
+has_groups flat base "^flat base 1 hogs=($ag) cgroup=.* sleeper=\1 "
+has_groups sessions base "^sessions base 1 hogs=$ag cgroup=.* sleeper=$ag "
+! grep -Eq "^sessions [a-z0-9-]+ 1 hogs=($ag) cgroup=.* sleeper=\1 " "$TMP/se/groups.txt" ||
+        fail "sched-effect sessions: the hogs and the sleeper share an autogroup"
+has_groups sessions g-idle "hogs=/autogroup-[0-9]+ nice=19 .* sleeper=/autogroup-[0-9]+ nice=0 "
+# ... and flat is the autogroup of this test's session, sessions are others.
+mine=$(cut -d' ' -f1 /proc/self/autogroup)
+has_groups flat base "^flat base 1 hogs=$mine "
+! grep -Eq "^sessions .*=$mine " "$TMP/se/groups.txt" ||
+        fail "sched-effect sessions: a process runs in the autogroup of the session that started it"
 no_leak sched-effect
+nothing_left sched-effect none "$TMP/se/attrs.txt"
+
+# The cgroups topology, where the machine has a cpu controller.
+cgroups=0
+rm -rf "$TMP/se"
+bash bench/sched-effect.sh --smoke --topology cgroups --conditions base,g-idle,gs-weight,latniced \
+        --build "$BUILD" --out "$TMP/se" >"$TMP/se.out" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+        echo "SKIP: sched-effect --topology cgroups: $(grep -- '--topology cgroups' "$TMP/se.out")"
+else
+        [ $rc -eq 0 ] || { cat "$TMP/se.out" >&2; fail "sched-effect --topology cgroups exited with $rc"; }
+        tail -n 8 "$TMP/se.out"
+        for c in base g-idle gs-weight latniced; do
+                has "$TMP/se/latency.md" "^\| cgroups +\| $c +$row" sched-effect
+        done
+        unit='/latnice-bench-[0-9]+/user.slice/user-[0-9]+.slice/user@[0-9]+.service'
+        knobs='idle=([0-9]) [a-z]+=([0-9]+) slice-idle=([0-9]) slice-[a-z]+=([0-9]+)'
+        has_groups cgroups base "hogs=$unit/app.slice/app-build.scope idle=0 .* sleeper=$unit/session.slice/pipewire.service idle=0 "
+        has_groups cgroups g-idle "hogs=[^ ]* idle=1 [a-z]+=[0-9]+ slice-idle=0 .* sleeper=[^ ]* idle=0 "
+        has_groups cgroups gs-weight "hogs=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(1|2) sleeper=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(10000|262144)$"
+        grep -Eq "$knobs" "$TMP/se/groups.txt" || fail "sched-effect: groups.txt has no cgroup knobs"
+        no_leak sched-effect
+        nothing_left "sched-effect --topology cgroups" \
+                "$(sed -n 's|.*/latnice-bench-\([0-9]*\)/.*|\1|p' "$TMP/se/groups.txt" | head -1)" \
+                "$TMP/se/attrs.txt"
+        cgroups=1
+fi
 
 # ---- interrupted runs: SIGTERM and SIGKILL in the middle ---------------------------
 # Wait until the script's latniced is up, then signal the script.
@@ -146,4 +235,44 @@ for _ in $(seq 50); do
         sleep 0.1
 done
 ! pgrep -af "lt-storm-keeper-x|ln-storm 3000" || fail "exec-storm's children outlived it"
+
+# sched-effect in the cgroups topology, SIGTERM and SIGINT once the sleeper
+# and the hogs of the latniced condition run in their cgroups: the daemon,
+# the processes and the whole tree go.
+interrupt_cgroups() { # signal
+        local top="" procs="$TMP/int.procs" p
+        # A background job ignores SIGINT unless told otherwise (as Ctrl-C
+        # would reach a script in the foreground).
+        env --default-signal=INT bash bench/sched-effect.sh --topology cgroups \
+                --conditions latniced --duration 60 \
+                --repeats 1 --part latency --build "$BUILD" --out "$TMP/se-int" >"$TMP/int.out" 2>&1 &
+        BG=$!
+        : >"$procs"
+        for _ in $(seq 300); do
+                top=$(bench_cgroup "$BG")
+                if [ -n "$top" ] && [ -n "$(cat "$top"/user.slice/*/*/session.slice/pipewire.service/cgroup.procs 2>/dev/null)" ]; then
+                        break
+                fi
+                sleep 0.1
+        done
+        [ -n "$top" ] || { cat "$TMP/int.out" >&2; fail "sched-effect made no cgroup tree"; }
+        sleep 1 # past the first exec: the real programs run now
+        for p in $(find "$top" -name cgroup.procs -exec cat {} +); do echo "x pid=$p" >>"$procs"; done
+        [ -n "$(run_procs "$procs")" ] || { cat "$TMP/int.out" >&2; fail "no sleeper or hog in $top"; }
+        kill -"$1" "$BG"
+        # The run has a minute to go: it must stop now, not when it is done.
+        for _ in $(seq 200); do
+                running "$BG" || break
+                sleep 0.1
+        done
+        running "$BG" && fail "sched-effect --topology cgroups still runs 20 s after SIG$1"
+        wait "$BG" 2>/dev/null
+        BG=
+        no_leak "sched-effect --topology cgroups (SIG$1)"
+        nothing_left "sched-effect --topology cgroups (SIG$1)" "${top##*-}" "$procs"
+}
+if [ "$cgroups" = 1 ]; then
+        interrupt_cgroups TERM
+        interrupt_cgroups INT
+fi
 echo "PASS"
