@@ -160,8 +160,9 @@ d = json.load(open(sys.argv[1]))
 keys = {"kernel_release", "latency_nice_backend", "latency_nice_syscall", "latency_nice_cgroup",
         "eevdf_slice", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
         "sched_ext_active", "autogroup", "ncpus", "base_slice_ns", "base_slice_source",
-        "latency_nice_table"}
+        "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table"}
 assert set(d) == keys, set(d) ^ keys
+assert d["initial_namespaces"] is True and d["namespace_problem"] is None
 assert d["kernel_release"] == os.uname().release
 assert d["latency_nice_backend"] in ("none", "slice", "latency-nice")
 t = d["latency_nice_table"]
