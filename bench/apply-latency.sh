@@ -35,7 +35,7 @@ LatencyNice = -5
 P
 
 setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-dir "$T/pol" \
-        --log-level notice 2>"$T/log" &
+        --log-level notice --state-file "$T/state" 2>"$T/log" &
 D=$!
 # Ready once it configures a matching process ("Ready:" is logged at info).
 ( exec -a lt-bench-target sleep 60 ) &

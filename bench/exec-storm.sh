@@ -60,7 +60,7 @@ echo "without latniced: $base ($(echo "$base" | awk '{printf "%d", $2 * 1000 / $
 extra=()
 [ -n "$RCVBUF" ] && extra=(--recv-buffer "$RCVBUF")
 setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-dir "$POLDIR" \
-        --policy-dir "$T/pol" --log-level notice "${extra[@]}" 2>"$T/log" &
+        --policy-dir "$T/pol" --log-level notice --state-file "$T/state" "${extra[@]}" 2>"$T/log" &
 D=$!
 # Ready once it configures a matching process ("Ready:" is logged at info).
 setpriv --pdeathsig KILL -- "$T/bin/lt-storm-keeper-x" 3600 &

@@ -196,7 +196,8 @@ start_latniced() {
         fi
         # --pdeathsig: it goes with this script even if the script is SIGKILLed.
         setpriv --pdeathsig TERM -- "$latniced" --foreground --bus none \
-                --policy-dir "$root/policy/default" >>"$out/latniced.log" 2>&1 &
+                --policy-dir "$root/policy/default" --state-file "$out/latniced.state" \
+                >>"$out/latniced.log" 2>&1 &
         latniced_pid=$!
         sleep 1
         if ! kill -0 "$latniced_pid" 2>/dev/null; then

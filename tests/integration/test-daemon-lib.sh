@@ -97,10 +97,11 @@ ln_slice() { # latency_nice
         echo $s
 }
 
-start_daemon() { # extra latniced options...
+start_daemon() { # extra latniced options (a later --state-file wins)...
         : >"$LOG"
+        # A state file of the test's own: tests never adopt each other's tasks.
         setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none --config "$CONF" \
-                --policy-dir "$POL" --log-level debug "$@" 2>>"$LOG" &
+                --policy-dir "$POL" --log-level debug --state-file "$T/own.state" "$@" 2>>"$LOG" &
         DAEMON=$!
         wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready"
 }

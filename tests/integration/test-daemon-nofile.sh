@@ -21,7 +21,7 @@ soft_nofile() { # pid
 # (1) soft 64, hard 4096: latniced runs with 4096.
 : >"$LOG"
 prlimit --nofile=64:4096 setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none \
-        --config "$CONF" --policy-dir "$POL" --log-level debug 2>>"$LOG" &
+        --config "$CONF" --policy-dir "$POL" --log-level debug --state-file "$T/own.state" 2>>"$LOG" &
 DAEMON=$!
 wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready with soft limit 64"
 [ "$(soft_nofile "$DAEMON")" = 4096 ] ||
@@ -52,7 +52,7 @@ stop_daemon || fail "exit status"
 # (2) Hard limit too small to evaluate anything: no Ready, an error, exit 1.
 : >"$LOG"
 prlimit --nofile=12:12 "$LATNICED" --foreground --bus none --config "$CONF" \
-        --policy-dir "$POL" 2>>"$LOG"
+        --policy-dir "$POL" --state-file "$T/own.state" 2>>"$LOG"
 rc=$?
 [ "$rc" = 1 ] || fail "latniced exited $rc with RLIMIT_NOFILE 12 (expected 1)"
 grep -q "Ready:" "$LOG" && fail "latniced said Ready with RLIMIT_NOFILE 12"

@@ -111,6 +111,7 @@ dbus_start_daemon() {
         local i
         setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus "$ADDR" --log-level debug \
                 --policy-dir "$TMP/vendor" --policy-dir "$TMP/run" --policy-dir "$TMP/admin" \
+                --state-file "$TMP/state" \
                 "$@" >"$TMP/latniced.log" 2>&1 &
         DAEMON_PID=$!
         for i in $(seq 200); do

@@ -77,7 +77,7 @@ done
 
 setpriv --bounding-set="$bounding" --no-new-privs --pdeathsig TERM -- \
         "$LATNICED" --foreground --bus none --log-level debug --policy-dir "$TMP/policy" \
-        --cgroup-root "$TMP/cg" >"$TMP/log" 2>&1 &
+        --cgroup-root "$TMP/cg" --state-file "$TMP/state" >"$TMP/log" 2>&1 &
 DAEMON=$!
 
 for ((i = 0; i < 100; i++)); do

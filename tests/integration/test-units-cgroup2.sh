@@ -119,7 +119,8 @@ expect_attr() {
 
 start_daemon() {
         setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none --log-level debug \
-                --policy-dir "$TMP/policy" --cgroup-root "$1" >>"$TMP/log" 2>&1 &
+                --policy-dir "$TMP/policy" --cgroup-root "$1" --state-file "$TMP/state" \
+                >>"$TMP/log" 2>&1 &
         DAEMON=$!
         # Ready once the startup scan is over ("Ready: ..." in the log).
         local i n
