@@ -12,16 +12,9 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/time-util.h"
 #include "lib/util.h"
 #include "policy/decide.h"
-
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
 {
@@ -72,57 +65,6 @@ Settings applier_task_settings(const MatchResult *m)
         s = m->settings;
         s.mask &= SETTINGS_TASK_MASK;
         return s;
-}
-
-static bool settings_same(const Settings *x, const Settings *y)
-{
-        if (x->mask != y->mask)
-                return false;
-        for (SettingId id = 0; id < _SETTING_MAX; id++) {
-                if (!settings_has(x, id))
-                        continue;
-                switch (id) {
-                case SETTING_LATENCY_NICE:
-                        if (x->latency_nice != y->latency_nice)
-                                return false;
-                        break;
-                case SETTING_SLICE:
-                        if (x->slice_ns != y->slice_ns)
-                                return false;
-                        break;
-                case SETTING_NICE:
-                        if (x->nice != y->nice)
-                                return false;
-                        break;
-                case SETTING_POLICY:
-                        if (x->policy != y->policy)
-                                return false;
-                        break;
-                case SETTING_UTIL_MIN:
-                        if (x->util_min != y->util_min)
-                                return false;
-                        break;
-                case SETTING_UTIL_MAX:
-                        if (x->util_max != y->util_max)
-                                return false;
-                        break;
-                case SETTING_TIMER_SLACK:
-                        if (x->timer_slack_ns != y->timer_slack_ns)
-                                return false;
-                        break;
-                case SETTING_CPU_WEIGHT:
-                        if (x->cpu_weight != y->cpu_weight)
-                                return false;
-                        break;
-                case SETTING_CPU_IDLE:
-                        if (x->cpu_idle != y->cpu_idle)
-                                return false;
-                        break;
-                default:
-                        break;
-                }
-        }
-        return true;
 }
 
 static void log_task(int level, const Task *t, const char *fmt, ...) _printf_(3, 4);
@@ -487,6 +429,50 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
         return 1;
 }
 
+/* The start time of thread TID of P in *RET_ST, and its table entry (NULL:
+ * none, or one of a task that is gone, whose tid was reused: removed) in
+ * *RET. 1 if the thread is gone (forgotten), 0, or negative errno. */
+static int thread_lookup(Applier *a, const ProcTask *p, pid_t tid, uint64_t *ret_st, Task **ret)
+{
+        const pid_t pid = p->view.pid;
+        uint64_t st;
+        Task *t;
+        int r;
+
+        if (tid == pid)
+                st = p->starttime;
+        else {
+                r = proc_starttime(a->ctx.proc_root, pid, tid, &st);
+                if (r < 0) {
+                        if (!errno_is_gone(r))
+                                return r;
+                        applier_forget(a, pid, tid);
+                        return 1;
+                }
+        }
+        t = task_table_get(a->tasks, tid);
+        if (t && (t->pid != pid || t->starttime != st)) {
+                task_table_remove(a->tasks, tid);
+                t = NULL;
+        }
+        *ret_st = st;
+        *ret = t;
+        return 0;
+}
+
+/* Dry run: say what would be applied to T, and remember it. */
+static int thread_dry_run(Applier *a, Task *t, const Settings *s, const char *rule)
+{
+        _cleanup_free_ char *str = settings_to_string(s);
+
+        t->settings = *s;
+        log_task(LOG_INFO, t, "%d/%d (%s): would apply %s (rule %s, dry run).", (int)t->pid,
+                 (int)t->tid, strna(t->comm), strna(str), strna(rule));
+        if (a->on_applied)
+                a->on_applied(a->userdata, t);
+        return 1;
+}
+
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
  * something was applied, 0 if not, negative errno on resource failure.
  *
@@ -508,24 +494,9 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         bool is_new = false;
         int r;
 
-        if (tid == pid)
-                st = p->starttime;
-        else {
-                r = proc_starttime(a->ctx.proc_root, pid, tid, &st);
-                if (r < 0) {
-                        if (!errno_is_gone(r))
-                                return r;
-                        applier_forget(a, pid, tid);
-                        return 0;
-                }
-        }
-
-        t = task_table_get(a->tasks, tid);
-        if (t && (t->pid != pid || t->starttime != st)) {
-                /* The entry is of a task that is gone; its tid was reused. */
-                task_table_remove(a->tasks, tid);
-                t = NULL;
-        }
+        r = thread_lookup(a, p, tid, &st, &t);
+        if (r != 0)
+                return r < 0 ? r : 0;
 
         if (s->mask == 0) {
                 if (!t)
@@ -539,7 +510,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 a->counters.n_skipped++;
                 return 0;
         }
-        if (t && settings_same(&t->settings, s)) {
+        if (t && settings_equal(&t->settings, s)) {
                 (void)task_set_rule(t, rule);
                 return 0;
         }
@@ -582,16 +553,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         (void)task_set_rule(t, rule);
         (void)task_set_comm(t, thread_name ? thread_name : p->view.names.comm);
 
-        if (a->ctx.dry_run) {
-                _cleanup_free_ char *str = settings_to_string(s);
-
-                t->settings = *s;
-                log_task(LOG_INFO, t, "%d/%d (%s): would apply %s (rule %s, dry run).",
-                         (int)pid, (int)tid, strna(t->comm), strna(str), strna(rule));
-                if (a->on_applied)
-                        a->on_applied(a->userdata, t);
-                return 1;
-        }
+        if (a->ctx.dry_run)
+                return thread_dry_run(a, t, s, rule);
 
         /* The originals are in the state file before the thread changes
          * (tasks.h); evaluate() writes the outcome. */
@@ -658,7 +621,7 @@ static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret, int *ret_pidf
         if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
                 return 0; /* exited: the snapshot may be of a task that has its pid now */
         if (a->ids && a->uses_ids) {
-                uint64_t now = now_usec();
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
 
                 /* Borrowed from the cache: valid until its next lookup. */
                 r = id_cache_user(a->ids, p->view.uid, now, &p->view.user);

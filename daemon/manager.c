@@ -665,9 +665,56 @@ static void log_kernel(const KernelFeatures *k)
                            "autogroup.");
 }
 
-int manager_start(Manager *m)
+/* SIGTERM, SIGINT and SIGHUP through the event loop. */
+static int manager_watch_signals(Manager *m)
 {
         sigset_t ss;
+        int r;
+
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Failed to block signals: %m");
+        r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM, on_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, &m->sig_int, SIGINT, on_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP, on_signal, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+        return 0;
+}
+
+/* [Unit] sections on the cgroup2 tree, and systemd's new units. Without a
+ * cgroup2 hierarchy latniced goes on without them. */
+static void manager_start_units(Manager *m)
+{
+        unsigned n = 0;
+        int r;
+
+        r = units_new(m->opts.cgroup_root, m->opts.dry_run, &m->units);
+        if (r < 0) {
+                log_notice_errno(r, "No cgroup2 hierarchy to configure units in: %m");
+                return;
+        }
+        m->applier.base_settings = unit_base_settings;
+        r = units_apply_all(m->units, m->policy, &n);
+        if (r < 0)
+                log_warning_errno(r, "Failed to configure units: %m");
+        else if (n > 0)
+                log_info("Configured %u unit cgroup(s).", n);
+        if (!streq(m->opts.bus, "none")) {
+                r = units_watch_systemd(m->units, m->event, units_get_policy, m);
+                if (r < 0)
+                        log_info_errno(r, "Not watching systemd for new units (%m); "
+                                          "new units are found through their processes.");
+        }
+}
+
+int manager_start(Manager *m)
+{
         int r;
 
         m->start_usec = now_usec(CLOCK_REALTIME);
@@ -696,42 +743,15 @@ int manager_start(Manager *m)
                              m->applier.respect_manual_changes) < 0)
                 return log_oom();
 
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
-                return log_error_errno(errno, "Failed to block signals: %m");
-        r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM, on_signal, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_int, SIGINT, on_signal, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP, on_signal, m);
+        r = manager_watch_signals(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to watch signals: %m");
+                return r;
 
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
 
-        r = units_new(m->opts.cgroup_root, m->opts.dry_run, &m->units);
-        if (r < 0)
-                log_notice_errno(r, "No cgroup2 hierarchy to configure units in: %m");
-        else {
-                unsigned n = 0;
-                m->applier.base_settings = unit_base_settings;
-                r = units_apply_all(m->units, m->policy, &n);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to configure units: %m");
-                else if (n > 0)
-                        log_info("Configured %u unit cgroup(s).", n);
-                if (!streq(m->opts.bus, "none")) {
-                        r = units_watch_systemd(m->units, m->event, units_get_policy, m);
-                        if (r < 0)
-                                log_info_errno(r, "Not watching systemd for new units (%m); "
-                                                  "new units are found through their processes.");
-                }
-        }
+        manager_start_units(m);
 
         /* The timers exist from the start, disabled: sd-event opens its timer
          * fd with the first one, and running out of descriptors later must
