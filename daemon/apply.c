@@ -733,7 +733,10 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         if (r < 0)
                 return r == -ESRCH ? 0 : r;
         per_thread = a->thread_rules && d.match.thread_dependent;
-        /* Group settings are the process's: its group, whole. */
+        /* Apply, group level first: the [Unit] sections of its cgroup, and
+         * the group settings of its rules (the process's: its group, whole). */
+        if (a->configure_units)
+                a->configure_units(a->userdata, p);
         if (only_tid <= 0 && (d.group.mask || a->groups)) {
                 r = group_table_request(a->groups, pid, p->starttime, &d.group);
                 if (r < 0)

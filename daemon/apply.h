@@ -38,7 +38,7 @@ typedef void (*applier_applied_t)(void *userdata, const Task *task);
 /* Per-task settings a process gets from outside the rules (the [Unit]
  * fallback of its cgroup): return true and fill *RET (and *RET_RULE, a name
  * for listings, borrowed until the next call) if there are any. The rules'
- * settings are merged on top. */
+ * settings are merged on top. Writes nothing: it is part of the decision. */
 typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Settings *ret,
                                         const char **ret_rule);
 
@@ -66,6 +66,9 @@ struct Applier {
         bool pidfds;               /* hold processes by pidfd (proc root is /proc) */
         applier_applied_t on_applied;
         applier_base_settings_t base_settings;
+        /* The apply step of [Unit] sections for P's cgroup (optional), after
+         * its task settings. */
+        void (*configure_units)(void *userdata, const ProcTask *p);
         void *userdata;
         ApplierCounters counters;
 };

@@ -154,9 +154,9 @@ static bool unit_base_settings(void *userdata, const ProcTask *p, Settings *ret,
 
         if (!m->units || !cg || !m->policy || policy_n_units(m->policy) == 0)
                 return false;
-        if (!units_seen(m->units, cg))
-                (void)units_apply_cgroup(m->units, m->policy, cg);
-        if (!units_task_fallback_cgroup(m->units, m->policy, cg, ret))
+        /* Decide without writing: the cgroup is configured in the apply
+         * step (unit_configure()). */
+        if (!units_task_fallback_peek(m->units, m->policy, cg, ret))
                 return false;
         free(m->unit_rule);
         m->unit_rule = NULL;
@@ -164,6 +164,20 @@ static bool unit_base_settings(void *userdata, const ProcTask *p, Settings *ret,
                 m->unit_rule = NULL;
         *ret_rule = m->unit_rule ? m->unit_rule : "unit";
         return true;
+}
+
+/* The apply step of [Unit] sections for a process's cgroup: configure it
+ * the first time latniced sees it (the applier calls this after it applied
+ * the process's task settings). */
+static void unit_configure(void *userdata, const ProcTask *p)
+{
+        Manager *m = userdata;
+        const char *cg = p->view.cgroup;
+
+        if (!m->units || !cg || !m->policy || policy_n_units(m->policy) == 0)
+                return;
+        if (!units_seen(m->units, cg))
+                (void)units_apply_cgroup(m->units, m->policy, cg);
 }
 
 static const Policy *units_get_policy(void *userdata)
@@ -700,6 +714,7 @@ static void manager_start_units(Manager *m)
                 return;
         }
         m->applier.base_settings = unit_base_settings;
+        m->applier.configure_units = unit_configure;
         r = units_apply_all(m->units, m->policy, &n);
         if (r < 0)
                 log_warning_errno(r, "Failed to configure units: %m");
@@ -896,11 +911,10 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
         r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_ANCESTORS, &p);
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
-        /* The [Unit] settings of a cgroup latniced has configured; one it
-         * has not seen yet is not configured here (Explain writes nothing). */
-        if (m->units && p->view.cgroup && m->policy && policy_n_units(m->policy) > 0 &&
-            units_seen(m->units, p->view.cgroup))
-                has_base = units_task_fallback_cgroup(m->units, m->policy, p->view.cgroup, &base);
+        /* The [Unit] settings of its cgroup, as the applier finds them
+         * (Explain writes nothing). */
+        if (m->units && p->view.cgroup && m->policy && policy_n_units(m->policy) > 0)
+                has_base = units_task_fallback_peek(m->units, m->policy, p->view.cgroup, &base);
         free(m->explain_rule);
         m->explain_rule = NULL;
         if (has_base && p->view.unit && asprintf(&m->explain_rule, "unit:%s", p->view.unit) < 0)

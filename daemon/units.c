@@ -744,6 +744,72 @@ bool units_seen(UnitState *u, const char *cgroup_path)
         return e->dev == dev && e->ino == ino;
 }
 
+/* What entry_configure() would make of the [Unit] settings of the unit-named
+ * cgroup PATH not configured yet: the wanted settings and their per-task
+ * form (files the cgroup lacks), found without writing. */
+static void entry_peek(UnitState *u, const Policy *p, const char *path, Settings *ret_want,
+                       Settings *ret_fallback)
+{
+        _cleanup_free_ char *dir = NULL;
+        const char *name = strrchr(path, '/');
+        Settings want = {}, fallback = {};
+
+        *ret_want = *ret_fallback = (Settings){};
+        name = name ? name + 1 : path;
+        if (!p || unit_type_from_name(name, strlen(name)) < 0 || !policy_match_unit(p, name, &want))
+                return;
+        want.mask &= SETTINGS_UNIT_MASK;
+        if (cg_path_join(u->root, path, &dir) < 0)
+                return;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (settings_has(&want, knobs[k].id) && !cg_has_file(dir, knobs[k].file))
+                        knob_fallback(k, &want, &fallback);
+        if (settings_has(&want, SETTING_SLICE)) {
+                fallback.slice_ns = want.slice_ns;
+                fallback.mask |= SETTING_BIT(SETTING_SLICE);
+        }
+        *ret_want = want;
+        *ret_fallback = fallback;
+}
+
+bool units_task_fallback_peek(UnitState *u, const Policy *p, const char *cgroup_path,
+                              Settings *ret)
+{
+        _cleanup_free_ char *path = NULL;
+        Settings merged = {};
+
+        if (cg_path_normalize(cgroup_path, &path) < 0)
+                return false;
+        for (char *slash = path + 1;; slash++) {
+                Settings want, fallback;
+                CgroupEntry *e;
+                char saved;
+
+                slash = strchrnul(slash, '/');
+                saved = *slash;
+                *slash = 0;
+                e = entry_get(u, path);
+                if (e && units_seen(u, path)) {
+                        want = e->configured ? e->wanted : (Settings){};
+                        fallback = e->configured ? e->fallback : (Settings){};
+                } else
+                        entry_peek(u, p, path, &want, &fallback);
+                if (want.mask) {
+                        /* What an inner unit sets itself is not inherited
+                         * from the slices around it. */
+                        merged.mask &= ~task_mask_of(&want);
+                        settings_merge(&merged, &fallback);
+                }
+                *slash = saved;
+                if (!saved)
+                        break;
+        }
+        if (!merged.mask)
+                return false;
+        *ret = merged;
+        return true;
+}
+
 bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
                                 Settings *ret)
 {

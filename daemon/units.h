@@ -123,6 +123,13 @@ bool units_seen(UnitState *u, const char *cgroup_path);
  * ancestor not seen yet (the fallback is what could not be written). Returns
  * false (and leaves *RET untouched) if there is nothing to apply per task.
  */
+/* The same per-task settings, found without writing anything: a cgroup not
+ * configured yet is judged by the [Unit] sections that match it and the cpu.*
+ * files it has (a file that exists but refuses the value is not foreseen).
+ * For deciding (Explain, the applier's decision) before the apply step
+ * configures the cgroup. */
+bool units_task_fallback_peek(UnitState *u, const Policy *p, const char *cgroup_path,
+                              Settings *ret);
 bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
                                 Settings *ret);
 
