@@ -14,6 +14,7 @@
 #include "lib/sched.h"
 #include "lib/time-util.h"
 #include "lib/util.h"
+#include "policy/boost.h"
 #include "policy/decide.h"
 
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
@@ -737,8 +738,13 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
          * the group settings of its rules (the process's: its group, whole). */
         if (a->configure_units)
                 a->configure_units(a->userdata, p);
-        if (only_tid <= 0 && (d.group.mask || a->groups)) {
-                r = group_table_request(a->groups, pid, p->starttime, &d.group);
+        if (only_tid <= 0 && a->groups) {
+                /* A process its rules make latency-sensitive keeps its group
+                 * from being demoted for others. */
+                if (!d.group.mask && settings_may_boost(&d.settings, UINT64_MAX))
+                        r = group_table_protect(a->groups, pid, p->starttime);
+                else
+                        r = group_table_request(a->groups, pid, p->starttime, &d.group);
                 if (r < 0)
                         return r;
         }

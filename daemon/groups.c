@@ -17,13 +17,15 @@ typedef struct GroupEntry {
         bool changed;             /* latniced wrote it */
         bool user_owned;          /* changed by someone else since: theirs */
         bool shared;              /* holds processes of other users: never changed */
-        size_t n_requesters;
+        size_t n_requesters;      /* protectors included */
+        size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
 } GroupEntry;
 
 typedef struct Requester {
         pid_t pid;
         uint64_t starttime;
         GroupEntry *entry;
+        bool protector;
 } Requester;
 
 struct GroupTable {
@@ -154,6 +156,8 @@ void group_table_release(GroupTable *t, pid_t pid)
         if (!q)
                 return;
         e = q->entry;
+        if (q->protector)
+                e->n_protectors--;
         free(q);
         if (--e->n_requesters > 0)
                 return;
@@ -227,26 +231,29 @@ static int entry_get(GroupTable *t, SchedGroup *g, pid_t pid, GroupEntry **ret)
         return 0;
 }
 
-/* PID (STARTTIME) is a requester of E. */
-static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e)
+/* PID (STARTTIME) is a requester (PROTECTOR: a protector) of E. */
+static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e,
+                         bool protector)
 {
         Requester *q = pidmap_get(&t->requesters, pid);
         int r;
 
-        if (q && q->entry == e && q->starttime == starttime)
+        if (q && q->entry == e && q->starttime == starttime && q->protector == protector)
                 return 0;
         if (q)
                 group_table_release(t, pid); /* another group, or a reused pid */
         q = malloc(sizeof(Requester));
         if (!q)
                 return -ENOMEM;
-        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e };
+        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e, .protector = protector };
         r = pidmap_put(&t->requesters, pid, q);
         if (r < 0) {
                 free(q);
                 return r;
         }
         e->n_requesters++;
+        if (protector)
+                e->n_protectors++;
         return 0;
 }
 
@@ -258,7 +265,7 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         bool idle = e->orig.idle;
         int r;
 
-        if (e->user_owned || e->shared)
+        if (e->user_owned || e->shared || e->n_protectors > 0)
                 return 0;
         r = sched_group_read(&e->group, &now);
         if (r < 0)
@@ -323,10 +330,41 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
         sched_group_done(&g);
         if (r < 0)
                 return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, e);
+        r = requester_set(t, pid, starttime, e, false);
         if (r < 0)
                 return r;
         return entry_apply(t, e, pid, s);
+}
+
+int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
+{
+        SchedGroup g = {};
+        GroupEntry *e;
+        int r;
+
+        if (!t)
+                return 0;
+        r = sched_group_of(&t->roots, t->proc_root, pid, &g);
+        if (r < 0)
+                return r == -ESRCH || r == -EACCES ? 0 : r;
+        if (g.kind == SCHED_GROUP_NONE) {
+                group_table_release(t, pid);
+                return 0;
+        }
+        r = entry_get(t, &g, pid, &e);
+        sched_group_done(&g);
+        if (r < 0)
+                return r == -ENOENT || r == -ESRCH ? 0 : r;
+        r = requester_set(t, pid, starttime, e, true);
+        if (r < 0)
+                return r;
+        /* Demoted before the sensitive process showed up: not any more. */
+        if (e->changed && entry_restore(t, e)) {
+                e->changed = false;
+                log_info("%s holds %d, which a rule makes latency-sensitive: not demoted.",
+                         e->group.name, (int)pid);
+        }
+        return 0;
 }
 
 void group_table_sweep(GroupTable *t)

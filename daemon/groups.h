@@ -45,6 +45,13 @@ GroupTable *group_table_free(GroupTable *t);
  * errno on resource failure.
  */
 int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s);
+/*
+ * Process PID (STARTTIME) is latency-sensitive (its rules give it a boost):
+ * the group that holds it is not demoted for other processes' rules while it
+ * is in it, and is restored now if it was. A group is the unit of weight;
+ * idling it for a build would idle the audio server in it too.
+ */
+int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
 /* PID asks for nothing any more (it exited, or its rules changed). */
 void group_table_release(GroupTable *t, pid_t pid);
 /* Forget requesters that no longer run; restore what nobody asks for. */

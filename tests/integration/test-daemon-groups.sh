@@ -27,6 +27,10 @@ CPUWeight = 50
 [Rule plain]
 Match = name:lngrp-plain
 Nice = 3
+
+[Rule sensitive]
+Match = name:lngrp-audio
+Nice = -5
 P
 
 run() { # name: a sleeper named NAME in its own session
@@ -117,6 +121,26 @@ if [ "$AUTOGROUP" = 1 ]; then
         wait_until 5 attr_is "$RUN_PID" nice 3 || fail "plain rule not applied"
         [ "$(ag_nice "$RUN_PID")" = 0 ] || fail "a rule without group settings changed its autogroup"
         echo "ok: a rule without group settings leaves the group alone"
+        # A latency-sensitive process and a build in one session: the
+        # group is not demoted, whichever comes first.
+        setsid bash -c '(exec -a lngrp-audio sleep 300) & sleep 0.3; exec -a lngrp-idle sleep 300' \
+                >/dev/null 2>&1 &
+        s1=$!
+        PIDS+=("$s1")
+        wait_until 5 eval '[ "$(cat /proc/$s1/comm 2>/dev/null)" = sleep ]' || fail "could not start the session"
+        sleep 0.5
+        [ "$(ag_nice "$s1")" = 0 ] || fail "autogroup with a latency-sensitive process demoted to $(ag_nice "$s1")"
+        setsid bash -c '(exec -a lngrp-idle sleep 300) & sleep 0.5; exec -a lngrp-audio sleep 300' \
+                >/dev/null 2>&1 &
+        s3=$!
+        PIDS+=("$s3")
+        wait_until 5 attr_is "$s3" nice -5 || fail "lngrp-audio not applied"
+        wait_until 5 eval '[ "$(ag_nice $s3)" = 0 ]' ||
+                fail "autogroup demoted before the latency-sensitive process came was not restored: $(ag_nice "$s3")"
+        # The sessions' other sleepers are not children of this shell.
+        pkill -KILL -s "$s1"
+        pkill -KILL -s "$s3"
+        echo "ok: a group with a latency-sensitive process is not demoted (before or after)"
 fi
 
 # latniced's own session group (the test's) is never touched: nothing here asks.
