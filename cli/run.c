@@ -5,7 +5,7 @@
  * daemon involved.
  */
 #include "cli/cli.h"
-#include "lib/apply.h"
+#include "lib/thread-settings.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/settings.h"

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 
 #include "daemon/adopt.h"
-#include "lib/apply.h"
+#include "lib/thread-settings.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"

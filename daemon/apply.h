@@ -25,7 +25,7 @@
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
 #include "daemon/tasks.h"
-#include "lib/apply.h"
+#include "lib/thread-settings.h"
 #include "lib/proc.h"
 #include "policy/policy.h"
 

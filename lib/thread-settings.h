@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Applying Settings to one thread, restoring them, and telling whether
+ * Thread settings: applying Settings to one thread, restoring them, and telling whether
  * someone else changed a thread since. Shared by latniced and latnicectl
  * set/run. No policy here: the caller decided what to apply.
  */

@@ -22,7 +22,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 
-#include "lib/apply.h"
+#include "lib/thread-settings.h"
 #include "lib/macro.h"
 
 /* How often guard_fair() reads again when switched out around its read. */

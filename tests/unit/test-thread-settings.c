@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/apply.h"
+#include "lib/thread-settings.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
