@@ -47,17 +47,52 @@ typedef struct DiskRecord {
         DiskCopy copy[2];
 } DiskRecord;
 
+typedef struct DiskCgCopy {
+        uint64_t seq; /* 0: never written */
+        uint64_t ino, autogroup_id, starttime;
+        uint32_t flags;
+        uint8_t owner, kind;
+        uint16_t path_len;
+        int32_t pid;
+        uint32_t pad;
+        char orig[STATE_VALUE_MAX], written[STATE_VALUE_MAX], previous[STATE_VALUE_MAX];
+        char path[STATE_PATH_MAX];
+        uint64_t checksum; /* of everything before it; written last */
+} DiskCgCopy;
+
+typedef struct DiskCgRecord {
+        DiskCgCopy copy[2];
+} DiskCgRecord;
+
 typedef struct DiskHeader {
         char magic[8];
         uint32_t version, header_size, record_size, n_records;
         uint64_t generation;
         uint8_t boot_id[16];
-        uint8_t reserved[16];
+        uint32_t n_cg_records; /* the cgroup table after the task records; 0: none */
+        uint8_t reserved[12];
 } DiskHeader;
 
 _Static_assert(sizeof(DiskSched) == 56, "DiskSched layout");
 _Static_assert(sizeof(DiskCopy) == 200, "DiskCopy layout");
 _Static_assert(sizeof(DiskHeader) == 64, "DiskHeader layout");
+_Static_assert(sizeof(DiskCgCopy) == 4248, "DiskCgCopy layout");
+
+#define STATE_INITIAL_CG_RECORDS 16u
+/* 64 Ki cgroup records (1 GiB): a bound for a header that says otherwise. */
+#define STATE_MAX_CG_RECORDS (1u << 16)
+
+/* Per-slot bookkeeping of the cgroup table (the task table's is inline in
+ * StateFile, older). */
+typedef struct CgSlots {
+        uint32_t n;
+        uint64_t *seq;
+        int8_t *active;
+        uint32_t *free;
+        size_t n_free, n_used;
+        StateCgroupRecord *loaded; /* found at open, until taken */
+        size_t n_loaded;
+} CgSlots;
 
 struct StateFile {
         char *path;
@@ -70,6 +105,7 @@ struct StateFile {
         uint32_t *free;    /* stack of free slots, lowest on top */
         size_t n_free;
         size_t n_used;
+        CgSlots cg;
 };
 
 static DiskHeader *header(StateFile *f)
@@ -82,16 +118,21 @@ static DiskRecord *record(StateFile *f, uint32_t slot)
         return (DiskRecord *)(f->map + sizeof(DiskHeader)) + slot;
 }
 
-static uint64_t copy_checksum(const DiskCopy *c)
+static uint64_t bytes_checksum(const void *c, size_t n)
 {
-        const uint8_t *p = (const uint8_t *)c;
+        const uint8_t *p = c;
         uint64_t h = 0xcbf29ce484222325ull ^ 0x4c4e535441544531ull; /* FNV-1a, salted */
 
-        for (size_t i = 0; i < offsetof(DiskCopy, checksum); i++) {
+        for (size_t i = 0; i < n; i++) {
                 h ^= p[i];
                 h *= 0x100000001b3ull;
         }
         return h;
+}
+
+static uint64_t copy_checksum(const DiskCopy *c)
+{
+        return bytes_checksum(c, offsetof(DiskCopy, checksum));
 }
 
 static bool copy_is_zero(const DiskCopy *c)
@@ -235,6 +276,10 @@ StateFile *state_file_free(StateFile *f)
         free(f->seq);
         free(f->active);
         free(f->free);
+        free(f->cg.seq);
+        free(f->cg.active);
+        free(f->cg.free);
+        state_cgroup_records_free(f->cg.loaded, f->cg.n_loaded);
         free(f->path);
         free(f);
         return NULL;
@@ -364,12 +409,20 @@ void state_file_release(StateFile *f, uint32_t slot)
         f->free[f->n_free++] = slot;
 }
 
-/* Grow the file and the mapping to N records. The size first, the header's
- * count after: a file longer than its header says is read as the header
- * says. */
+static size_t cg_size_for(uint32_t n)
+{
+        return (size_t)n * sizeof(DiskCgRecord);
+}
+
+/* Grow the file and the mapping to N task records. The size first, the
+ * cgroup table copied behind the new task slots, then the header's count,
+ * which moves both at once (a file longer than its header says is read as
+ * the header says); the stale cgroup table, now in new task slots, is
+ * cleared last (state-file.h: the window this leaves). */
 static int state_file_grow(StateFile *f, uint32_t n)
 {
-        size_t size = file_size_for(n);
+        size_t old_end = file_size_for(f->n_records), cg = cg_size_for(f->cg.n);
+        size_t size = file_size_for(n) + cg;
         void *p;
         int r;
 
@@ -385,7 +438,11 @@ static int state_file_grow(StateFile *f, uint32_t n)
                 return -errno;
         f->map = p;
         f->map_size = size;
+        if (cg > 0)
+                memmove(f->map + file_size_for(n), f->map + old_end, cg);
         __atomic_store_n(&header(f)->n_records, n, __ATOMIC_RELEASE);
+        atomic_signal_fence(memory_order_seq_cst);
+        memset(f->map + old_end, 0, file_size_for(n) - old_end);
         return 0;
 }
 
@@ -410,6 +467,313 @@ int state_file_alloc(StateFile *f, uint32_t *ret_slot)
         return 0;
 }
 
+/* ---- Cgroup table (state-file.h) ------------------------------------- */
+
+static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
+{
+        return (DiskCgRecord *)(f->map + file_size_for(f->n_records)) + slot;
+}
+
+static uint64_t cg_copy_checksum(const DiskCgCopy *c)
+{
+        return bytes_checksum(c, offsetof(DiskCgCopy, checksum));
+}
+
+static bool cg_slot_used(StateFile *f, uint32_t slot)
+{
+        return f->cg.active[slot] >= 0 &&
+               (cg_record(f, slot)->copy[f->cg.active[slot]].flags & COPY_USED);
+}
+
+/* Size the cgroup table's per-slot arrays for N records; new slots are free
+ * (pushed highest first, so the lowest is used first). */
+static int cg_slots_resize(StateFile *f, uint32_t n)
+{
+        CgSlots *s = &f->cg;
+        uint64_t *seq;
+        int8_t *active;
+        uint32_t *fr;
+
+        if (n <= s->n)
+                return 0;
+        seq = realloc(s->seq, n * sizeof(uint64_t));
+        if (!seq)
+                return -ENOMEM;
+        s->seq = seq;
+        active = realloc(s->active, n * sizeof(int8_t));
+        if (!active)
+                return -ENOMEM;
+        s->active = active;
+        fr = realloc(s->free, n * sizeof(uint32_t));
+        if (!fr)
+                return -ENOMEM;
+        s->free = fr;
+        for (uint32_t i = s->n; i < n; i++) {
+                s->seq[i] = 0;
+                s->active[i] = -1;
+        }
+        memmove(s->free + (n - s->n), s->free, s->n_free * sizeof(uint32_t));
+        for (uint32_t i = 0; i < n - s->n; i++)
+                s->free[i] = n - 1 - i;
+        s->n_free += n - s->n;
+        s->n = n;
+        return 0;
+}
+
+static void cg_free_rebuild(StateFile *f)
+{
+        f->cg.n_free = 0;
+        f->cg.n_used = 0;
+        for (uint32_t i = f->cg.n; i > 0; i--) {
+                if (cg_slot_used(f, i - 1))
+                        f->cg.n_used++;
+                else
+                        f->cg.free[f->cg.n_free++] = i - 1;
+        }
+}
+
+/* As slot_write(), for the cgroup table. */
+static void cg_slot_write(StateFile *f, uint32_t slot, DiskCgCopy *c)
+{
+        int target = f->cg.active[slot] == 0 ? 1 : 0;
+        DiskCgCopy *d = &cg_record(f, slot)->copy[target];
+        uint64_t sum;
+
+        c->seq = f->cg.seq[slot] + 1;
+        sum = cg_copy_checksum(c);
+        memcpy(d, c, offsetof(DiskCgCopy, checksum));
+        atomic_signal_fence(memory_order_seq_cst);
+        __atomic_store_n(&d->checksum, sum, __ATOMIC_RELEASE);
+        f->cg.seq[slot] = c->seq;
+        f->cg.active[slot] = (int8_t)target;
+}
+
+static int value_encode(const char v[STATE_VALUE_MAX], char dst[STATE_VALUE_MAX])
+{
+        size_t n = strnlen(v, STATE_VALUE_MAX);
+
+        if (n >= STATE_VALUE_MAX)
+                return -EOVERFLOW;
+        memcpy(dst, v, n);
+        return 0;
+}
+
+static int cg_encode(const StateCgroupRecord *rec, DiskCgCopy *c)
+{
+        size_t n = rec->path ? strlen(rec->path) : 0;
+        int r;
+
+        memset(c, 0, sizeof(*c));
+        if (n == 0 || n >= STATE_PATH_MAX)
+                return -ENAMETOOLONG;
+        c->flags = COPY_USED;
+        c->owner = (uint8_t)rec->owner;
+        c->kind = (uint8_t)rec->kind;
+        c->path_len = (uint16_t)n;
+        c->pid = rec->pid;
+        c->ino = rec->ino;
+        c->autogroup_id = rec->autogroup_id;
+        c->starttime = rec->starttime;
+        memcpy(c->path, rec->path, n);
+        r = value_encode(rec->orig, c->orig);
+        if (r >= 0)
+                r = value_encode(rec->written, c->written);
+        if (r >= 0)
+                r = value_encode(rec->previous, c->previous);
+        return r;
+}
+
+/* A valid, used copy into *REC (path allocated). -EINVAL if out of range. */
+static int cg_decode(const DiskCgCopy *c, uint32_t slot, StateCgroupRecord *rec)
+{
+        StateCgroupRecord r = {
+                .slot = slot,
+                .owner = c->owner,
+                .kind = c->kind,
+                .ino = c->ino,
+                .autogroup_id = c->autogroup_id,
+                .pid = c->pid,
+                .starttime = c->starttime,
+        };
+
+        if (c->flags != COPY_USED ||
+            (c->owner != STATE_CGROUP_UNITS && c->owner != STATE_CGROUP_GROUPS) ||
+            c->path_len == 0 || c->path_len >= STATE_PATH_MAX ||
+            memchr(c->path, 0, c->path_len) || c->path[c->path_len] ||
+            !memchr(c->orig, 0, STATE_VALUE_MAX) || !memchr(c->written, 0, STATE_VALUE_MAX) ||
+            !memchr(c->previous, 0, STATE_VALUE_MAX))
+                return -EINVAL;
+        memcpy(r.orig, c->orig, STATE_VALUE_MAX);
+        memcpy(r.written, c->written, STATE_VALUE_MAX);
+        memcpy(r.previous, c->previous, STATE_VALUE_MAX);
+        r.path = strndup(c->path, c->path_len);
+        if (!r.path)
+                return -ENOMEM;
+        *rec = r;
+        return 0;
+}
+
+/* The cgroup table's N records (mapped): valid ones into F->cg.loaded, as
+ * records_read() for the task table. */
+static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
+{
+        int r;
+
+        r = cg_slots_resize(f, n);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return 0;
+        f->cg.loaded = calloc(n, sizeof(StateCgroupRecord));
+        if (!f->cg.loaded)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+                DiskCgRecord *d = cg_record(f, i);
+                int best = -1;
+                bool torn = false;
+
+                for (int k = 0; k < 2; k++) {
+                        const DiskCgCopy *c = &d->copy[k];
+
+                        if (c->seq == 0 && c->checksum == 0 && c->flags == 0)
+                                continue; /* never written (cheap: not the whole 4 KiB) */
+                        if (c->seq == 0 || c->checksum != cg_copy_checksum(c)) {
+                                torn = true;
+                                continue;
+                        }
+                        if (best < 0 || c->seq > d->copy[best].seq)
+                                best = k;
+                }
+                if (best < 0 && torn && d->copy[0].seq && d->copy[1].seq) {
+                        l->n_corrupt++;
+                        continue;
+                }
+                l->n_torn += torn && best >= 0;
+                if (best < 0)
+                        continue;
+                f->cg.active[i] = (int8_t)best;
+                f->cg.seq[i] = d->copy[best].seq;
+                if (!(d->copy[best].flags & COPY_USED))
+                        continue;
+                r = cg_decode(&d->copy[best], i, &f->cg.loaded[f->cg.n_loaded]);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        l->n_corrupt++;
+                        f->cg.active[i] = -1;
+                        continue;
+                }
+                f->cg.n_loaded++;
+        }
+        return 0;
+}
+
+/* Grow the cgroup table (at the end of the file) to twice its size. The new
+ * slots are cleared before the header counts them: a file longer than its
+ * header says may hold anything there. */
+static int cg_grow(StateFile *f)
+{
+        uint32_t old = f->cg.n, n = old ? old * 2 : STATE_INITIAL_CG_RECORDS;
+        size_t end = file_size_for(f->n_records), size = end + cg_size_for(n);
+        void *p;
+        int r;
+
+        if (n > STATE_MAX_CG_RECORDS)
+                return -ENOSPC;
+        if (ftruncate(f->fd, (off_t)size) < 0)
+                return -errno;
+        p = mremap(f->map, f->map_size, size, MREMAP_MAYMOVE);
+        if (p == MAP_FAILED)
+                return -errno;
+        f->map = p;
+        f->map_size = size;
+        r = cg_slots_resize(f, n);
+        if (r < 0)
+                return r; /* the header still says OLD: the file is as before */
+        memset(f->map + end + cg_size_for(old), 0, cg_size_for(n) - cg_size_for(old));
+        atomic_signal_fence(memory_order_seq_cst);
+        __atomic_store_n(&header(f)->n_cg_records, n, __ATOMIC_RELEASE);
+        return 0;
+}
+
+int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord *rec)
+{
+        DiskCgCopy c;
+        uint32_t slot;
+        int r;
+
+        if (!f)
+                return 0;
+        r = cg_encode(rec, &c);
+        if (r < 0)
+                return r;
+        if (*slot1 == 0) {
+                if (f->cg.n_free == 0) {
+                        r = cg_grow(f);
+                        if (r < 0)
+                                return r;
+                }
+                slot = f->cg.free[--f->cg.n_free];
+                f->cg.n_used++;
+                *slot1 = slot + 1;
+        }
+        cg_slot_write(f, *slot1 - 1, &c);
+        return 0;
+}
+
+void state_file_cgroup_release(StateFile *f, uint32_t *slot1)
+{
+        DiskCgCopy c = {};
+        uint32_t slot = *slot1 - 1;
+
+        if (*slot1 == 0)
+                return;
+        *slot1 = 0;
+        if (!f || slot >= f->cg.n || !cg_slot_used(f, slot))
+                return;
+        cg_slot_write(f, slot, &c);
+        f->cg.n_used--;
+        f->cg.free[f->cg.n_free++] = slot;
+}
+
+void state_cgroup_records_free(StateCgroupRecord *recs, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(recs[i].path);
+        free(recs);
+}
+
+int state_file_cgroup_take(StateFile *f, StateCgroupOwner owner, StateCgroupRecord **ret,
+                           size_t *ret_n)
+{
+        StateCgroupRecord *out;
+        size_t n = 0, j = 0;
+
+        if (!f || f->cg.n_loaded == 0) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        out = calloc(f->cg.n_loaded, sizeof(StateCgroupRecord));
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < f->cg.n_loaded; i++) {
+                if (f->cg.loaded[i].owner == owner)
+                        out[n++] = f->cg.loaded[i];
+                else
+                        f->cg.loaded[j++] = f->cg.loaded[i];
+        }
+        f->cg.n_loaded = j;
+        *ret = out;
+        *ret_n = n;
+        return 0;
+}
+
+size_t state_file_cgroup_n_used(const StateFile *f)
+{
+        return f ? f->cg.n_used : 0;
+}
+
 /* Why header H (of a file of SIZE bytes) cannot be used, or NULL. */
 static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot_id[16])
 {
@@ -432,9 +796,13 @@ static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot
         else if (h->n_records == 0 || h->n_records > STATE_MAX_RECORDS)
                 r = asprintf(&s, "record count %u out of range 1..%u", h->n_records,
                              STATE_MAX_RECORDS);
-        else if (size < file_size_for(h->n_records))
-                r = asprintf(&s, "truncated: %zu bytes, its %u records need %zu", size,
-                             h->n_records, file_size_for(h->n_records));
+        else if (h->n_cg_records > STATE_MAX_CG_RECORDS)
+                r = asprintf(&s, "cgroup record count %u out of range 0..%u", h->n_cg_records,
+                             STATE_MAX_CG_RECORDS);
+        else if (size < file_size_for(h->n_records) + cg_size_for(h->n_cg_records))
+                r = asprintf(&s, "truncated: %zu bytes, its %u task and %u cgroup records need "
+                             "%zu", size, h->n_records, h->n_cg_records,
+                             file_size_for(h->n_records) + cg_size_for(h->n_cg_records));
         else if (memcmp(boot_id, zero, 16) != 0 && memcmp(h->boot_id, zero, 16) != 0 &&
                  memcmp(h->boot_id, boot_id, 16) != 0)
                 r = asprintf(&s, "written before the last reboot (another boot id)");
@@ -619,6 +987,9 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
         r = records_read(f, l);
         if (r < 0)
                 return r;
+        r = cg_records_read(f, header(f)->n_cg_records, l);
+        if (r < 0)
+                return r;
         if (l->n_corrupt > 0) {
                 if (asprintf(&l->problem, "%zu corrupt record(s) (both copies bad, or values "
                                           "out of range), dropped",
@@ -630,8 +1001,12 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
                 for (uint32_t i = 0; i < n; i++)
                         if (f->active[i] < 0)
                                 memset(record(f, i), 0, sizeof(DiskRecord));
+                for (uint32_t i = 0; i < f->cg.n; i++)
+                        if (f->cg.active[i] < 0)
+                                memset(cg_record(f, i), 0, sizeof(DiskCgRecord));
         }
         free_rebuild(f);
+        cg_free_rebuild(f);
         header(f)->generation++;
         memcpy(header(f)->boot_id, boot_id, 16);
         l->generation = header(f)->generation;
@@ -674,10 +1049,11 @@ int state_file_open(const char *path, StateFile **ret, StateFileLoad *ret_load)
                         problem = header_problem(header(f), (size_t)st.st_size, boot_id);
                         if (!problem) {
                                 uint32_t n = header(f)->n_records;
+                                size_t cg = cg_size_for(header(f)->n_cg_records);
 
                                 (void)munmap(f->map, f->map_size);
                                 f->map = NULL;
-                                r = state_file_map(f, file_size_for(n));
+                                r = state_file_map(f, file_size_for(n) + cg);
                                 if (r < 0)
                                         return r;
                                 r = state_file_adopt_existing(f, n, boot_id, &l);

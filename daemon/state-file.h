@@ -33,6 +33,22 @@
  * reported, a copy (records) or the file itself (header) is set aside as
  * PATH.corrupt, and the valid records are still used.
  *
+ * Cgroup table: the cgroup files latniced writes ([Unit] knobs, daemon/units.h;
+ * group settings of rules, daemon/groups.h) are a second, small table in
+ * the same file, right after the task records (its record count in the
+ * header's formerly reserved bytes: a file without one reads as an empty
+ * table, and a latniced that predates it ignores it). A table of its own,
+ * not a second kind of task record, because a cgroup record holds a path
+ * (up to PATH_MAX: longer ones cannot be opened, so cannot be written
+ * either) and is twenty times the size of a task record: in the task table
+ * every record would pay for it. Its records are written like task records
+ * (two checksummed copies). When the task table grows, the cgroup table is
+ * copied behind it and the header's task count switches both at once; the
+ * stale copy, now inside new task slots, is then cleared. A latniced killed
+ * in the few microseconds between the switch and the clearing leaves task
+ * slots that read as corrupt: reported as any corrupt record, the valid
+ * records (both tables) are still used.
+ *
  * The file is locked (flock) while a latniced uses it: a second one gets
  * -EBUSY.
  */
@@ -107,3 +123,46 @@ void state_file_release(StateFile *f, uint32_t slot);
 
 /* Records in use (for tests and status). */
 size_t state_file_n_used(const StateFile *f);
+
+/* ---- Cgroup table ---------------------------------------------------- */
+
+/* Longest value (with its NUL) a cgroup record holds: cpu.* files hold
+ * numbers, "max", or a percentage ("12.50"). */
+#define STATE_VALUE_MAX 32
+/* Longest path (with its NUL): what open() takes. */
+#define STATE_PATH_MAX 4096
+
+typedef enum StateCgroupOwner {
+        STATE_CGROUP_UNITS = 1,  /* one [Unit] knob file: kind is the knob */
+        STATE_CGROUP_GROUPS = 2, /* one group of a rule: kind is its SchedGroupKind */
+} StateCgroupOwner;
+
+typedef struct StateCgroupRecord {
+        uint32_t slot;                 /* where it is (from state_file_cgroup_take()) */
+        StateCgroupOwner owner;
+        uint32_t kind;
+        char *path;                    /* cgroup directory, or PROC/PID/autogroup */
+        uint64_t ino;                  /* the cgroup directory's inode (0: autogroup) */
+        uint64_t autogroup_id;         /* autogroup: its id, */
+        pid_t pid;                     /* a member the id was read through, */
+        uint64_t starttime;            /* and that member's start time */
+        char orig[STATE_VALUE_MAX];    /* before latniced's first write */
+        char written[STATE_VALUE_MAX]; /* what latniced writes (recorded before the write) */
+        char previous[STATE_VALUE_MAX];/* what it wrote before that ("": nothing): the file
+                                        * still holds it if latniced died before the write */
+} StateCgroupRecord;
+
+/* Write REC into the cgroup record *SLOT1 (1 + slot; 0: a new one, and
+ * *SLOT1 is set). No-op without a file (F NULL). -ENAMETOOLONG (path),
+ * -EOVERFLOW (a value), -ENOSPC, -ENOMEM, or a growth error: then nothing
+ * is recorded. */
+int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord *rec);
+/* Free the record *SLOT1 (if any) and set *SLOT1 to 0. */
+void state_file_cgroup_release(StateFile *f, uint32_t *slot1);
+/* Hand over the records of OWNER found when the file was opened (once;
+ * then they are the caller's to keep or release). Returns their number;
+ * *RET is freed with state_cgroup_records_free(). -ENOMEM. */
+int state_file_cgroup_take(StateFile *f, StateCgroupOwner owner, StateCgroupRecord **ret,
+                           size_t *ret_n);
+void state_cgroup_records_free(StateCgroupRecord *recs, size_t n);
+size_t state_file_cgroup_n_used(const StateFile *f);

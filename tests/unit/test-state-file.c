@@ -3,7 +3,9 @@
  * Unit test for daemon/state-file.c and daemon/adopt.c: records survive a
  * reopen, a write torn by SIGKILL reads as the previous version, unusable
  * files are set aside, and adoption against fake start times keeps the
- * living task, drops the exited one and the reused tid.
+ * living task, drops the exited one and the reused tid. The cgroup table
+ * (cgroup files latniced writes) the same: through both tables' growths,
+ * handed to its owner, torn writes.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -459,6 +461,158 @@ static void test_adopt(void)
         }
 }
 
+/* A cgroup record derived from K (path, values and identity differ per K). */
+static StateCgroupRecord cg_of(uint32_t k, char *path_buf, size_t n)
+{
+        StateCgroupRecord r = {
+                .owner = k % 2 ? STATE_CGROUP_GROUPS : STATE_CGROUP_UNITS,
+                .kind = k % 4,
+                .path = path_buf,
+                .ino = 5000 + k,
+                .autogroup_id = 6000 + k,
+                .pid = (pid_t)(7000 + k),
+                .starttime = 8000 + k,
+        };
+
+        snprintf(path_buf, n, "/sys/fs/cgroup/system.slice/unit-%u.service", k);
+        snprintf(r.orig, sizeof(r.orig), "%u", 100 + k);
+        snprintf(r.written, sizeof(r.written), "%u", 200 + k);
+        if (k % 3)
+                snprintf(r.previous, sizeof(r.previous), "%u.50", 300 + k);
+        return r;
+}
+
+static bool cg_is(const StateCgroupRecord *r, uint32_t k)
+{
+        char buf[128];
+        StateCgroupRecord w = cg_of(k, buf, sizeof(buf));
+
+        return r->owner == w.owner && r->kind == w.kind && streq_ptr(r->path, w.path) &&
+               r->ino == w.ino && r->autogroup_id == w.autogroup_id && r->pid == w.pid &&
+               r->starttime == w.starttime && streq(r->orig, w.orig) &&
+               streq(r->written, w.written) && streq(r->previous, w.previous);
+}
+
+/* Which K a loaded cgroup record stands for (from its path), or -1. */
+static int cg_k(const StateCgroupRecord *r)
+{
+        unsigned k;
+
+        if (!r->path || sscanf(r->path, "/sys/fs/cgroup/system.slice/unit-%u.service", &k) != 1)
+                return -1;
+        return (int)k;
+}
+
+/* The cgroup table: records survive a reopen through both table growths
+ * (the task table's moves it), are handed to their owner once, a released
+ * one is gone, and a path too long or a value without its NUL is refused. */
+static void test_cgroup_table(void)
+{
+        _cleanup_free_ char *path = path_in("cgroups");
+        char buf[128], *longpath;
+        uint32_t slots[40] = {}, slot;
+        StateCgroupRecord *recs = NULL, r;
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        size_t n_units = 0, n_groups = 0, n = 0;
+        bool seen[40] = {};
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        /* 40 cgroup records (the table grows from 16 to 64), then 600 task
+         * records (the task table grows past 256, twice, moving it) */
+        for (uint32_t k = 0; k < 40; k++) {
+                r = cg_of(k, buf, sizeof(buf));
+                CHECK(state_file_cgroup_put(f, &slots[k], &r) == 0);
+                check(slots[k] == k + 1);
+        }
+        for (uint32_t k = 0; k < 600; k++) {
+                StateRecord tr;
+                CHECK(state_file_alloc(f, &slot) == 0);
+                tr = rec_of(slot, k);
+                state_file_put(f, &tr);
+        }
+        /* a second write to one record, and a release */
+        r = cg_of(39, buf, sizeof(buf));
+        CHECK(state_file_cgroup_put(f, &slots[39], &r) == 0);
+        state_file_cgroup_release(f, &slots[5]);
+        check(slots[5] == 0 && state_file_cgroup_n_used(f) == 39);
+        /* refused, nothing recorded */
+        longpath = malloc(STATE_PATH_MAX + 1);
+        CHECK(longpath);
+        memset(longpath, 'a', STATE_PATH_MAX);
+        longpath[STATE_PATH_MAX] = 0;
+        r.path = longpath;
+        slot = 0;
+        check(state_file_cgroup_put(f, &slot, &r) == -ENAMETOOLONG && slot == 0);
+        free(longpath);
+        r = cg_of(1, buf, sizeof(buf));
+        memset(r.written, '9', sizeof(r.written)); /* no NUL */
+        check(state_file_cgroup_put(f, &slot, &r) == -EOVERFLOW && slot == 0);
+        f = state_file_free(f);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_corrupt == 0 && l.n_records == 600);
+        state_file_load_done(&l);
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_UNITS, &recs, &n_units) == 0);
+        for (size_t i = 0; i < n_units; i++) {
+                int k = cg_k(&recs[i]);
+                check(k >= 0 && k < 40 && k % 2 == 0 && cg_is(&recs[i], (uint32_t)k));
+                if (k >= 0 && k < 40)
+                        seen[k] = true;
+        }
+        state_cgroup_records_free(recs, n_units);
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_GROUPS, &recs, &n_groups) == 0);
+        for (size_t i = 0; i < n_groups; i++) {
+                int k = cg_k(&recs[i]);
+                check(k >= 0 && k < 40 && k % 2 == 1 && cg_is(&recs[i], (uint32_t)k));
+                if (k >= 0 && k < 40)
+                        seen[k] = true;
+        }
+        state_cgroup_records_free(recs, n_groups);
+        check(n_units == 20 && n_groups == 19 && !seen[5] && seen[39]);
+        /* handed over once */
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_UNITS, &recs, &n) == 0);
+        check(n == 0 && !recs);
+        f = state_file_free(f);
+}
+
+/* A torn write to a cgroup record (new bytes, old checksum, as SIGKILL
+ * would leave it) reads as the version before. The cgroup table starts
+ * after the 256 task records of a new file; a copy is 4248 bytes. */
+static void test_cgroup_torn(void)
+{
+        _cleanup_free_ char *path = path_in("cgroups-torn");
+        const off_t table = HEADER_SIZE + 256 * RECORD_SIZE, copy = 4248;
+        StateCgroupRecord *recs = NULL, r;
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        uint32_t slot = 0;
+        char buf[128];
+        size_t n = 0;
+        int fd;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        r = cg_of(2, buf, sizeof(buf));
+        CHECK(state_file_cgroup_put(f, &slot, &r) == 0); /* copy 0 */
+        strcpy(r.written, "777");
+        CHECK(state_file_cgroup_put(f, &slot, &r) == 0); /* copy 1 */
+        f = state_file_free(f);
+
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(pwrite(fd, "8", 1, table + copy + 60) == 1);
+        close(fd);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.n_torn == 1 && l.n_corrupt == 0 && !l.problem);
+        state_file_load_done(&l);
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_UNITS, &recs, &n) == 0);
+        check(n == 1 && cg_is(&recs[0], 2));
+        state_cgroup_records_free(recs, n);
+        f = state_file_free(f);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(dir));
@@ -469,6 +623,8 @@ int main(void)
         test_corrupt_record();
         test_decide();
         test_adopt();
+        test_cgroup_table();
+        test_cgroup_torn();
         {
                 char cmd[128];
                 snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
