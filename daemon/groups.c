@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "daemon/groups.h"
 #include "daemon/pidmap.h"
+#include "daemon/state-file.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -19,6 +23,7 @@ typedef struct GroupEntry {
         bool shared;              /* holds processes of other users: never changed */
         size_t n_requesters;      /* protectors included */
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
+        uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
 } GroupEntry;
 
 typedef struct Requester {
@@ -36,6 +41,8 @@ struct GroupTable {
         size_t n_entries;
         PidMap requesters; /* pid -> Requester */
         GroupCounters counters;
+        StateFile *state;  /* borrowed; NULL: none */
+        bool state_warned;
 };
 
 int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
@@ -113,10 +120,14 @@ static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
         return sched_group_read(&e->group, ret);
 }
 
-/* Give E its original state back if it is still as latniced left it. */
+/* Give E its original state back if it is still as latniced left it.
+ * Either way latniced has nothing more to give back there afterwards (the
+ * entry goes, or starts over from the state restored now): its state file
+ * record goes, after the write. */
 static bool entry_restore(GroupTable *t, GroupEntry *e)
 {
         SchedGroupState now;
+        bool restored = false;
         int r;
 
         if (!e->changed || e->user_owned || t->dry_run)
@@ -125,24 +136,22 @@ static bool entry_restore(GroupTable *t, GroupEntry *e)
         if (r < 0) {
                 if (r != -ENOENT)
                         log_warning_errno(r, "Cannot read %s to restore it: %m", e->group.name);
-                return false;
-        }
-        if (!sched_group_state_equal(&e->group, &now, &e->expected)) {
+        } else if (!sched_group_state_equal(&e->group, &now, &e->expected))
                 log_info("%s: changed by someone else, not restoring.", e->group.name);
-                return false;
-        }
-        r = sched_group_write_state(&e->group, &now, &e->orig);
-        if (r < 0) {
-                if (r != -ENOENT) {
+        else {
+                r = sched_group_write_state(&e->group, &now, &e->orig);
+                if (r < 0 && r != -ENOENT) {
                         t->counters.n_failed++;
                         log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
+                } else if (r >= 0) {
+                        t->counters.n_restored++;
+                        log_info("%s: original weight %u%s restored.", e->group.name,
+                                 e->orig.weight, e->orig.idle ? ", idle" : "");
+                        restored = true;
                 }
-                return false;
         }
-        t->counters.n_restored++;
-        log_info("%s: original weight %u%s restored.", e->group.name, e->orig.weight,
-                 e->orig.idle ? ", idle" : "");
-        return true;
+        state_file_cgroup_release(t->state, &e->state_slot);
+        return restored;
 }
 
 void group_table_release(GroupTable *t, pid_t pid)
@@ -257,6 +266,167 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
         return 0;
 }
 
+/* ---- State file (state-file.h) ---------------------------------------- */
+
+/* A group state as a record value: "weight idle nice". */
+static void state_format(const SchedGroupState *s, char ret[STATE_VALUE_MAX])
+{
+        snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0, s->nice);
+}
+
+static bool state_parse(const char *v, SchedGroupState *ret)
+{
+        unsigned weight;
+        int idle, nice, n = 0;
+
+        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || v[n] || weight < 1 ||
+            weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
+                return false;
+        *ret = (SchedGroupState){ .weight = weight, .idle = idle, .nice = nice };
+        return true;
+}
+
+/* Record in the state file, before a write, that E had its original state
+ * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if it
+ * dies before the write). An autogroup is named by its id and a member
+ * (pid and start time); a cgroup by its directory and inode. */
+static void entry_record(GroupTable *t, GroupEntry *e, const SchedGroupState *written,
+                         const SchedGroupState *previous)
+{
+        StateCgroupRecord rec = {
+                .owner = STATE_CGROUP_GROUPS,
+                .kind = e->group.kind,
+                .path = e->group.path,
+                .autogroup_id = e->group.id,
+        };
+        struct stat st;
+        int r;
+
+        if (!t->state)
+                return;
+        if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
+                size_t n = strlen(t->proc_root);
+
+                if (strncmp(e->group.path, t->proc_root, n) != 0 ||
+                    sscanf(e->group.path + n, "/%d/", &rec.pid) != 1 ||
+                    proc_starttime(t->proc_root, rec.pid, 0, &rec.starttime) < 0)
+                        rec.pid = 0;
+        } else if (stat(e->group.path, &st) >= 0)
+                rec.ino = st.st_ino;
+        state_format(&e->orig, rec.orig);
+        state_format(written, rec.written);
+        if (previous)
+                state_format(previous, rec.previous);
+        r = state_file_cgroup_put(t->state, &e->state_slot, &rec);
+        if (r < 0 && !t->state_warned) {
+                log_warning_errno(r, "%s: cannot record it in the state file %s (%m): changed "
+                                     "anyway, but not given back should latniced be killed.",
+                                  e->group.name, state_file_path(t->state));
+                t->state_warned = true;
+        }
+}
+
+/* Record REC of a dead latniced: the group it names, if that is still the
+ * same group (a cgroup directory with the same inode; an autogroup with the
+ * same id, found through the recorded member or another one). */
+static int adopt_group(const StateCgroupRecord *rec, GroupEntry *e)
+{
+        struct stat st;
+
+        e->group.kind = rec->kind;
+        e->group.id = rec->autogroup_id;
+        e->group.path = strdup(rec->path);
+        if (!e->group.path)
+                return -ENOMEM;
+        switch (rec->kind) {
+        case SCHED_GROUP_AUTOGROUP:
+                if (asprintf(&e->group.name, "autogroup %" PRIu64, rec->autogroup_id) < 0)
+                        e->group.name = NULL;
+                break;
+        case SCHED_GROUP_CGROUP1:
+        case SCHED_GROUP_CGROUP2:
+                if (stat(rec->path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_ino != rec->ino)
+                        return -ENOENT;
+                if (asprintf(&e->group.name, "%s %s",
+                             rec->kind == SCHED_GROUP_CGROUP2 ? "cgroup" : "cgroup (v1 cpu)",
+                             rec->path) < 0)
+                        e->group.name = NULL;
+                break;
+        default:
+                return -EINVAL;
+        }
+        return e->group.name ? 0 : -ENOMEM;
+}
+
+/* Take over REC if the group still holds what the dead latniced wrote:
+ * its original is the record's. Returns 1 if kept, 0 if dropped. */
+static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
+{
+        _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
+        SchedGroupState now, written, previous, orig;
+        GroupEntry **a;
+        int r;
+
+        if (!e)
+                return -ENOMEM;
+        if (!state_parse(rec->orig, &orig) || !state_parse(rec->written, &written))
+                return 0;
+        r = adopt_group(rec, e);
+        if (r >= 0)
+                r = entry_read(t, e, &now);
+        if (r < 0 || entry_find(t, &e->group)) {
+                sched_group_done(&e->group);
+                return r == -ENOMEM ? r : 0; /* gone, the session over, or twice */
+        }
+        if (!sched_group_state_equal(&e->group, &now, &written) &&
+            !(state_parse(rec->previous, &previous) &&
+              sched_group_state_equal(&e->group, &now, &previous))) {
+                if (!sched_group_state_equal(&e->group, &now, &orig))
+                        log_info("%s: changed by someone else while no latniced ran: theirs.",
+                                 e->group.name);
+                sched_group_done(&e->group);
+                return 0;
+        }
+        a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
+        if (!a) {
+                sched_group_done(&e->group);
+                return -ENOMEM;
+        }
+        t->entries = a;
+        e->orig = orig;
+        e->expected = now;
+        e->changed = true;
+        e->state_slot = rec->slot + 1;
+        log_info("%s: weight %u%s from a previous latniced; its original is weight %u%s.",
+                 e->group.name, now.weight, now.idle ? ", idle" : "", orig.weight,
+                 orig.idle ? ", idle" : "");
+        t->entries[t->n_entries++] = TAKE_PTR(e);
+        return 1;
+}
+
+int group_table_attach_state(GroupTable *t, StateFile *f)
+{
+        StateCgroupRecord *recs = NULL;
+        size_t n = 0;
+        int r;
+
+        t->state = f;
+        r = state_file_cgroup_take(f, STATE_CGROUP_GROUPS, &recs, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = adopt_one(t, &recs[i]);
+                if (r == 0) {
+                        uint32_t slot1 = recs[i].slot + 1;
+                        state_file_cgroup_release(f, &slot1);
+                }
+                if (r == -ENOMEM)
+                        break;
+        }
+        state_cgroup_records_free(recs, n);
+        return r == -ENOMEM ? r : 0;
+}
+
 /* Bring E to what S asks for (unset: its original). */
 static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s)
 {
@@ -272,6 +442,7 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                 return r == -ENOENT ? 0 : r;
         if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected)) {
                 e->user_owned = true;
+                state_file_cgroup_release(t->state, &e->state_slot);
                 log_info("%s: changed by someone else (weight %u%s), leaving it alone.",
                          e->group.name, now.weight, now.idle ? ", idle" : "");
                 return 0;
@@ -288,8 +459,14 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                          want.weight, want.idle ? ", idle" : "", (int)pid);
                 return 1;
         }
+        entry_record(t, e, &want, e->changed ? &e->expected : NULL);
         r = sched_group_write_state(&e->group, &now, &want);
         if (r < 0) {
+                /* Not written: the record says what the group still has. */
+                if (e->changed)
+                        entry_record(t, e, &e->expected, NULL);
+                else
+                        state_file_cgroup_release(t->state, &e->state_slot);
                 if (r == -ENOENT)
                         return 0;
                 t->counters.n_failed++;
@@ -299,6 +476,8 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         /* What the kernel made of it (cpu.shares rounds). */
         if (sched_group_read(&e->group, &e->expected) < 0)
                 e->expected = want;
+        if (!sched_group_state_equal(&e->group, &e->expected, &want))
+                entry_record(t, e, &e->expected, NULL);
         e->changed = true;
         t->counters.n_applied++;
         log_info("%s: weight %u%s for %d.", e->group.name, e->expected.weight,
@@ -381,6 +560,18 @@ void group_table_sweep(GroupTable *t)
 
                 if (proc_starttime(t->proc_root, pid, 0, &st) < 0 || st != q->starttime)
                         group_table_release(t, pid);
+        }
+        /* Taken over from a dead latniced, and no process asks for it (the
+         * first scan is over): its original comes back. */
+        for (size_t i = 0; i < t->n_entries;) {
+                GroupEntry *e = t->entries[i];
+
+                if (e->n_requesters > 0) {
+                        i++;
+                        continue;
+                }
+                (void)entry_restore(t, e);
+                entry_remove(t, e);
         }
 }
 

@@ -60,5 +60,19 @@ void group_table_sweep(GroupTable *t);
  * number of groups restored. */
 size_t group_table_restore_all(GroupTable *t);
 
+/*
+ * Keep every group latniced changes in F as well (state-file.h; borrowed,
+ * NULL: none): recorded before the write, dropped once the original is
+ * back, so a latniced that dies gives nothing away. F's group records of a
+ * previous latniced are taken over now: a group that still has what it
+ * wrote gets the record's original, kept while a process asks for it, and
+ * restored by the first group_table_sweep() (after the start-up scan) if
+ * none does; a group changed by someone else since, a cgroup that is gone
+ * or recreated, an autogroup whose session is over: the record is dropped.
+ * -ENOMEM.
+ */
+typedef struct StateFile StateFile;
+int group_table_attach_state(GroupTable *t, StateFile *f);
+
 size_t group_table_size(const GroupTable *t);
 const GroupCounters *group_table_counters(const GroupTable *t);

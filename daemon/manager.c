@@ -715,6 +715,9 @@ static void manager_start_units(Manager *m)
         }
         m->applier.base_settings = unit_base_settings;
         m->applier.configure_units = unit_configure;
+        /* Before the first walk, which takes over a killed latniced's [Unit] files. */
+        if (units_attach_state(m->units, task_table_state(m->tasks)) < 0)
+                log_oom();
         r = units_apply_all(m->units, m->policy, &n);
         if (r < 0)
                 log_warning_errno(r, "Failed to configure units: %m");
@@ -756,6 +759,9 @@ int manager_start(Manager *m)
         if (!m->opts.dry_run &&
             tasks_open_state(m->tasks, m->opts.state_file ?: STATE_FILE_DEFAULT, m->opts.proc_root,
                              m->applier.respect_manual_changes) < 0)
+                return log_oom();
+        /* The groups of rules a killed latniced changed, through the same file. */
+        if (group_table_attach_state(m->groups, task_table_state(m->tasks)) < 0)
                 return log_oom();
 
         r = manager_watch_signals(m);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
+#include "daemon/state-file.h"
 #include "daemon/units.h"
 #include "lib/cgroup.h"
 #include "lib/hashmap.h"
@@ -56,6 +57,7 @@ typedef struct CgroupEntry {
         Settings fallback;    /* what must be applied per task */
         char *orig[_KNOB_MAX];    /* value before our first write; NULL: untouched */
         char *written[_KNOB_MAX]; /* the value we wrote last */
+        uint32_t state_slot[_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
 } CgroupEntry;
 
 typedef struct UnitsWatch {
@@ -75,6 +77,10 @@ struct UnitState {
         void (*write_hook)(const char *cgroup_path, const char *file, void *userdata);
         void *write_hook_userdata;
         UnitsWatch watch;
+        StateFile *state;            /* borrowed; NULL: none */
+        bool state_warned;
+        StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
+        size_t n_adopted;
 };
 
 /* ---- Small helpers ---------------------------------------------------- */
@@ -226,19 +232,27 @@ static bool errno_is_cgroup_gone(int r)
 
 /* ---- Entries ---------------------------------------------------------- */
 
-static void entry_forget_knobs(CgroupEntry *e)
+/* Forget what latniced wrote to E (the cgroup is gone, or a new one has its
+ * path): nothing to give back there, so its records go too. */
+static void entry_forget_knobs(UnitState *u, CgroupEntry *e)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 e->orig[k] = mfree(e->orig[k]);
                 e->written[k] = mfree(e->written[k]);
+                state_file_cgroup_release(u->state, &e->state_slot[k]);
         }
 }
 
+/* Frees E; its state file records stay (units_free(): for the next
+ * latniced). */
 static CgroupEntry *entry_free(CgroupEntry *e)
 {
         if (!e)
                 return NULL;
-        entry_forget_knobs(e);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                free(e->orig[k]);
+                free(e->written[k]);
+        }
         free(e->path);
         free(e);
         return NULL;
@@ -268,9 +282,10 @@ static int entries_drop(UnitState *u, bool (*drop)(UnitState *u, CgroupEntry *e)
         size_t j = 0;
 
         for (size_t i = 0; i < u->n_entries; i++) {
-                if (drop(u, u->entries[i]))
+                if (drop(u, u->entries[i])) {
+                        entry_forget_knobs(u, u->entries[i]);
                         entry_free(u->entries[i]);
-                else
+                } else
                         u->entries[j++] = u->entries[i];
         }
         u->n_entries = j;
@@ -346,6 +361,47 @@ typedef enum KnobResult {
         KNOB_FAILED,  /* logged */
 } KnobResult;
 
+/* Record in the state file, before the write, that knob K of E had ORIG
+ * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if
+ * it dies before the write). Without a record the write still happens: a
+ * warning says it is not given back after a crash. */
+static void knob_record(UnitState *u, CgroupEntry *e, Knob k, const char *orig,
+                        const char *written, const char *previous)
+{
+        _cleanup_free_ char *dir = NULL;
+        StateCgroupRecord rec = {
+                .owner = STATE_CGROUP_UNITS,
+                .kind = k,
+                .ino = e->ino,
+        };
+        int r;
+
+        if (!u->state)
+                return;
+        dir = units_fs_path(u, e->path, NULL);
+        if (!dir) {
+                log_oom();
+                return;
+        }
+        rec.path = dir;
+        if (strlen(orig) >= STATE_VALUE_MAX || strlen(written) >= STATE_VALUE_MAX ||
+            strlen(strempty(previous)) >= STATE_VALUE_MAX)
+                r = -EOVERFLOW;
+        else {
+                strcpy(rec.orig, orig);
+                strcpy(rec.written, written);
+                strcpy(rec.previous, strempty(previous));
+                r = state_file_cgroup_put(u->state, &e->state_slot[k], &rec);
+        }
+        if (r < 0 && !u->state_warned) {
+                log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
+                                     "written anyway, but not given back should latniced be "
+                                     "killed.",
+                                  e->name, dir, knobs[k].file, state_file_path(u->state));
+                u->state_warned = true;
+        }
+}
+
 static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *value)
 {
         _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
@@ -376,10 +432,16 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
                 log_oom();
                 return KNOB_FAILED;
         }
+        knob_record(u, e, k, e->orig[k] ?: cur, value, e->written[k]);
         if (u->write_hook)
                 u->write_hook(e->path, knobs[k].file, u->write_hook_userdata);
         r = cg_write(fs, NULL, value);
         if (r < 0) {
+                /* Not written: the record says what the file still holds. */
+                if (e->orig[k])
+                        knob_record(u, e, k, e->orig[k], e->written[k], NULL);
+                else
+                        state_file_cgroup_release(u->state, &e->state_slot[k]);
                 if (errno_is_cgroup_gone(r) && units_cgroup_gone(u, e->path))
                         return KNOB_GONE;
                 log_warning_errno(r, "Unit %s: failed to write %s to %s: %m", e->name, value, fs);
@@ -427,6 +489,7 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
         }
         e->orig[k] = mfree(e->orig[k]);
         e->written[k] = mfree(e->written[k]);
+        state_file_cgroup_release(u->state, &e->state_slot[k]);
         return r;
 }
 
@@ -474,7 +537,7 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
         if (gone) {
                 log_debug("Unit %s: cgroup %s vanished while being configured, dropping it",
                           e->name, e->path);
-                entry_forget_knobs(e);
+                entry_forget_knobs(u, e);
                 e->configured = false;
                 e->fallback = (Settings) {};
                 return -ENOENT;
@@ -501,6 +564,101 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
         e->wanted = want;
         e->fallback = fallback;
         return 0;
+}
+
+/* ---- Adoption of a dead latniced's records ------------------------------ */
+
+/* Record REC is settled (kept by an entry, or dropped): out of the list. */
+static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop)
+{
+        uint32_t slot1 = rec->slot + 1;
+
+        if (drop)
+                state_file_cgroup_release(u->state, &slot1);
+        rec->path = mfree(rec->path);
+}
+
+/* Knob K of E from record REC: if the file still holds what the dead
+ * latniced wrote, the original is the record's (E owns it again, and
+ * entry_configure() keeps or restores it); anything else is the original
+ * already, or someone else's. */
+static void knob_adopt(UnitState *u, CgroupEntry *e, Knob k, StateCgroupRecord *rec)
+{
+        _cleanup_free_ char *fs = units_fs_path(u, e->path, knobs[k].file), *cur = NULL,
+                            *orig = NULL;
+
+        if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
+                adopted_done(u, rec, true);
+                return;
+        }
+        if (!streq(cur, rec->written) && !(rec->previous[0] && streq(cur, rec->previous))) {
+                if (!streq(cur, rec->orig))
+                        log_info("Unit %s: %s was changed to %s by someone else while no "
+                                 "latniced ran: theirs.",
+                                 e->name, fs, cur);
+                adopted_done(u, rec, true);
+                return;
+        }
+        orig = strdup(rec->orig);
+        if (!orig) {
+                log_oom();
+                adopted_done(u, rec, true);
+                return;
+        }
+        log_info("Unit %s: %s holds %s from a previous latniced; its original is %s.", e->name,
+                 fs, cur, orig);
+        e->orig[k] = TAKE_PTR(orig);
+        e->written[k] = TAKE_PTR(cur);
+        e->state_slot[k] = rec->slot + 1;
+        adopted_done(u, rec, false);
+}
+
+/* The records of E's cgroup (same directory, same inode: not a new cgroup
+ * at the path of an old one). */
+static void entry_adopt(UnitState *u, CgroupEntry *e)
+{
+        _cleanup_free_ char *dir = NULL;
+
+        if (u->n_adopted == 0)
+                return;
+        dir = units_fs_path(u, e->path, NULL);
+        if (!dir)
+                return;
+        for (size_t i = 0; i < u->n_adopted; i++) {
+                StateCgroupRecord *rec = &u->adopted[i];
+
+                if (!rec->path || !streq(rec->path, dir))
+                        continue;
+                if (rec->ino != (uint64_t)e->ino || rec->kind >= _KNOB_MAX)
+                        adopted_done(u, rec, true);
+                else
+                        knob_adopt(u, e, (Knob)rec->kind, rec);
+        }
+}
+
+/* After the first walk: records of cgroups it did not find are of cgroups
+ * that are gone (DROP), or kept for the next latniced (the walk failed). */
+static void adopted_finish(UnitState *u, bool drop)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < u->n_adopted; i++)
+                if (u->adopted[i].path) {
+                        n++;
+                        adopted_done(u, &u->adopted[i], drop);
+                }
+        if (n > 0 && drop)
+                log_info("State file: %zu [Unit] record(s) of cgroups that are gone, dropped.", n);
+        state_cgroup_records_free(u->adopted, u->n_adopted);
+        u->adopted = NULL;
+        u->n_adopted = 0;
+}
+
+int units_attach_state(UnitState *u, StateFile *f)
+{
+        adopted_finish(u, false);
+        u->state = f;
+        return state_file_cgroup_take(f, STATE_CGROUP_UNITS, &u->adopted, &u->n_adopted);
 }
 
 /* ---- Public API -------------------------------------------------------- */
@@ -559,6 +717,7 @@ UnitState *units_free(UnitState *u)
         if (!u)
                 return NULL;
         watch_done(&u->watch);
+        state_cgroup_records_free(u->adopted, u->n_adopted);
         for (size_t i = 0; i < u->n_entries; i++)
                 entry_free(u->entries[i]);
         free(u->entries);
@@ -591,7 +750,7 @@ static int visit(UnitState *u, const Policy *p, const char *path, dev_t dev, ino
         if (e && (e->dev != dev || e->ino != ino)) {
                 /* Same path, new cgroup (the unit restarted): what we wrote and
                  * what it replaced belong to the old one. */
-                entry_forget_knobs(e);
+                entry_forget_knobs(u, e);
                 e->configured = false;
                 e->dev = dev;
                 e->ino = ino;
@@ -606,6 +765,8 @@ static int visit(UnitState *u, const Policy *p, const char *path, dev_t dev, ino
                         return r;
         }
         e->generation = u->generation;
+        if (!e->configured)
+                entry_adopt(u, e);
         (void) entry_configure(u, p, e); /* a vanished cgroup is dropped at the next walk */
         return 0;
 }
@@ -663,6 +824,8 @@ int units_apply_all(UnitState *u, const Policy *p, unsigned *ret_n_units)
 
         u->generation++;
         r = walk(&c);
+        if (u->adopted)
+                adopted_finish(u, r >= 0);
         if (r < 0)
                 return r;
         /* Cgroups not seen in this walk are gone: nothing to restore there. */

@@ -83,6 +83,20 @@ static inline void units_freep(UnitState **u)
                 units_free(*u);
 }
 
+/*
+ * Keep what latniced writes to cgroup files in F as well (state-file.h;
+ * borrowed, NULL: none), so that a latniced that dies gives nothing away:
+ * each write is recorded before it is made, and dropped once the original
+ * is back. F's [Unit] records of a previous latniced are taken over by the
+ * next units_apply_all(): a file that still holds what it wrote gets the
+ * record's original (restored if no [Unit] section wants it any more, else
+ * kept and restored later as usual); a file that holds anything else, a
+ * cgroup that is gone or another cgroup at its path, drop the record.
+ * Call before the first units_apply_all(). -ENOMEM.
+ */
+typedef struct StateFile StateFile;
+int units_attach_state(UnitState *u, StateFile *f);
+
 /* The cgroup root in use (borrowed). */
 const char *units_cgroup_root(const UnitState *u);
 

@@ -5,7 +5,9 @@
 # cpu.shares), its autogroup (/proc/PID/autogroup nice), a root group left
 # alone, ownership (the group is restored when the last matched process
 # exits and on latniced's exit; a change by someone else is theirs), and
-# latnicectl explain naming the group and its other members. Results are
+# latnicectl explain naming the group and its other members, and crash
+# safety (latniced killed while a group is changed: the next one gives the
+# original back, or leaves a group someone else changed). Results are
 # read from the cgroup files and /proc, never from the daemon.
 #   test-daemon-groups.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
@@ -148,5 +150,96 @@ stop_daemon TERM || fail "latniced did not exit cleanly"
 if [ "$AUTOGROUP" = 1 ]; then
         [ "$(ag_nice "$a")" = 0 ] || fail "autogroup nice not restored on exit: $(ag_nice "$a")"
         echo "ok: autogroup restored on exit"
+fi
+
+# ---- Crash safety: latniced killed with SIGKILL while a group is changed.
+# The next latniced (same state file) takes the original from the file,
+# never what the dead one wrote: with the rule kept it manages the group and
+# gives the original back on a clean stop; with the rule removed it gives it
+# back at start-up; a group changed while no latniced ran is left alone.
+kill_daemon() {
+        kill -KILL "$DAEMON"
+        wait "$DAEMON" 2>/dev/null
+        DAEMON=
+}
+crash_rule() {
+        cat >"$POL/60-crash.policy" <<'P'
+[Rule crash-group]
+Match = name:lngrp-crash
+CPUIdle = yes
+P
+}
+if [ -n "$CPU" ]; then
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-crash sleep 300' _ "$G" &
+        c1=$!
+        PIDS+=("$c1")
+        g_is() { [ "$(cat "$G/cpu.idle") $(cat "$G/cpu.shares")" = "$1" ]; }
+        idle_is() { [ "$(cat "$G/cpu.idle")" = "$1" ]; } # an idle group's shares are the kernel's
+        g_is "0 1024" || fail "crash v1: $G does not start at cpu.idle 0, cpu.shares 1024"
+        crash_rule
+        start_daemon
+        wait_until 5 idle_is 1 || fail "crash v1: cpu.idle not set"
+        kill_daemon
+        start_daemon # rule kept
+        sleep 0.5
+        idle_is 1 || fail "crash v1: the restarted latniced changed the group: $(cat "$G/cpu.idle")"
+        stop_daemon TERM || fail "crash v1: latniced did not exit 0"
+        g_is "0 1024" || fail "crash v1: rule kept, after a stop the group is $(cat "$G/cpu.idle") $(cat "$G/cpu.shares"), expected its original 0 1024"
+        echo "ok: crash v1: kill -9, restart with the rule, stop: cpu.idle 0 back"
+        start_daemon
+        wait_until 5 idle_is 1 || fail "crash v1: cpu.idle not set again"
+        kill_daemon
+        rm "$POL/60-crash.policy"
+        start_daemon # rule removed: back at start-up
+        g_is "0 1024" || fail "crash v1: rule removed, after the restart the group is $(cat "$G/cpu.idle") $(cat "$G/cpu.shares")"
+        stop_daemon TERM || fail "crash v1: latniced did not exit 0"
+        echo "ok: crash v1: kill -9, restart with the rule removed: cpu.idle 0 back at start-up"
+        crash_rule
+        start_daemon
+        wait_until 5 idle_is 1 || fail "crash v1: cpu.idle not set a third time"
+        kill_daemon
+        echo 0 >"$G/cpu.idle" # someone else, while no latniced runs
+        echo 2048 >"$G/cpu.shares"
+        rm "$POL/60-crash.policy"
+        start_daemon
+        stop_daemon TERM || fail "crash v1: latniced did not exit 0"
+        g_is "0 2048" || fail "crash v1: a group changed while no latniced ran was not left alone: $(cat "$G/cpu.idle") $(cat "$G/cpu.shares")"
+        echo 0 >"$G/cpu.idle"
+        echo 1024 >"$G/cpu.shares"
+        echo "ok: crash v1: a group changed while no latniced ran is left alone"
+        kill -KILL "$c1"; wait "$c1" 2>/dev/null
+fi
+
+if [ "$AUTOGROUP" = 1 ]; then
+        run lngrp-crash
+        c2=$RUN_PID
+        [ "$(ag_nice "$c2")" = 0 ] || fail "crash autogroup: does not start at nice 0"
+        crash_rule
+        start_daemon
+        wait_until 5 eval '[ "$(ag_nice $c2)" = 19 ]' || fail "crash autogroup: nice 19 not set"
+        kill_daemon
+        start_daemon # rule kept
+        stop_daemon TERM || fail "crash autogroup: latniced did not exit 0"
+        [ "$(ag_nice "$c2")" = 0 ] || fail "crash autogroup: rule kept, after a stop nice $(ag_nice "$c2"), expected its original 0"
+        echo "ok: crash autogroup: kill -9, restart with the rule, stop: nice 0 back"
+        start_daemon
+        wait_until 5 eval '[ "$(ag_nice $c2)" = 19 ]' || fail "crash autogroup: nice 19 not set again"
+        kill_daemon
+        rm "$POL/60-crash.policy"
+        start_daemon # rule removed: back at start-up
+        [ "$(ag_nice "$c2")" = 0 ] || fail "crash autogroup: rule removed, after the restart nice $(ag_nice "$c2")"
+        stop_daemon TERM || fail "crash autogroup: latniced did not exit 0"
+        echo "ok: crash autogroup: kill -9, restart with the rule removed: nice 0 back at start-up"
+        crash_rule
+        start_daemon
+        wait_until 5 eval '[ "$(ag_nice $c2)" = 19 ]' || fail "crash autogroup: nice 19 not set a third time"
+        kill_daemon
+        echo 5 >"/proc/$c2/autogroup" # someone else, while no latniced runs
+        rm "$POL/60-crash.policy"
+        start_daemon
+        stop_daemon TERM || fail "crash autogroup: latniced did not exit 0"
+        [ "$(ag_nice "$c2")" = 5 ] || fail "crash autogroup: changed while no latniced ran, but not left alone: nice $(ag_nice "$c2")"
+        echo "ok: crash autogroup: changed while no latniced ran is left alone"
+        kill -KILL "$c2"; wait "$c2" 2>/dev/null
 fi
 echo "PASS"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/state-file.h"
 #include "daemon/units.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -475,6 +476,108 @@ static void test_root_errors(void)
         check(!u);
 }
 
+/* A latniced killed with [Unit] files written: the next one, on the same
+ * state file, takes the record's originals, not what the dead one wrote. */
+typedef struct Crash {
+        char *state_path;
+        StateFile *f;
+        UnitState *u;
+} Crash;
+
+static void crash_start(Crash *c, const Policy *p)
+{
+        StateFileLoad l = {};
+
+        assert(state_file_open(c->state_path, &c->f, &l) == 0);
+        state_file_load_done(&l);
+        assert(units_new(root, false, &c->u) == 0);
+        assert(units_attach_state(c->u, c->f) == 0);
+        check(units_apply_all(c->u, p, NULL) == 0);
+}
+
+/* SIGKILL as far as the files are concerned: nothing restored. */
+static void crash_kill(Crash *c)
+{
+        c->u = units_free(c->u);
+        c->f = state_file_free(c->f);
+}
+
+static void test_crash(void)
+{
+        _cleanup_(policy_freep) Policy *p =
+                load("[Unit crash.service]\nCPUWeight = 300\nCPUIdle = yes\n");
+        _cleanup_(policy_freep) Policy *q =
+                load("[Unit crash.service]\nCPUWeight = 400\n");
+        _cleanup_(policy_freep) Policy *none = load("[Unit nothing.service]\nCPUWeight = 5\n");
+        _cleanup_free_ char *state_path = NULL;
+        const char *cg = "/crash.slice/crash.service";
+        Crash c = {};
+
+        assert(asprintf(&state_path, "%s.state", root) >= 0);
+        c.state_path = state_path;
+        mkcg("/crash.slice", true);
+        mkcg(cg, true);
+
+        /* Killed, restarted with the section removed: originals back. */
+        crash_start(&c, p);
+        check_file("/crash.slice/crash.service/cpu.weight", "300");
+        check_file("/crash.slice/crash.service/cpu.idle", "1");
+        check(state_file_cgroup_n_used(c.f) == 2);
+        crash_kill(&c);
+        crash_start(&c, none);
+        check_file("/crash.slice/crash.service/cpu.weight", "100");
+        check_file("/crash.slice/crash.service/cpu.idle", "0");
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+
+        /* Killed, restarted with the section kept, then with another value
+         * for one knob and none for the other, then stopped: originals. */
+        crash_start(&c, p);
+        crash_kill(&c);
+        crash_start(&c, p);
+        check_file("/crash.slice/crash.service/cpu.weight", "300");
+        check(state_file_cgroup_n_used(c.f) == 2);
+        check(units_apply_all(c.u, q, NULL) == 0);
+        check_file("/crash.slice/crash.service/cpu.weight", "400");
+        check_file("/crash.slice/crash.service/cpu.idle", "0");
+        check(units_restore_all(c.u) == 0);
+        check_file("/crash.slice/crash.service/cpu.weight", "100");
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+
+        /* Someone else changed a file while no latniced ran: theirs. */
+        crash_start(&c, p);
+        crash_kill(&c);
+        write_rel("/crash.slice/crash.service/cpu.weight", "42\n");
+        crash_start(&c, none);
+        check_file("/crash.slice/crash.service/cpu.weight", "42");
+        check_file("/crash.slice/crash.service/cpu.idle", "0");
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+        write_rel("/crash.slice/crash.service/cpu.weight", "100\n");
+
+        /* The unit restarted (a new cgroup at the path, holding by chance
+         * what was written): not the cgroup the record is about. */
+        crash_start(&c, p);
+        crash_kill(&c);
+        recreate_cg(cg);
+        write_rel("/crash.slice/crash.service/cpu.weight", "300\n");
+        crash_start(&c, none);
+        check_file("/crash.slice/crash.service/cpu.weight", "300");
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+
+        /* The cgroup is gone: its records are dropped. */
+        crash_start(&c, p);
+        crash_kill(&c);
+        rmcg(cg);
+        crash_start(&c, none);
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+        rmcg("/crash.slice");
+        (void)unlink(state_path);
+}
+
 int main(void)
 {
         _cleanup_free_ char *cmd = NULL;
@@ -489,6 +592,7 @@ int main(void)
         test_vanish();
         test_dry_run();
         test_root_errors();
+        test_crash();
 
         assert(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
         assert(system(cmd) == 0);
