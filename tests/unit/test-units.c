@@ -502,6 +502,22 @@ static void crash_kill(Crash *c)
         c->f = state_file_free(c->f);
 }
 
+/* Copies the state file aside right before the next cpu.weight write: the
+ * state file as a latniced killed at that moment leaves it. */
+static const char *snap_from, *snap_to;
+static bool snap_armed;
+
+static void snap_hook(const char *cgroup_path, const char *file, void *userdata)
+{
+        _cleanup_free_ char *cmd = NULL;
+
+        if (!snap_armed || !streq(file, "cpu.weight"))
+                return;
+        snap_armed = false;
+        assert(asprintf(&cmd, "cp '%s' '%s'", snap_from, snap_to) >= 0);
+        assert(system(cmd) == 0);
+}
+
 static void test_crash(void)
 {
         _cleanup_(policy_freep) Policy *p =
@@ -509,7 +525,7 @@ static void test_crash(void)
         _cleanup_(policy_freep) Policy *q =
                 load("[Unit crash.service]\nCPUWeight = 400\n");
         _cleanup_(policy_freep) Policy *none = load("[Unit nothing.service]\nCPUWeight = 5\n");
-        _cleanup_free_ char *state_path = NULL;
+        _cleanup_free_ char *state_path = NULL, *snap = NULL;
         const char *cg = "/crash.slice/crash.service";
         Crash c = {};
 
@@ -542,6 +558,26 @@ static void test_crash(void)
         check_file("/crash.slice/crash.service/cpu.idle", "0");
         check(units_restore_all(c.u) == 0);
         check_file("/crash.slice/crash.service/cpu.weight", "100");
+        check(state_file_cgroup_n_used(c.f) == 0);
+        crash_kill(&c);
+
+        /* Killed between recording a second value (400 over 300) and
+         * writing it: the file still holds the first, which is latniced's
+         * too, so the original comes back. */
+        crash_start(&c, p);
+        assert(asprintf(&snap, "%s.snap", state_path) >= 0);
+        snap_from = state_path;
+        snap_to = snap;
+        snap_armed = true;
+        units_set_write_hook(c.u, snap_hook, NULL);
+        check(units_apply_all(c.u, q, NULL) == 0);
+        check(!snap_armed);
+        crash_kill(&c);
+        assert(rename(snap, state_path) == 0);
+        write_rel("/crash.slice/crash.service/cpu.weight", "300\n");
+        crash_start(&c, none);
+        check_file("/crash.slice/crash.service/cpu.weight", "100");
+        check_file("/crash.slice/crash.service/cpu.idle", "0");
         check(state_file_cgroup_n_used(c.f) == 0);
         crash_kill(&c);
 
