@@ -9,12 +9,21 @@
 #define PROC_USER_INIT_INO 0xEFFFFFFDu
 #define PROC_PID_INIT_INO 0xEFFFFFFCu
 
-static int ns_inode(const char *path, uint64_t *ret)
+/* The inode of a namespace file; INIT_INO when the kernel has no such
+ * namespaces (built without CONFIG_PID_NS/CONFIG_USER_NS, or without
+ * CONFIG_NAMESPACES: no /proc/self/ns at all), where every task is in the
+ * initial one. */
+static int ns_inode(const char *path, uint64_t init_ino, uint64_t *ret)
 {
         struct stat st;
 
-        if (stat(path, &st) < 0)
+        if (stat(path, &st) < 0) {
+                if (errno == ENOENT && stat("/proc/self/stat", &st) >= 0) {
+                        *ret = init_ino;
+                        return 0;
+                }
                 return -errno;
+        }
         *ret = st.st_ino;
         return 0;
 }
@@ -24,9 +33,9 @@ int namespace_check(NamespaceCheck *ret)
         uint64_t pid_ino, user_ino;
         int r;
 
-        r = ns_inode("/proc/self/ns/pid", &pid_ino);
+        r = ns_inode("/proc/self/ns/pid", PROC_PID_INIT_INO, &pid_ino);
         if (r >= 0)
-                r = ns_inode("/proc/self/ns/user", &user_ino);
+                r = ns_inode("/proc/self/ns/user", PROC_USER_INIT_INO, &user_ino);
         if (r < 0)
                 return r;
 
