@@ -3,6 +3,7 @@
  * Kernel feature probe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ int latency_backend_from_string(const char *s)
  * policy and nice are passed as they are (see apply.c: without
  * SCHED_FLAG_KEEP_PARAMS the kernel sets nice and slice from the attr; with
  * it, it ignores sched_runtime). */
-static bool probe_eevdf_slice(uint64_t base_slice_ns)
+static bool probe_eevdf_slice_self(uint64_t base_slice_ns)
 {
         struct ln_sched_attr a;
         SchedState orig;
@@ -81,6 +82,44 @@ static bool probe_eevdf_slice(uint64_t base_slice_ns)
         };
         (void) ln_sched_setattr(0, &a, 0);
         return ok;
+}
+
+typedef struct SliceProbe {
+        uint64_t base_slice_ns;
+        bool ok;
+} SliceProbe;
+
+static void *slice_probe_thread(void *userdata)
+{
+        SliceProbe *p = userdata;
+        struct ln_sched_attr a;
+
+        /* The kernel keeps no slice for a SCHED_IDLE task: a caller running
+         * under chrt --idle would read as a kernel without EEVDF slices. The
+         * probe runs on a thread of its own, moved to the normal policy
+         * (with its nice) if it inherited SCHED_IDLE. */
+        if (ln_sched_getattr(0, &a, SCHED_ATTR_SIZE_VER0, 0) < 0)
+                return NULL;
+        if (a.sched_policy == SCHED_IDLE) {
+                a = (struct ln_sched_attr){ .size = SCHED_ATTR_SIZE_VER0,
+                                            .sched_policy = SCHED_OTHER,
+                                            .sched_nice = a.sched_nice };
+                if (ln_sched_setattr(0, &a, 0) < 0)
+                        return NULL;
+        }
+        p->ok = probe_eevdf_slice_self(p->base_slice_ns);
+        return NULL;
+}
+
+static bool probe_eevdf_slice(uint64_t base_slice_ns)
+{
+        SliceProbe p = { .base_slice_ns = base_slice_ns };
+        pthread_t t;
+
+        if (pthread_create(&t, NULL, slice_probe_thread, &p) != 0)
+                return probe_eevdf_slice_self(base_slice_ns);
+        (void)pthread_join(t, NULL);
+        return p.ok;
 }
 
 static bool probe_latency_nice(void)

@@ -2,6 +2,8 @@
 /* Tests for lib/probe.c: the latency-nice -> slice table, base slice, mounts
  * parsing, cgroup file detection and the live probe (which must restore). */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +189,40 @@ static void test_live_probe(void)
                (unsigned long long) k.base_slice_ns, latency_backend_to_string(k.best_backend));
 }
 
+/* The same answers from a caller under SCHED_IDLE (chrt --idle), whose own
+ * slice the kernel ignores, and its policy left as it was. */
+static void *probe_as_idle(void *userdata)
+{
+        KernelFeatures *k = userdata;
+        struct sched_param sp = {};
+
+        if (sched_setscheduler(0, SCHED_IDLE, &sp) < 0) {
+                k->release[0] = 0;
+                return NULL;
+        }
+        CHECK(kernel_probe(NULL, k) == 0);
+        CHECK(sched_getscheduler(0) == SCHED_IDLE);
+        return NULL;
+}
+
+static void test_probe_under_idle(void)
+{
+        KernelFeatures normal, idle = {};
+        pthread_t t;
+
+        CHECK(kernel_probe(NULL, &normal) == 0);
+        CHECK(pthread_create(&t, NULL, probe_as_idle, &idle) == 0);
+        CHECK(pthread_join(t, NULL) == 0);
+        if (!idle.release[0]) {
+                printf("probe under SCHED_IDLE: cannot switch (%m), not tried\n");
+                return;
+        }
+        if (idle.eevdf_slice != normal.eevdf_slice || idle.best_backend != normal.best_backend)
+                test_fail("probe under SCHED_IDLE: slice %d backend %s, normally %d %s",
+                          idle.eevdf_slice, latency_backend_to_string(idle.best_backend),
+                          normal.eevdf_slice, latency_backend_to_string(normal.best_backend));
+}
+
 int main(void)
 {
         char cmd[300];
@@ -198,7 +234,8 @@ int main(void)
         test_mounts();
         test_cgroup_files();
         test_live_probe();
+        test_probe_under_idle();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmpdir);
         CHECK(system(cmd) == 0);
-        return 0;
+        return test_result();
 }
