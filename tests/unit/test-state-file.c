@@ -166,16 +166,23 @@ static void test_torn_kill(void)
                 StateFileLoad l = {};
                 StateFile *f = NULL;
                 struct timespec ts = { 0, (rand() % 3000) * 1000L };
+                int ready[2];
+                char c;
                 pid_t child;
 
+                /* Killed while it opens the file (header and set-aside) is
+                 * not what this tests: the kill comes once the writer runs. */
+                CHECK(pipe(ready) == 0);
                 child = fork();
                 CHECK(child >= 0);
                 if (child == 0) {
                         StateFileLoad cl = {};
                         uint32_t slot;
 
+                        close(ready[0]);
                         if (state_file_open(path, &f, &cl) < 0)
                                 _exit(1);
+                        (void)!write(ready[1], "r", 1);
                         for (uint32_t k = 1;; k++) {
                                 StateRecord r;
                                 if (state_file_alloc(f, &slot) < 0)
@@ -187,6 +194,9 @@ static void test_torn_kill(void)
                                                 state_file_release(f, slot - s);
                         }
                 }
+                close(ready[1]);
+                CHECK(read(ready[0], &c, 1) == 1);
+                close(ready[0]);
                 nanosleep(&ts, NULL);
                 kill(child, SIGKILL);
                 CHECK(waitpid(child, NULL, 0) == child);
