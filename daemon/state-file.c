@@ -84,28 +84,24 @@ _Static_assert(sizeof(DiskCgCopy) == 4248, "DiskCgCopy layout");
 
 /* Per-slot bookkeeping of the cgroup table (the task table's is inline in
  * StateFile, older). */
-typedef struct CgSlots {
+/* The in-memory side of a table of two-copy records (tasks, cgroups). */
+typedef struct Slots {
         uint32_t n;
-        uint64_t *seq;
-        int8_t *active;
-        uint32_t *free;
+        uint64_t *seq;     /* per slot: sequence number of its newest valid copy */
+        int8_t *active;    /* per slot: that copy (0, 1), -1 none */
+        uint32_t *free;    /* stack of free slots, lowest on top */
         size_t n_free, n_used;
-        StateCgroupRecord *loaded; /* found at open, until taken */
+        StateCgroupRecord *loaded; /* cgroup table: found at open, until taken */
         size_t n_loaded;
-} CgSlots;
+} Slots;
 
 struct StateFile {
         char *path;
         int fd;
         uint8_t *map;
         size_t map_size;
-        uint32_t n_records;
-        uint64_t *seq;     /* per slot: sequence number of its newest valid copy */
-        int8_t *active;    /* per slot: that copy (0, 1), -1 none */
-        uint32_t *free;    /* stack of free slots, lowest on top */
-        size_t n_free;
-        size_t n_used;
-        CgSlots cg;
+        Slots tasks;
+        Slots cg;
 };
 
 static DiskHeader *header(StateFile *f)
@@ -273,9 +269,9 @@ StateFile *state_file_free(StateFile *f)
         if (f->map)
                 (void)munmap(f->map, f->map_size);
         safe_close(f->fd);
-        free(f->seq);
-        free(f->active);
-        free(f->free);
+        free(f->tasks.seq);
+        free(f->tasks.active);
+        free(f->tasks.free);
         free(f->cg.seq);
         free(f->cg.active);
         free(f->cg.free);
@@ -300,196 +296,13 @@ const char *state_file_path(const StateFile *f)
 
 size_t state_file_n_used(const StateFile *f)
 {
-        return f->n_used;
+        return f->tasks.n_used;
 }
 
-/* Size the per-slot arrays for N records; the new slots are free. */
-static int slots_resize(StateFile *f, uint32_t n)
+/* Size a table's per-slot arrays for N records; new slots are free (pushed
+ * highest first, so the lowest is used first). */
+static int slots_resize(Slots *s, uint32_t n)
 {
-        uint64_t *seq = realloc(f->seq, n * sizeof(uint64_t));
-        int8_t *active;
-        uint32_t *fr;
-
-        if (!seq)
-                return -ENOMEM;
-        f->seq = seq;
-        active = realloc(f->active, n * sizeof(int8_t));
-        if (!active)
-                return -ENOMEM;
-        f->active = active;
-        fr = realloc(f->free, n * sizeof(uint32_t));
-        if (!fr)
-                return -ENOMEM;
-        f->free = fr;
-        for (uint32_t i = f->n_records; i < n; i++) {
-                f->seq[i] = 0;
-                f->active[i] = -1;
-        }
-        /* Free slots are pushed highest first, so the lowest is used first. */
-        memmove(f->free + (n - f->n_records), f->free, f->n_free * sizeof(uint32_t));
-        for (uint32_t i = 0; i < n - f->n_records; i++)
-                f->free[i] = n - 1 - i;
-        f->n_free += n - f->n_records;
-        f->n_records = n;
-        return 0;
-}
-
-static size_t file_size_for(uint32_t n)
-{
-        return sizeof(DiskHeader) + (size_t)n * sizeof(DiskRecord);
-}
-
-static bool slot_used(StateFile *f, uint32_t slot)
-{
-        return f->active[slot] >= 0 && (record(f, slot)->copy[f->active[slot]].flags & COPY_USED);
-}
-
-/* The free stack from scratch: every slot not in use, lowest on top. */
-static void free_rebuild(StateFile *f)
-{
-        f->n_free = 0;
-        f->n_used = 0;
-        for (uint32_t i = f->n_records; i > 0; i--) {
-                if (slot_used(f, i - 1))
-                        f->n_used++;
-                else
-                        f->free[f->n_free++] = i - 1;
-        }
-}
-
-/* Write copy C (seq and checksum filled in here) into the older copy of
- * SLOT. The checksum goes last, after a compiler barrier: until it is
- * stored, the copy does not match it and the other copy is the record. */
-static void slot_write(StateFile *f, uint32_t slot, DiskCopy *c)
-{
-        int target = f->active[slot] == 0 ? 1 : 0;
-        DiskCopy *d = &record(f, slot)->copy[target];
-        uint64_t sum;
-
-        c->seq = f->seq[slot] + 1;
-        sum = copy_checksum(c);
-        memcpy(d, c, offsetof(DiskCopy, checksum));
-        atomic_signal_fence(memory_order_seq_cst);
-        __atomic_store_n(&d->checksum, sum, __ATOMIC_RELEASE);
-        f->seq[slot] = c->seq;
-        f->active[slot] = (int8_t)target;
-}
-
-void state_file_put(StateFile *f, const StateRecord *rec)
-{
-        DiskCopy c;
-        bool was_used;
-
-        if (!f || rec->slot >= f->n_records)
-                return;
-        record_encode(rec, true, &c);
-        was_used = slot_used(f, rec->slot);
-        if (was_used) {
-                const DiskCopy *cur = &record(f, rec->slot)->copy[f->active[rec->slot]];
-                /* Unchanged: nothing to write (most re-evaluations). */
-                if (memcmp((const uint8_t *)cur + offsetof(DiskCopy, starttime),
-                           (const uint8_t *)&c + offsetof(DiskCopy, starttime),
-                           offsetof(DiskCopy, checksum) - offsetof(DiskCopy, starttime)) == 0)
-                        return;
-        }
-        slot_write(f, rec->slot, &c);
-        if (!was_used)
-                f->n_used++;
-}
-
-void state_file_release(StateFile *f, uint32_t slot)
-{
-        DiskCopy c;
-
-        if (!f || slot >= f->n_records || !slot_used(f, slot))
-                return;
-        record_encode(NULL, false, &c);
-        slot_write(f, slot, &c);
-        f->n_used--;
-        f->free[f->n_free++] = slot;
-}
-
-static size_t cg_size_for(uint32_t n)
-{
-        return (size_t)n * sizeof(DiskCgRecord);
-}
-
-/* Grow the file and the mapping to N task records. The size first, the
- * cgroup table copied behind the new task slots, then the header's count,
- * which moves both at once (a file longer than its header says is read as
- * the header says); the stale cgroup table, now in new task slots, is
- * cleared last (state-file.h: the window this leaves). */
-static int state_file_grow(StateFile *f, uint32_t n)
-{
-        size_t old_end = file_size_for(f->n_records), cg = cg_size_for(f->cg.n);
-        size_t size = file_size_for(n) + cg;
-        void *p;
-        int r;
-
-        if (n > STATE_MAX_RECORDS)
-                return -ENOSPC;
-        r = slots_resize(f, n);
-        if (r < 0)
-                return r;
-        if (ftruncate(f->fd, (off_t)size) < 0)
-                return -errno;
-        p = mremap(f->map, f->map_size, size, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED)
-                return -errno;
-        f->map = p;
-        f->map_size = size;
-        if (cg > 0)
-                memmove(f->map + file_size_for(n), f->map + old_end, cg);
-        __atomic_store_n(&header(f)->n_records, n, __ATOMIC_RELEASE);
-        atomic_signal_fence(memory_order_seq_cst);
-        memset(f->map + old_end, 0, file_size_for(n) - old_end);
-        return 0;
-}
-
-int state_file_alloc(StateFile *f, uint32_t *ret_slot)
-{
-        int r;
-
-        if (f->n_free == 0) {
-                uint32_t old = f->n_records;
-
-                r = state_file_grow(f, old * 2);
-                if (r < 0) {
-                        /* The arrays may be larger already; the file is not. */
-                        if (f->n_records != old) {
-                                f->n_records = old;
-                                free_rebuild(f);
-                        }
-                        return r;
-                }
-        }
-        *ret_slot = f->free[--f->n_free];
-        return 0;
-}
-
-/* ---- Cgroup table (state-file.h) ------------------------------------- */
-
-static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
-{
-        return (DiskCgRecord *)(f->map + file_size_for(f->n_records)) + slot;
-}
-
-static uint64_t cg_copy_checksum(const DiskCgCopy *c)
-{
-        return bytes_checksum(c, offsetof(DiskCgCopy, checksum));
-}
-
-static bool cg_slot_used(StateFile *f, uint32_t slot)
-{
-        return f->cg.active[slot] >= 0 &&
-               (cg_record(f, slot)->copy[f->cg.active[slot]].flags & COPY_USED);
-}
-
-/* Size the cgroup table's per-slot arrays for N records; new slots are free
- * (pushed highest first, so the lowest is used first). */
-static int cg_slots_resize(StateFile *f, uint32_t n)
-{
-        CgSlots *s = &f->cg;
         uint64_t *seq;
         int8_t *active;
         uint32_t *fr;
@@ -520,17 +333,158 @@ static int cg_slots_resize(StateFile *f, uint32_t n)
         return 0;
 }
 
-static void cg_free_rebuild(StateFile *f)
+static size_t file_size_for(uint32_t n)
 {
-        f->cg.n_free = 0;
-        f->cg.n_used = 0;
-        for (uint32_t i = f->cg.n; i > 0; i--) {
-                if (cg_slot_used(f, i - 1))
-                        f->cg.n_used++;
+        return sizeof(DiskHeader) + (size_t)n * sizeof(DiskRecord);
+}
+
+static bool slot_used(StateFile *f, uint32_t slot)
+{
+        return f->tasks.active[slot] >= 0 && (record(f, slot)->copy[f->tasks.active[slot]].flags & COPY_USED);
+}
+
+/* The free stack of table S from scratch: every slot USED says is not in
+ * use, lowest on top. */
+static void slots_free_rebuild(StateFile *f, Slots *s, bool (*used)(StateFile *, uint32_t))
+{
+        s->n_free = 0;
+        s->n_used = 0;
+        for (uint32_t i = s->n; i > 0; i--) {
+                if (used(f, i - 1))
+                        s->n_used++;
                 else
-                        f->cg.free[f->cg.n_free++] = i - 1;
+                        s->free[s->n_free++] = i - 1;
         }
 }
+
+/* Write copy C (seq and checksum filled in here) into the older copy of
+ * SLOT. The checksum goes last, after a compiler barrier: until it is
+ * stored, the copy does not match it and the other copy is the record. */
+static void slot_write(StateFile *f, uint32_t slot, DiskCopy *c)
+{
+        int target = f->tasks.active[slot] == 0 ? 1 : 0;
+        DiskCopy *d = &record(f, slot)->copy[target];
+        uint64_t sum;
+
+        c->seq = f->tasks.seq[slot] + 1;
+        sum = copy_checksum(c);
+        memcpy(d, c, offsetof(DiskCopy, checksum));
+        atomic_signal_fence(memory_order_seq_cst);
+        __atomic_store_n(&d->checksum, sum, __ATOMIC_RELEASE);
+        f->tasks.seq[slot] = c->seq;
+        f->tasks.active[slot] = (int8_t)target;
+}
+
+void state_file_put(StateFile *f, const StateRecord *rec)
+{
+        DiskCopy c;
+        bool was_used;
+
+        if (!f || rec->slot >= f->tasks.n)
+                return;
+        record_encode(rec, true, &c);
+        was_used = slot_used(f, rec->slot);
+        if (was_used) {
+                const DiskCopy *cur = &record(f, rec->slot)->copy[f->tasks.active[rec->slot]];
+                /* Unchanged: nothing to write (most re-evaluations). */
+                if (memcmp((const uint8_t *)cur + offsetof(DiskCopy, starttime),
+                           (const uint8_t *)&c + offsetof(DiskCopy, starttime),
+                           offsetof(DiskCopy, checksum) - offsetof(DiskCopy, starttime)) == 0)
+                        return;
+        }
+        slot_write(f, rec->slot, &c);
+        if (!was_used)
+                f->tasks.n_used++;
+}
+
+void state_file_release(StateFile *f, uint32_t slot)
+{
+        DiskCopy c;
+
+        if (!f || slot >= f->tasks.n || !slot_used(f, slot))
+                return;
+        record_encode(NULL, false, &c);
+        slot_write(f, slot, &c);
+        f->tasks.n_used--;
+        f->tasks.free[f->tasks.n_free++] = slot;
+}
+
+static size_t cg_size_for(uint32_t n)
+{
+        return (size_t)n * sizeof(DiskCgRecord);
+}
+
+/* Grow the file and the mapping to N task records. The size first, the
+ * cgroup table copied behind the new task slots, then the header's count,
+ * which moves both at once (a file longer than its header says is read as
+ * the header says); the stale cgroup table, now in new task slots, is
+ * cleared last (state-file.h: the window this leaves). */
+static int state_file_grow(StateFile *f, uint32_t n)
+{
+        size_t old_end = file_size_for(f->tasks.n), cg = cg_size_for(f->cg.n);
+        size_t size = file_size_for(n) + cg;
+        void *p;
+        int r;
+
+        if (n > STATE_MAX_RECORDS)
+                return -ENOSPC;
+        r = slots_resize(&f->tasks, n);
+        if (r < 0)
+                return r;
+        if (ftruncate(f->fd, (off_t)size) < 0)
+                return -errno;
+        p = mremap(f->map, f->map_size, size, MREMAP_MAYMOVE);
+        if (p == MAP_FAILED)
+                return -errno;
+        f->map = p;
+        f->map_size = size;
+        if (cg > 0)
+                memmove(f->map + file_size_for(n), f->map + old_end, cg);
+        __atomic_store_n(&header(f)->n_records, n, __ATOMIC_RELEASE);
+        atomic_signal_fence(memory_order_seq_cst);
+        memset(f->map + old_end, 0, file_size_for(n) - old_end);
+        return 0;
+}
+
+int state_file_alloc(StateFile *f, uint32_t *ret_slot)
+{
+        int r;
+
+        if (f->tasks.n_free == 0) {
+                uint32_t old = f->tasks.n;
+
+                r = state_file_grow(f, old * 2);
+                if (r < 0) {
+                        /* The arrays may be larger already; the file is not. */
+                        if (f->tasks.n != old) {
+                                f->tasks.n = old;
+                                slots_free_rebuild(f, &f->tasks, slot_used);
+                        }
+                        return r;
+                }
+        }
+        *ret_slot = f->tasks.free[--f->tasks.n_free];
+        return 0;
+}
+
+/* ---- Cgroup table (state-file.h) ------------------------------------- */
+
+static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
+{
+        return (DiskCgRecord *)(f->map + file_size_for(f->tasks.n)) + slot;
+}
+
+static uint64_t cg_copy_checksum(const DiskCgCopy *c)
+{
+        return bytes_checksum(c, offsetof(DiskCgCopy, checksum));
+}
+
+static bool cg_slot_used(StateFile *f, uint32_t slot)
+{
+        return f->cg.active[slot] >= 0 &&
+               (cg_record(f, slot)->copy[f->cg.active[slot]].flags & COPY_USED);
+}
+
 
 /* As slot_write(), for the cgroup table. */
 static void cg_slot_write(StateFile *f, uint32_t slot, DiskCgCopy *c)
@@ -619,7 +573,7 @@ static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
 {
         int r;
 
-        r = cg_slots_resize(f, n);
+        r = slots_resize(&f->cg, n);
         if (r < 0)
                 return r;
         if (n == 0)
@@ -674,7 +628,7 @@ static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
 static int cg_grow(StateFile *f)
 {
         uint32_t old = f->cg.n, n = old ? old * 2 : STATE_INITIAL_CG_RECORDS;
-        size_t end = file_size_for(f->n_records), size = end + cg_size_for(n);
+        size_t end = file_size_for(f->tasks.n), size = end + cg_size_for(n);
         void *p;
         int r;
 
@@ -687,7 +641,7 @@ static int cg_grow(StateFile *f)
                 return -errno;
         f->map = p;
         f->map_size = size;
-        r = cg_slots_resize(f, n);
+        r = slots_resize(&f->cg, n);
         if (r < 0)
                 return r; /* the header still says OLD: the file is as before */
         memset(f->map + end + cg_size_for(old), 0, cg_size_for(n) - cg_size_for(old));
@@ -817,10 +771,10 @@ static int records_read(StateFile *f, StateFileLoad *l)
 {
         StateRecord *recs;
 
-        recs = calloc(f->n_records, sizeof(StateRecord));
+        recs = calloc(f->tasks.n, sizeof(StateRecord));
         if (!recs)
                 return -ENOMEM;
-        for (uint32_t i = 0; i < f->n_records; i++) {
+        for (uint32_t i = 0; i < f->tasks.n; i++) {
                 DiskRecord *d = record(f, i);
                 int best = -1;
                 bool torn = false;
@@ -846,13 +800,13 @@ static int records_read(StateFile *f, StateFileLoad *l)
                 l->n_torn += torn && best >= 0;
                 if (best < 0)
                         continue;
-                f->active[i] = (int8_t)best;
-                f->seq[i] = d->copy[best].seq;
+                f->tasks.active[i] = (int8_t)best;
+                f->tasks.seq[i] = d->copy[best].seq;
                 if (!(d->copy[best].flags & COPY_USED))
                         continue;
                 if (!record_decode(&d->copy[best], i, &recs[l->n_records])) {
                         l->n_corrupt++;
-                        f->active[i] = -1;
+                        f->tasks.active[i] = -1;
                         continue;
                 }
                 l->n_records++;
@@ -883,7 +837,7 @@ static int state_file_init(StateFile *f, const uint8_t boot_id[16])
         r = state_file_map(f, file_size_for(STATE_INITIAL_RECORDS));
         if (r < 0)
                 return r;
-        r = slots_resize(f, STATE_INITIAL_RECORDS);
+        r = slots_resize(&f->tasks, STATE_INITIAL_RECORDS);
         if (r < 0)
                 return r;
         *header(f) = (DiskHeader){
@@ -981,7 +935,7 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
 {
         int r;
 
-        r = slots_resize(f, n);
+        r = slots_resize(&f->tasks, n);
         if (r < 0)
                 return r;
         r = records_read(f, l);
@@ -999,14 +953,14 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
                 if (r == -ENOMEM)
                         return r;
                 for (uint32_t i = 0; i < n; i++)
-                        if (f->active[i] < 0)
+                        if (f->tasks.active[i] < 0)
                                 memset(record(f, i), 0, sizeof(DiskRecord));
                 for (uint32_t i = 0; i < f->cg.n; i++)
                         if (f->cg.active[i] < 0)
                                 memset(cg_record(f, i), 0, sizeof(DiskCgRecord));
         }
-        free_rebuild(f);
-        cg_free_rebuild(f);
+        slots_free_rebuild(f, &f->tasks, slot_used);
+        slots_free_rebuild(f, &f->cg, cg_slot_used);
         header(f)->generation++;
         memcpy(header(f)->boot_id, boot_id, 16);
         l->generation = header(f)->generation;
