@@ -21,6 +21,7 @@ typedef struct GroupEntry {
         bool changed;             /* latniced wrote it */
         bool user_owned;          /* changed by someone else since: theirs */
         bool shared;              /* holds processes of other users: never changed */
+        bool shared_known;        /* SHARED was found out (first demoting request) */
         size_t n_requesters;      /* protectors included */
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
         uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
@@ -205,7 +206,7 @@ static bool group_shared(GroupTable *t, const SchedGroup *g, pid_t pid)
 }
 
 /* The entry of G (taken over), new if needed: its original state is read now. */
-static int entry_get(GroupTable *t, SchedGroup *g, pid_t pid, GroupEntry **ret)
+static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
 {
         GroupEntry *e = entry_find(t, g), **a;
         int r;
@@ -224,11 +225,6 @@ static int entry_get(GroupTable *t, SchedGroup *g, pid_t pid, GroupEntry **ret)
                 entry_free(e);
                 return r;
         }
-        e->shared = group_shared(t, &e->group, pid);
-        if (e->shared)
-                log_info("%s holds processes of other users than %d's: not changed for its "
-                         "rules.",
-                         e->group.name, (int)pid);
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
         if (!a) {
                 entry_free(e);
@@ -435,7 +431,19 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         bool idle = e->orig.idle;
         int r;
 
-        if (e->user_owned || e->shared || e->n_protectors > 0)
+        if (e->user_owned || e->n_protectors > 0)
+                return 0;
+        /* Found out once, and only when the group is to be demoted: the
+         * member scan of an autogroup reads all of /proc. */
+        if (!e->shared_known) {
+                e->shared = group_shared(t, &e->group, pid);
+                e->shared_known = true;
+                if (e->shared)
+                        log_info("%s holds processes of other users than %d's: not changed "
+                                 "for its rules.",
+                                 e->group.name, (int)pid);
+        }
+        if (e->shared)
                 return 0;
         r = sched_group_read(&e->group, &now);
         if (r < 0)
@@ -485,9 +493,32 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         return 1;
 }
 
-int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
+/* PID (STARTTIME) joins the entry of the group that holds it, as a
+ * requester or a PROTECTOR. 1 with *RET set; 0 if there is nothing to do
+ * (gone, or in a root group: never the root). */
+static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protector,
+                      GroupEntry **ret)
 {
         SchedGroup g = {};
+        int r;
+
+        r = sched_group_of(&t->roots, t->proc_root, pid, &g);
+        if (r < 0)
+                return r == -ESRCH || r == -EACCES ? 0 : r;
+        if (g.kind == SCHED_GROUP_NONE) {
+                group_table_release(t, pid);
+                return 0;
+        }
+        r = entry_get(t, &g, ret);
+        sched_group_done(&g);
+        if (r < 0)
+                return r == -ENOENT || r == -ESRCH ? 0 : r;
+        r = requester_set(t, pid, starttime, *ret, protector);
+        return r < 0 ? r : 1;
+}
+
+int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
+{
         GroupEntry *e;
         int r;
 
@@ -497,45 +528,21 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
                 group_table_release(t, pid);
                 return 0;
         }
-        r = sched_group_of(&t->roots, t->proc_root, pid, &g);
-        if (r < 0)
-                return r == -ESRCH || r == -EACCES ? 0 : r;
-        if (g.kind == SCHED_GROUP_NONE) {
-                /* In a root group: nothing to change, and never the root. */
-                group_table_release(t, pid);
-                return 0;
-        }
-        r = entry_get(t, &g, pid, &e);
-        sched_group_done(&g);
-        if (r < 0)
-                return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, e, false);
-        if (r < 0)
+        r = group_join(t, pid, starttime, false, &e);
+        if (r <= 0)
                 return r;
         return entry_apply(t, e, pid, s);
 }
 
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
 {
-        SchedGroup g = {};
         GroupEntry *e;
         int r;
 
         if (!t)
                 return 0;
-        r = sched_group_of(&t->roots, t->proc_root, pid, &g);
-        if (r < 0)
-                return r == -ESRCH || r == -EACCES ? 0 : r;
-        if (g.kind == SCHED_GROUP_NONE) {
-                group_table_release(t, pid);
-                return 0;
-        }
-        r = entry_get(t, &g, pid, &e);
-        sched_group_done(&g);
-        if (r < 0)
-                return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, e, true);
-        if (r < 0)
+        r = group_join(t, pid, starttime, true, &e);
+        if (r <= 0)
                 return r;
         /* Demoted before the sensitive process showed up: not any more. */
         if (e->changed && entry_restore(t, e)) {
