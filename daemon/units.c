@@ -16,9 +16,9 @@
 #include "daemon/units.h"
 #include "lib/cgroup.h"
 #include "lib/hashmap.h"
-#include "lib/latency-slice.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/sched-group.h"
 #include "lib/sched.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
@@ -85,24 +85,6 @@ struct UnitState {
 
 /* ---- Small helpers ---------------------------------------------------- */
 
-int units_weight_to_nice(unsigned weight)
-{
-        /* cgroup weight 100 is task weight 1024 (nice 0). */
-        uint64_t target = (uint64_t) weight * 1024 / 100;
-        uint64_t best_diff = UINT64_MAX;
-        int best = 0;
-
-        for (int i = 0; i < 40; i++) {
-                uint64_t w = (uint64_t) sched_prio_to_weight[i];
-                uint64_t diff = w > target ? w - target : target - w;
-                if (diff < best_diff) {
-                        best_diff = diff;
-                        best = i - 20;
-                }
-        }
-        return best;
-}
-
 int units_util_to_percent(unsigned util, char **ret)
 {
         unsigned hundredths;
@@ -150,7 +132,7 @@ static void knob_fallback(Knob k, const Settings *s, Settings *fallback)
                 fallback->mask |= SETTING_BIT(SETTING_LATENCY_NICE);
                 break;
         case KNOB_WEIGHT:
-                fallback->nice = units_weight_to_nice(s->cpu_weight);
+                fallback->nice = sched_group_weight_to_nice(s->cpu_weight);
                 fallback->mask |= SETTING_BIT(SETTING_NICE);
                 break;
         case KNOB_IDLE:

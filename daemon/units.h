@@ -179,9 +179,5 @@ int units_watch_systemd(UnitState *u, sd_event *event,
 void units_set_write_hook(UnitState *u, void (*hook)(const char *cgroup_path, const char *file,
                                                      void *userdata),
                           void *userdata);
-
-/* The per-task equivalent of a cgroup weight: the nice value whose task
- * weight is nearest to WEIGHT (1..10000, 100 = nice 0). */
-int units_weight_to_nice(unsigned weight);
 /* UTIL (0..1024) as the percentage cpu.uclamp.* takes, "12.50". */
 int units_util_to_percent(unsigned util, char **ret);

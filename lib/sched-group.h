@@ -77,7 +77,9 @@ int sched_group_write_state(const SchedGroup *g, const SchedGroupState *cur,
 bool sched_group_state_equal(const SchedGroup *g, const SchedGroupState *a,
                              const SchedGroupState *b);
 
-/* cgroup v1 cpu.shares <-> weight, and the autogroup nice <-> weight. */
+/* cgroup v1 cpu.shares <-> weight, and nice <-> weight: the nice whose task
+ * weight is nearest to WEIGHT (1..10000, 100 = nice 0), for an autogroup and
+ * for the per-task form of a unit's CPUWeight. */
 uint64_t sched_group_weight_to_shares(uint32_t weight);
 uint32_t sched_group_shares_to_weight(uint64_t shares);
 int sched_group_weight_to_nice(uint32_t weight);

@@ -14,6 +14,7 @@
 
 #include "daemon/state-file.h"
 #include "daemon/units.h"
+#include "lib/sched-group.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
@@ -192,11 +193,11 @@ static void test_helpers(void)
         }
         check(units_util_to_percent(1025, &(char *) { NULL }) == -ERANGE);
 
-        check(units_weight_to_nice(100) == 0);
-        check(units_weight_to_nice(1) == 19);
-        check(units_weight_to_nice(10000) == -20);
-        check(units_weight_to_nice(50) == 3);   /* 512 -> 526 (nice 3) */
-        check(units_weight_to_nice(200) == -3); /* 2048 -> 1991 (nice -3) */
+        check(sched_group_weight_to_nice(100) == 0);
+        check(sched_group_weight_to_nice(1) == 19);
+        check(sched_group_weight_to_nice(10000) == -20);
+        check(sched_group_weight_to_nice(50) == 3);   /* 512 -> 526 (nice 3) */
+        check(sched_group_weight_to_nice(200) == -3); /* 2048 -> 1991 (nice -3) */
 }
 
 static void test_apply_restore(void)
@@ -349,7 +350,7 @@ static void test_late_units(void)
         mkcg("/system.slice/late2.service", false);
         s = (Settings) {};
         check(units_task_fallback_cgroup(u, p, "/system.slice/late2.service", &s));
-        check(settings_has(&s, SETTING_NICE) && s.nice == units_weight_to_nice(300));
+        check(settings_has(&s, SETTING_NICE) && s.nice == sched_group_weight_to_nice(300));
 
         /* A unit systemd reports as started (JobRemoved): found by name. */
         mkcg("/user.slice/user-1000.slice/user@1000.service/app.slice/late3.service", true);
