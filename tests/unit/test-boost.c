@@ -63,6 +63,14 @@ static void test_mask(void)
         check(settings_boost_mask(&s, -20, 3 * MS) == 0);
         s = parse("Nice=0");
         check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        /* A group's weight above the default takes CPU from other groups;
+         * an idle group or a lower weight only yields. */
+        s = parse("CPUWeight=200");
+        check(settings_boost_mask(&s, -20, 3 * MS) == SETTING_BIT(SETTING_CPU_WEIGHT));
+        s = parse("CPUWeight=100 CPUIdle=yes");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("CPUWeight=50 CPUIdle=no");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
         check(settings_may_boost(&(Settings){ .mask = SETTING_BIT(SETTING_NICE), .nice = -1 },
                                  3 * MS));
 }
