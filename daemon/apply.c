@@ -745,7 +745,9 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                         r = group_table_protect(a->groups, pid, p->starttime);
                 else
                         r = group_table_request(a->groups, pid, p->starttime, &d.group);
-                if (r < 0)
+                /* A group that cannot be written (read-only, gone) is logged
+                 * and counted there; the task settings still apply. */
+                if (r == -ENOMEM)
                         return r;
         }
 
