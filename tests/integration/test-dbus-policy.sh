@@ -18,8 +18,8 @@ dbus_start_bus
 # The activation file names the systemd unit and the bus name.
 grep -qx 'Name=org.latnice.Daemon1' "$SRC/systemd/org.latnice.Daemon1.service" ||
         fail "activation file: no Name=org.latnice.Daemon1"
-grep -qx 'SystemdService=latniced.service' "$SRC/systemd/org.latnice.Daemon1.service" ||
-        fail "activation file: no SystemdService=latniced.service"
+grep -qx 'SystemdService=dbus-org.latnice.Daemon1.service' "$SRC/systemd/org.latnice.Daemon1.service" ||
+        fail "activation file: no SystemdService=dbus-org.latnice.Daemon1.service"
 
 request_name() {
         bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \

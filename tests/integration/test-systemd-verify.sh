@@ -8,7 +8,9 @@
 #   - `systemd-analyze verify` accepts the unit without a single warning
 #     (PID 1 is not needed: --root= points at the DESTDIR, completed with the
 #     host's own base units and kill(1) so dependencies and ExecReload= resolve);
-#   - `systemd-analyze security --offline=true` rates the exposure 2.5 or lower.
+#   - `systemd-analyze security --offline=true` rates the exposure 2.5 or lower;
+#   - D-Bus activation names the unit's alias, which only `systemctl enable`
+#     creates, so a bus call never starts a disabled latniced.
 #
 # Usage: test-systemd-verify.sh BUILD_ROOT
 # Needs no root.
@@ -103,5 +105,25 @@ score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' "$tmp
 echo "# exposure score: $score"
 [ "$rc" = 0 ] || fail "exposure score $score is above 2.5"
 awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }' || fail "exposure score $score is above 2.5"
+
+echo "# D-Bus activation goes through the alias of an enabled unit"
+activation=$(find "$root" -path '*/dbus-1/system-services/org.latnice.Daemon1.service' -print -quit)
+[ -n "$activation" ] || fail "org.latnice.Daemon1.service not installed under share/dbus-1/system-services"
+alias=$(sed -n 's/^SystemdService=//p' "$activation")
+[ "$alias" = dbus-org.latnice.Daemon1.service ] ||
+        fail "${activation#"$root"}: SystemdService=$alias, expected the alias dbus-org.latnice.Daemon1.service (a disabled unit would be bus-started)"
+grep -qx "Alias=$alias" "$unit" || fail "latniced.service has no [Install] Alias=$alias"
+[ -e "$root/etc/systemd/system/$alias" ] && fail "$alias exists before systemctl enable"
+if command -v systemctl >/dev/null; then
+        systemctl --root="$root" enable latniced.service >"$tmp/enable.out" 2>&1 ||
+                { cat "$tmp/enable.out" >&2; fail "systemctl --root enable latniced.service failed"; }
+        target=$(readlink "$root/etc/systemd/system/$alias") ||
+                fail "systemctl enable did not create /etc/systemd/system/$alias"
+        [ "$(basename "$target")" = latniced.service ] || fail "$alias points to $target, not latniced.service"
+        systemctl --root="$root" disable latniced.service >"$tmp/disable.out" 2>&1 ||
+                { cat "$tmp/disable.out" >&2; fail "systemctl --root disable latniced.service failed"; }
+        [ -e "$root/etc/systemd/system/$alias" ] && fail "$alias still exists after systemctl disable"
+        echo "# enable creates $alias -> latniced.service, disable removes it"
+fi
 
 echo "PASS"
