@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -27,22 +28,67 @@
 /* A proc connector datagram is about 80 bytes; anything that does not fit
  * in this is not one (MSG_TRUNC) and is dropped. */
 #define DGRAM_MAX 512
-/* Wake-ups per interval before the source rests (see proc_events_new()). */
+/* The most events one datagram can carry: every message has a netlink
+ * header, a cn_msg and the head of a proc_event. */
+#define EVENTS_PER_DGRAM                                                                        \
+        (DGRAM_MAX / (NLMSG_HDRLEN + sizeof(struct cn_msg) + offsetof(struct proc_event, event_data)))
+/* Wake-ups per interval before the prompt source rests (see proc_events_new()). */
 #define WAKEUP_INTERVAL_USEC (10 * 1000)
 #define WAKEUP_BURST 20
+/* The deferred channel wakes latniced at most once per interval by itself;
+ * every prompt wake-up drains it too. */
+#define DEFERRED_INTERVAL_USEC (20 * 1000)
 
-struct ProcEvents {
+#define TYPE_BIT(t) (1u << (t))
+/* What the deferred channel hands on: fork and exit. Nothing waits for
+ * them: an exit only forgets, a process's fork leads to nothing (its exec
+ * does), and a new thread inherited its process's attributes already. */
+#define DEFERRED_TYPES (TYPE_BIT(PROC_EV_FORK) | TYPE_BIT(PROC_EV_EXIT))
+#define ALL_TYPES (TYPE_BIT(_PROC_EV_MAX) - 1)
+
+enum { PROMPT, DEFERRED, _CHANNEL_MAX };
+
+/* One proc connector socket: its kernel-side filter and a batch received. */
+typedef struct Channel {
         struct nl_sock *sk;
         sd_event_source *io;
-        proc_event_handler_t handler;
-        void *userdata;
-        size_t rcvbuf;
-        uint64_t n_received, n_lost;
+        uint32_t types;     /* TYPE_BITs handed on from here; others belong to the other channel */
+        uint32_t asked;     /* TYPE_BITs the kernel was asked to send here */
+        uint64_t asked_ns;  /* CLOCK_MONOTONIC when it was asked (after the request returned) */
 
         struct mmsghdr msgs[BATCH];
         struct iovec iov[BATCH];
         struct sockaddr_nl addrs[BATCH];
         uint8_t (*bufs)[DGRAM_MAX];
+        ProcEvent *evs; /* the events of the batch, BATCH * EVENTS_PER_DGRAM at most */
+        size_t n_evs, head; /* evs[head..n_evs) are still to be handed on */
+        bool drained;       /* the last receive emptied the queue */
+        bool unfiltered;    /* an event it was not asked for came after the request */
+} Channel;
+
+/*
+ * Two sockets, so that fork and exit events do not wake latniced up on
+ * their own: a short-lived process causes three events (fork, exec, exit)
+ * that arrive apart, and each wake-up costs more than the event. The
+ * prompt channel asks the kernel (Linux 6.6+ filters per socket) for exec,
+ * uid/gid and rename events and wakes latniced at once; the deferred one
+ * asks for fork and exit and is drained whenever the prompt one wakes
+ * latniced, else at most once per DEFERRED_INTERVAL. Events of both are
+ * merged in timestamp order, so a handler sees them as one socket would
+ * deliver them (an exit before a later exec of the reused pid).
+ *
+ * A kernel that ignores the filter sends everything to both: each channel
+ * hands on only its own types, so every event is still handled once, and
+ * the first event a channel did not ask for, stamped after it asked, ends
+ * the split: the deferred socket is closed and the prompt one handles all.
+ */
+struct ProcEvents {
+        Channel ch[_CHANNEL_MAX];
+        bool split; /* the deferred channel is in use */
+        proc_event_handler_t handler;
+        void *userdata;
+        size_t rcvbuf;
+        uint64_t n_received, n_lost;
 };
 
 static const char *const event_names[_PROC_EV_MAX] = {
@@ -176,54 +222,146 @@ static void report_lost(ProcEvents *p)
         (void)p->handler(&e, p->userdata);
 }
 
+static int collect_event(const ProcEvent *e, void *userdata)
+{
+        Channel *c = userdata;
+
+        if (!(c->types & TYPE_BIT(e->type))) {
+                /* The other channel's (it gets its own copy), unless the
+                 * kernel sends everything everywhere and did so after the
+                 * request: then this channel is told to take all. */
+                if (!(c->asked & TYPE_BIT(e->type)) && e->timestamp_ns > c->asked_ns)
+                        c->unfiltered = true;
+        }
+        if (c->n_evs >= BATCH * EVENTS_PER_DGRAM)
+                return -ENOBUFS; /* cannot happen: bounded by the datagram size */
+        c->evs[c->n_evs++] = *e;
+        return 0;
+}
+
+/* Receive up to BATCH datagrams on C and collect their events. Returns the
+ * number of datagrams, 0 if none was waiting, -ENOBUFS if the kernel
+ * dropped events since the last call, other negative errno. */
+static int channel_receive(ProcEvents *p, Channel *c)
+{
+        int fd = nl_socket_get_fd(c->sk), n;
+
+        c->n_evs = c->head = 0;
+        for (size_t i = 0; i < BATCH; i++) {
+                c->msgs[i].msg_hdr = (struct msghdr){
+                        .msg_name = &c->addrs[i],
+                        .msg_namelen = sizeof(c->addrs[i]),
+                        .msg_iov = &c->iov[i],
+                        .msg_iovlen = 1,
+                };
+                c->msgs[i].msg_len = 0;
+        }
+        do
+                n = recvmmsg(fd, c->msgs, BATCH, MSG_DONTWAIT, NULL);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return errno == EAGAIN ? 0 : -errno;
+
+        for (int i = 0; i < n; i++) {
+                const struct msghdr *h = &c->msgs[i].msg_hdr;
+
+                p->n_received++;
+                if (h->msg_flags & MSG_TRUNC)
+                        continue;
+                if (h->msg_namelen < sizeof(struct sockaddr_nl) ||
+                    c->addrs[i].nl_family != AF_NETLINK || c->addrs[i].nl_pid != 0)
+                        continue; /* only the kernel speaks here */
+                (void)proc_events_dispatch(c->bufs[i], c->msgs[i].msg_len, collect_event, c);
+        }
+        return n;
+}
+
+static void channel_done(Channel *c)
+{
+        c->io = sd_event_source_disable_unref(c->io);
+        if (c->sk)
+                nl_socket_free(c->sk); /* closes the socket: the kernel stops sending */
+        c->sk = NULL;
+        free(c->bufs);
+        c->bufs = NULL;
+        free(c->evs);
+        c->evs = NULL;
+}
+
+/* The kernel does not filter: one socket gets everything. The deferred
+ * socket's batch is dropped, the prompt one has the same events. */
+static void unsplit(ProcEvents *p)
+{
+        Channel *b = &p->ch[DEFERRED];
+
+        log_debug("The kernel does not filter proc connector events, using one socket.");
+        channel_done(b);
+        b->n_evs = b->head = 0;
+        b->drained = true;
+        p->ch[PROMPT].types = ALL_TYPES;
+        p->split = false;
+}
+
+/* Hand on the collected events of both channels, each its own types, in
+ * timestamp order (each channel's in the order it received them). Stops
+ * when a channel that has more queued in the kernel runs out: its next
+ * batch may hold events older than the other's rest. */
+static void dispatch_merged(ProcEvents *p)
+{
+        Channel *a = &p->ch[PROMPT], *b = &p->ch[DEFERRED];
+
+        for (;;) {
+                bool ha = a->head < a->n_evs, hb = b->head < b->n_evs;
+                const ProcEvent *e;
+                const Channel *from;
+                int r;
+
+                if ((!ha && !a->drained) || (!hb && !b->drained) || (!ha && !hb))
+                        return;
+                if (ha && (!hb || a->evs[a->head].timestamp_ns <= b->evs[b->head].timestamp_ns))
+                        from = a, e = &a->evs[a->head++];
+                else
+                        from = b, e = &b->evs[b->head++];
+                if (!(from->types & TYPE_BIT(e->type)))
+                        continue;
+                r = p->handler(e, p->userdata);
+                if (r < 0)
+                        log_debug_errno(r, "Handling %s event of %d/%d failed: %m",
+                                        proc_event_type_to_string(e->type), e->pid, e->tid);
+        }
+}
+
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ProcEvents *p = userdata;
 
         for (unsigned round = 0; round < ROUNDS; round++) {
-                int n;
+                bool done = true;
 
-                for (size_t i = 0; i < BATCH; i++) {
-                        p->msgs[i].msg_hdr.msg_name = &p->addrs[i];
-                        p->msgs[i].msg_hdr.msg_namelen = sizeof(p->addrs[i]);
-                        p->msgs[i].msg_hdr.msg_iov = &p->iov[i];
-                        p->msgs[i].msg_hdr.msg_iovlen = 1;
-                        p->msgs[i].msg_hdr.msg_control = NULL;
-                        p->msgs[i].msg_hdr.msg_controllen = 0;
-                        p->msgs[i].msg_hdr.msg_flags = 0;
-                        p->msgs[i].msg_len = 0;
-                }
+                for (size_t k = 0; k < _CHANNEL_MAX; k++) {
+                        Channel *c = &p->ch[k];
+                        int n;
 
-                n = recvmmsg(fd, p->msgs, BATCH, MSG_DONTWAIT, NULL);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == EAGAIN)
-                                return 0;
-                        if (errno == ENOBUFS) {
+                        if (!c->sk || c->head < c->n_evs)
+                                continue; /* closed, or events left to hand on */
+                        n = channel_receive(p, c);
+                        if (n == -ENOBUFS)
                                 report_lost(p);
-                                continue;
-                        }
-                        return log_error_errno(errno, "Failed to receive proc events: %m");
+                        else if (n < 0)
+                                return log_error_errno(n, "Failed to receive proc events: %m");
+                        c->drained = n >= 0 && n < BATCH;
                 }
-                if (n == 0)
-                        return 0;
-
-                for (int i = 0; i < n; i++) {
-                        const struct msghdr *h = &p->msgs[i].msg_hdr;
-
-                        p->n_received++;
-                        if (h->msg_flags & MSG_TRUNC)
-                                continue;
-                        if (h->msg_namelen < sizeof(struct sockaddr_nl) ||
-                            p->addrs[i].nl_family != AF_NETLINK || p->addrs[i].nl_pid != 0)
-                                continue; /* only the kernel speaks here */
-                        (void) proc_events_dispatch(p->bufs[i], p->msgs[i].msg_len, p->handler,
-                                                    p->userdata);
-                }
-                if (n < BATCH)
+                if (p->split && (p->ch[PROMPT].unfiltered || p->ch[DEFERRED].unfiltered))
+                        unsplit(p);
+                dispatch_merged(p);
+                for (size_t k = 0; k < _CHANNEL_MAX; k++)
+                        if (p->ch[k].head < p->ch[k].n_evs || !p->ch[k].drained)
+                                done = false;
+                if (done)
                         return 0;
         }
+        /* Other sources get their turn; a channel with events left in
+         * memory has more queued in the kernel, so its source fires again. */
         return 0;
 }
 
@@ -249,6 +387,21 @@ static int set_rcvbuf(int fd, size_t want, size_t *ret)
 #define FILTER_GID 0x00000040u
 #define FILTER_COMM 0x00000200u
 #define FILTER_EXIT 0x80000000u
+
+static uint32_t filter_of_types(uint32_t types)
+{
+        static const uint32_t bits[_PROC_EV_MAX] = {
+                [PROC_EV_FORK] = FILTER_FORK, [PROC_EV_EXEC] = FILTER_EXEC,
+                [PROC_EV_COMM] = FILTER_COMM, [PROC_EV_UID] = FILTER_UID,
+                [PROC_EV_GID] = FILTER_GID,   [PROC_EV_EXIT] = FILTER_EXIT,
+        };
+        uint32_t f = 0;
+
+        for (size_t t = 0; t < _PROC_EV_MAX; t++)
+                if (types & TYPE_BIT(t))
+                        f |= bits[t];
+        return f;
+}
 
 /* Ask for events: FILTER 0 is the classic request (everything, any
  * kernel); else a struct proc_input with the event bits wanted, which
@@ -281,13 +434,33 @@ static int send_listen(struct nl_sock *sk, uint32_t filter)
         return 0;
 }
 
+/* Ask the kernel to send TYPES on C; the kernel handles the request before
+ * the send returns, so an event stamped later obeys it (if it filters). */
+static int channel_ask(Channel *c, uint32_t types)
+{
+        struct timespec ts;
+        int r;
+
+        r = send_listen(c->sk, filter_of_types(types));
+        if (r < 0)
+                return r;
+        c->asked = types;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+                c->asked_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        return 0;
+}
+
 int proc_events_want_comm(ProcEvents *p, bool want)
 {
-        uint32_t filter = FILTER_FORK | FILTER_EXEC | FILTER_UID | FILTER_GID | FILTER_EXIT;
+        uint32_t types = TYPE_BIT(PROC_EV_EXEC) | TYPE_BIT(PROC_EV_UID) | TYPE_BIT(PROC_EV_GID);
 
         if (!p)
                 return -EINVAL;
-        return send_listen(p->sk, want ? filter | FILTER_COMM : filter);
+        if (want)
+                types |= TYPE_BIT(PROC_EV_COMM);
+        if (!p->split)
+                types |= DEFERRED_TYPES; /* one socket for everything */
+        return channel_ask(&p->ch[PROMPT], types);
 }
 
 static int nl_error_to_errno(int r)
@@ -307,11 +480,75 @@ static int nl_error_to_errno(int r)
         }
 }
 
+/* Open C's socket, join the proc connector's group, and ask for TYPES
+ * (the classic request first: kernels before 6.6 ignore the filtered one). */
+static int channel_open(ProcEvents *p, Channel *c, size_t rcvbuf, uint32_t types)
+{
+        int r, fd;
+
+        c->types = types;
+        c->drained = true;
+        c->bufs = malloc(BATCH * DGRAM_MAX);
+        c->evs = malloc(BATCH * EVENTS_PER_DGRAM * sizeof(ProcEvent));
+        if (!c->bufs || !c->evs)
+                return -ENOMEM;
+        for (size_t i = 0; i < BATCH; i++)
+                c->iov[i] = (struct iovec){ c->bufs[i], DGRAM_MAX };
+
+        c->sk = nl_socket_alloc();
+        if (!c->sk)
+                return -ENOMEM;
+        nl_socket_disable_seq_check(c->sk);
+        nl_socket_disable_auto_ack(c->sk);
+
+        r = nl_connect(c->sk, NETLINK_CONNECTOR);
+        if (r < 0)
+                return nl_error_to_errno(r);
+        fd = nl_socket_get_fd(c->sk);
+
+        /* nl_connect() opened it with SOCK_CLOEXEC; make sure anyway. */
+        r = fcntl(fd, F_GETFD);
+        if (r >= 0 && !(r & FD_CLOEXEC))
+                (void)fcntl(fd, F_SETFD, r | FD_CLOEXEC);
+
+        r = nl_socket_set_nonblocking(c->sk);
+        if (r < 0)
+                return nl_error_to_errno(r);
+
+        r = set_rcvbuf(fd, rcvbuf, &p->rcvbuf);
+        if (r < 0)
+                return r;
+
+        r = nl_socket_add_membership(c->sk, CN_IDX_PROC);
+        if (r < 0)
+                return nl_error_to_errno(r);
+
+        r = send_listen(c->sk, 0);
+        if (r < 0)
+                return r;
+        return channel_ask(c, types);
+}
+
+static int channel_watch(ProcEvents *p, Channel *c, sd_event *event, const char *name,
+                         uint64_t interval, unsigned burst)
+{
+        int r;
+
+        r = sd_event_add_io(event, &c->io, nl_socket_get_fd(c->sk), EPOLLIN, on_io, p);
+        if (r < 0)
+                return r;
+        (void)sd_event_source_set_description(c->io, name);
+        r = sd_event_source_set_ratelimit(c->io, interval, burst);
+        if (r < 0)
+                log_debug_errno(r, "Failed to rate-limit %s wake-ups: %m", name);
+        return 0;
+}
+
 int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler,
                     void *userdata, ProcEvents **ret)
 {
         _cleanup_(proc_events_freep) ProcEvents *p = NULL;
-        int r, fd;
+        int r;
 
         if (!event || !handler || !ret)
                 return -EINVAL;
@@ -321,57 +558,32 @@ int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler
                 return -ENOMEM;
         p->handler = handler;
         p->userdata = userdata;
-        p->bufs = calloc(BATCH, DGRAM_MAX);
-        if (!p->bufs)
-                return -ENOMEM;
-        for (size_t i = 0; i < BATCH; i++)
-                p->iov[i] = (struct iovec){ p->bufs[i], DGRAM_MAX };
+        if (rcvbuf == 0)
+                rcvbuf = PROC_EVENTS_DEFAULT_RCVBUF;
 
-        p->sk = nl_socket_alloc();
-        if (!p->sk)
-                return -ENOMEM;
-        nl_socket_disable_seq_check(p->sk);
-        nl_socket_disable_auto_ack(p->sk);
-
-        r = nl_connect(p->sk, NETLINK_CONNECTOR);
+        /* The deferred channel first: until the prompt one has its filter,
+         * it gets forks and exits too and leaves them to the deferred one. */
+        p->split = true;
+        r = channel_open(p, &p->ch[DEFERRED], rcvbuf, DEFERRED_TYPES);
         if (r < 0)
-                return nl_error_to_errno(r);
-        fd = nl_socket_get_fd(p->sk);
-
-        /* nl_connect() opened it with SOCK_CLOEXEC; make sure anyway. */
-        r = fcntl(fd, F_GETFD);
-        if (r >= 0 && !(r & FD_CLOEXEC))
-                (void)fcntl(fd, F_SETFD, r | FD_CLOEXEC);
-
-        r = nl_socket_set_nonblocking(p->sk);
-        if (r < 0)
-                return nl_error_to_errno(r);
-
-        r = set_rcvbuf(fd, rcvbuf > 0 ? rcvbuf : PROC_EVENTS_DEFAULT_RCVBUF, &p->rcvbuf);
+                return r;
+        r = channel_open(p, &p->ch[PROMPT], rcvbuf, ALL_TYPES & ~DEFERRED_TYPES);
         if (r < 0)
                 return r;
 
-        r = nl_socket_add_membership(p->sk, CN_IDX_PROC);
-        if (r < 0)
-                return nl_error_to_errno(r);
-
-        r = send_listen(p->sk, 0);
-        if (r < 0)
-                return r;
-
-        r = sd_event_add_io(event, &p->io, fd, EPOLLIN, on_io, p);
-        if (r < 0)
-                return r;
-        (void)sd_event_source_set_description(p->io, "proc-connector");
         /* Under a storm the queue is drained a few events per wake-up, and
          * waking up costs more than the events (any process can cause one:
          * a rename loop). Past WAKEUP_BURST wake-ups in WAKEUP_INTERVAL the
-         * source rests until the interval ends, and then reads what queued
-         * up in large batches: an event waits WAKEUP_INTERVAL at most, and
-         * only during a storm. */
-        r = sd_event_source_set_ratelimit(p->io, WAKEUP_INTERVAL_USEC, WAKEUP_BURST);
+         * prompt source rests until the interval ends, and then reads what
+         * queued up in large batches: an event waits WAKEUP_INTERVAL at
+         * most, and only during a storm. */
+        r = channel_watch(p, &p->ch[PROMPT], event, "proc-connector", WAKEUP_INTERVAL_USEC,
+                          WAKEUP_BURST);
+        if (r >= 0)
+                r = channel_watch(p, &p->ch[DEFERRED], event, "proc-connector-deferred",
+                                  DEFERRED_INTERVAL_USEC, 1);
         if (r < 0)
-                log_debug_errno(r, "Failed to rate-limit proc connector wake-ups: %m");
+                return r;
 
         *ret = TAKE_PTR(p);
         return 0;
@@ -381,10 +593,8 @@ ProcEvents *proc_events_free(ProcEvents *p)
 {
         if (!p)
                 return NULL;
-        sd_event_source_disable_unref(p->io);
-        if (p->sk)
-                nl_socket_free(p->sk); /* closes the socket: the kernel stops sending */
-        free(p->bufs);
+        for (size_t k = 0; k < _CHANNEL_MAX; k++)
+                channel_done(&p->ch[k]);
         free(p);
         return NULL;
 }
@@ -404,11 +614,29 @@ uint64_t proc_events_n_lost(const ProcEvents *p)
         return p->n_lost;
 }
 
+bool proc_events_split(const ProcEvents *p)
+{
+        return p->split;
+}
+
 bool proc_events_drained(const ProcEvents *p)
 {
-        struct pollfd pfd = { .fd = nl_socket_get_fd(p->sk), .events = POLLIN };
+        struct pollfd pfd[_CHANNEL_MAX];
+        size_t n = 0;
 
+        for (size_t k = 0; k < _CHANNEL_MAX; k++) {
+                if (p->ch[k].head < p->ch[k].n_evs)
+                        return false; /* received, not handed on yet */
+                if (p->ch[k].sk)
+                        pfd[n++] = (struct pollfd){ .fd = nl_socket_get_fd(p->ch[k].sk),
+                                                    .events = POLLIN };
+        }
         /* An error (none is expected) counts as drained: the caller only
          * waits for the queue, it must never wait for ever. */
-        return poll(&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN);
+        if (poll(pfd, n, 0) <= 0)
+                return true;
+        for (size_t k = 0; k < n; k++)
+                if (pfd[k].revents & POLLIN)
+                        return false;
+        return true;
 }

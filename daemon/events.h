@@ -7,6 +7,10 @@
  * daemon does not care about are dropped here. A receive queue overflow
  * (ENOBUFS: events were lost) is reported as PROC_EV_LOST so the owner can
  * rescan /proc. Nothing runs while no event arrives.
+ *
+ * Fork and exit events come on a second socket that does not wake the
+ * daemon by itself more than once per 20 ms: they are handed on together
+ * with the next exec or rename, in the kernel's order (see events.c).
  */
 #pragma once
 
@@ -108,7 +112,11 @@ size_t proc_events_rcvbuf(const ProcEvents *p);
 /* Datagrams received / ENOBUFS overflows seen so far. */
 uint64_t proc_events_n_received(const ProcEvents *p);
 uint64_t proc_events_n_lost(const ProcEvents *p);
-/* True when no event is waiting in the receive queue right now. */
+/* True while fork and exit events come on a socket of their own, drained
+ * with the others (see events.c); false once the kernel was found to
+ * ignore the filter (before Linux 6.6). */
+bool proc_events_split(const ProcEvents *p);
+/* True when no event is waiting in the receive queues right now. */
 bool proc_events_drained(const ProcEvents *p);
 
 #define PROC_EVENTS_DEFAULT_RCVBUF (8u * 1024u * 1024u)

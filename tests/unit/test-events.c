@@ -428,6 +428,109 @@ static void test_live_filter(void)
         sd_event_unref(ev);
 }
 
+typedef struct SeenForks {
+        pid_t child;
+        pid_t kids[100];
+        unsigned seq, n_forks, n_execs, n_exits, n_dup, n_misordered;
+        unsigned exec_seq[100], exit_seq[100], fork_seq[100];
+        bool child_exited;
+} SeenForks;
+
+static int on_fork_event(const ProcEvent *e, void *userdata)
+{
+        SeenForks *s = userdata;
+        unsigned i;
+
+        s->seq++;
+        if (e->type == PROC_EV_FORK && e->parent_pid == s->child && e->tid == e->pid) {
+                for (i = 0; i < s->n_forks; i++)
+                        if (s->kids[i] == e->pid)
+                                s->n_dup++;
+                if (s->n_forks < ELEMENTSOF(s->kids)) {
+                        s->fork_seq[s->n_forks] = s->seq;
+                        s->kids[s->n_forks++] = e->pid;
+                }
+                return 0;
+        }
+        if (e->type == PROC_EV_EXIT && e->pid == s->child && e->tid == e->pid)
+                s->child_exited = true;
+        if (e->type != PROC_EV_EXEC && e->type != PROC_EV_EXIT)
+                return 0;
+        /* An exec or exit handed on before the kid's fork is not found here:
+         * the counts fall short. */
+        for (i = 0; i < s->n_forks; i++)
+                if (s->kids[i] == e->pid && e->tid == e->pid)
+                        break;
+        if (i == s->n_forks)
+                return 0;
+        if (e->type == PROC_EV_EXEC) {
+                s->n_dup += s->exec_seq[i] != 0;
+                s->exec_seq[i] = s->seq;
+                s->n_execs++;
+        } else {
+                s->n_dup += s->exit_seq[i] != 0;
+                s->exit_seq[i] = s->seq;
+                s->n_exits++;
+                if (!(s->fork_seq[i] < s->exec_seq[i] && s->exec_seq[i] < s->exit_seq[i]))
+                        s->n_misordered++;
+        }
+        return 0;
+}
+
+/* Fork and exit events come on a socket of their own (Linux 6.6+) and are
+ * merged with exec events in the kernel's order: a child starts 100
+ * processes that exec /bin/true one after the other; each one's fork, exec
+ * and exit are handed on exactly once and in that order (fork and exit
+ * from one socket, exec from the other). */
+static void test_live_deferred(void)
+{
+        _cleanup_(proc_events_freep) ProcEvents *p = NULL;
+        sd_event *ev = NULL;
+        SeenForks s = {};
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+        uint64_t end;
+
+        assert(sd_event_new(&ev) >= 0);
+        assert(proc_events_new(ev, 0, on_fork_event, &s, &p) == 0);
+        assert(uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2);
+
+        s.child = fork();
+        assert(s.child >= 0);
+        if (s.child == 0) {
+                for (int i = 0; i < 100; i++) {
+                        pid_t k = fork();
+                        if (k < 0)
+                                _exit(1);
+                        if (k == 0) {
+                                execl("/bin/true", "true", (char *)NULL);
+                                _exit(127);
+                        }
+                        if (waitpid(k, NULL, 0) != k)
+                                _exit(1);
+                }
+                _exit(0);
+        }
+        assert(waitpid(s.child, NULL, 0) == s.child);
+        end = now_ms() + 10000;
+        while (!s.child_exited && now_ms() < end)
+                assert(sd_event_run(ev, 100 * 1000) >= 0);
+
+        check(s.child_exited);
+        check(s.n_forks == 100);
+        check(s.n_execs == 100);
+        check(s.n_exits == 100);
+        check(s.n_dup == 0);
+        check(s.n_misordered == 0);
+        if (major > 6 || (major == 6 && minor >= 6))
+                check(proc_events_split(p));
+        else
+                printf("kernel %s has no event filter: one socket\n", u.release);
+
+        p = proc_events_free(p);
+        sd_event_unref(ev);
+}
+
 int main(void)
 {
         test_parse();
@@ -435,6 +538,7 @@ int main(void)
         if (geteuid() == 0) {
                 test_live();
                 test_live_filter();
+                test_live_deferred();
         } else
                 printf("skipping live test: not root\n");
         return test_result();
