@@ -13,6 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "daemon/state-file.h"
+#include "daemon/systemd-units.h"
 #include "daemon/units.h"
 #include "lib/cgroup.h"
 #include "lib/hashmap.h"
@@ -46,6 +47,16 @@ static const struct {
         [KNOB_UCLAMP_MAX] = { "cpu.uclamp.max", SETTING_UTIL_MAX },
 };
 
+/* The state file's kind of a record of CPUWeight= set through systemd (its
+ * orig and written are systemd_weight_to_string() values). */
+#define KIND_SYSTEMD_WEIGHT _KNOB_MAX
+
+typedef enum SystemdRoute {
+        ROUTE_UNKNOWN, /* not asked yet */
+        ROUTE_FILES,   /* cpu.weight and cpu.idle are written directly */
+        ROUTE_SYSTEMD, /* a systemd unit's: they go through its CPUWeight= */
+} SystemdRoute;
+
 typedef struct CgroupEntry {
         char *path;           /* "/system.slice/x.service", "/" for the root */
         const char *name;     /* last component of path (points into it), "" for the root */
@@ -58,6 +69,11 @@ typedef struct CgroupEntry {
         char *orig[_KNOB_MAX];    /* value before our first write; NULL: untouched */
         char *written[_KNOB_MAX]; /* the value we wrote last */
         uint32_t state_slot[_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
+        SystemdRoute route;
+        bool sd_set;          /* latniced set the unit's CPUWeight= */
+        uint64_t sd_orig;     /* the property before that */
+        uint64_t sd_written;  /* what latniced set last */
+        uint32_t sd_slot;     /* 1 + its record in the state file; 0: none */
 } CgroupEntry;
 
 typedef struct UnitsWatch {
@@ -81,6 +97,7 @@ struct UnitState {
         bool state_warned;
         StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
         size_t n_adopted;
+        SystemdUnits *systemd;       /* NULL: no systemd, or a --cgroup-root tree */
 };
 
 /* ---- Small helpers ---------------------------------------------------- */
@@ -214,10 +231,17 @@ static bool errno_is_cgroup_gone(int r)
 
 /* ---- Entries ---------------------------------------------------------- */
 
+static int entry_systemd_restore(UnitState *u, CgroupEntry *e);
+
 /* Forget what latniced wrote to E (the cgroup is gone, or a new one has its
- * path): nothing to give back there, so its records go too. */
+ * path): nothing to give back there, so its records go too. A unit's
+ * CPUWeight= set through systemd is the exception: the unit keeps it across
+ * a restart, so it is given back now (and set again if a [Unit] section
+ * still wants it for the new cgroup). */
 static void entry_forget_knobs(UnitState *u, CgroupEntry *e)
 {
+        (void) entry_systemd_restore(u, e);
+        e->route = ROUTE_UNKNOWN;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 e->orig[k] = mfree(e->orig[k]);
                 e->written[k] = mfree(e->written[k]);
@@ -277,7 +301,7 @@ static int entries_drop(UnitState *u, bool (*drop)(UnitState *u, CgroupEntry *e)
 static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
 {
         if (!e->configured && !e->orig[0] && !e->orig[1] && !e->orig[2] && !e->orig[3] &&
-            !e->orig[4])
+            !e->orig[4] && !e->sd_set)
                 return true;
         return units_cgroup_gone(u, e->path);
 }
@@ -475,6 +499,202 @@ static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
         return r;
 }
 
+static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop);
+
+/* ---- CPUWeight= and CPUIdle= of systemd's units ------------------------ */
+
+/* 1 if E's cpu.weight and cpu.idle belong to a systemd unit (asked once),
+ * 0 if they are written directly, negative if the manager could not say
+ * (logged; asked again next time). */
+static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
+{
+        uint64_t w;
+        int r;
+
+        if (!u->systemd || streq(e->path, "/"))
+                return 0;
+        if (e->route == ROUTE_UNKNOWN) {
+                r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, &w);
+                if (r < 0 && r != -ENXIO)
+                        return log_warning_errno(r, "Unit %s: cannot ask its systemd manager "
+                                                    "for CPUWeight= (%m); CPUWeight=/CPUIdle= "
+                                                    "wait for the next try.",
+                                                 e->name);
+                e->route = r == -ENXIO ? ROUTE_FILES : ROUTE_SYSTEMD;
+        }
+        return e->route == ROUTE_SYSTEMD;
+}
+
+/* Record CPUWeight= of E's unit in the state file before it is set: ORIG
+ * before latniced, WRITTEN to be set, PREVIOUS what latniced set before
+ * (NULL: nothing). */
+static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t written,
+                           const uint64_t *previous)
+{
+        _cleanup_free_ char *dir = NULL, *o = NULL, *w = NULL, *p = NULL;
+        StateCgroupRecord rec = {
+                .owner = STATE_CGROUP_UNITS,
+                .kind = KIND_SYSTEMD_WEIGHT,
+                .ino = e->ino,
+        };
+        int r;
+
+        if (!u->state)
+                return;
+        dir = units_fs_path(u, e->path, NULL);
+        if (!dir || systemd_weight_to_string(orig, &o) < 0 ||
+            systemd_weight_to_string(written, &w) < 0 ||
+            (previous && systemd_weight_to_string(*previous, &p) < 0)) {
+                log_oom();
+                return;
+        }
+        rec.path = dir;
+        /* Short words and numbers up to 10000: they always fit. */
+        snprintf(rec.orig, sizeof(rec.orig), "%s", o);
+        snprintf(rec.written, sizeof(rec.written), "%s", w);
+        snprintf(rec.previous, sizeof(rec.previous), "%s", strempty(p));
+        r = state_file_cgroup_put(u->state, &e->sd_slot, &rec);
+        if (r < 0 && !u->state_warned) {
+                log_warning_errno(r, "Unit %s: cannot record CPUWeight= in the state file %s "
+                                     "(%m): set anyway, but not given back should latniced be "
+                                     "killed.",
+                                  e->name, state_file_path(u->state));
+                u->state_warned = true;
+        }
+}
+
+/* Give E's unit its CPUWeight= back, unless someone else changed it since.
+ * The unit is looked up by name: a stopped or restarted unit keeps the
+ * runtime property latniced set. */
+static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
+{
+        _cleanup_free_ char *o = NULL;
+        uint64_t cur;
+        int r;
+
+        if (!e->sd_set)
+                return 0;
+        (void) systemd_weight_to_string(e->sd_orig, &o);
+        r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur);
+        if (r == -ENXIO) {
+                log_debug("Unit %s: gone from its systemd manager, nothing to restore", e->name);
+                r = 0;
+        } else if (r < 0)
+                log_warning_errno(r, "Unit %s: cannot restore CPUWeight=%s: %m", e->name, strna(o));
+        else if (cur != e->sd_written)
+                log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
+        else {
+                r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME,
+                                             e->sd_orig);
+                if (r < 0)
+                        log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m",
+                                          e->name, strna(o));
+                else
+                        log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name,
+                                  strna(o));
+        }
+        e->sd_set = false;
+        state_file_cgroup_release(u->state, &e->sd_slot);
+        return r;
+}
+
+/* The CPUWeight= WANT's CPUIdle=/CPUWeight= ask of E's unit (ORIG: the
+ * property before latniced): idle wins, as in the kernel; CPUIdle=no alone
+ * only takes an idle unit out of idle. */
+static uint64_t systemd_target(const Settings *want, uint64_t orig)
+{
+        if (settings_has(want, SETTING_CPU_IDLE) && want->cpu_idle)
+                return SYSTEMD_WEIGHT_IDLE;
+        if (settings_has(want, SETTING_CPU_WEIGHT))
+                return want->cpu_weight;
+        return orig == SYSTEMD_WEIGHT_IDLE ? SYSTEMD_WEIGHT_UNSET : orig;
+}
+
+/* CPUWeight= and CPUIdle= of WANT for the systemd unit of E, set as the
+ * unit's CPUWeight= (systemd writes cpu.weight and cpu.idle from it, and
+ * keeps them across daemon-reload). Adds to IN_FILES what took effect. */
+static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings *want,
+                                    Settings *in_files)
+{
+        uint32_t mask = want->mask & (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE));
+        _cleanup_free_ char *t = NULL, *c = NULL;
+        uint64_t cur, orig, target;
+        int r;
+
+        if (!mask) {
+                (void) entry_systemd_restore(u, e);
+                return;
+        }
+        r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, &cur);
+        if (r < 0) {
+                log_warning_errno(r, "Unit %s: cannot read CPUWeight= from its systemd manager: %m",
+                                  e->name);
+                return;
+        }
+        orig = e->sd_set ? e->sd_orig : cur;
+        target = systemd_target(want, orig);
+        if (cur == target && (!e->sd_set || e->sd_written == target)) {
+                in_files->mask |= mask;
+                return;
+        }
+        if (systemd_weight_to_string(target, &t) < 0 || systemd_weight_to_string(cur, &c) < 0) {
+                log_oom();
+                return;
+        }
+        if (u->dry_run) {
+                log_info("Unit %s: would set CPUWeight=%s through systemd (now %s)", e->name, t, c);
+                in_files->mask |= mask;
+                return;
+        }
+        systemd_record(u, e, orig, target, e->sd_set ? &e->sd_written : NULL);
+        r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, target);
+        if (r < 0) {
+                /* Not set: the record says what the unit still has. */
+                if (e->sd_set)
+                        systemd_record(u, e, e->sd_orig, e->sd_written, NULL);
+                else
+                        state_file_cgroup_release(u->state, &e->sd_slot);
+                log_warning_errno(r, "Unit %s: systemd did not take CPUWeight=%s: %m", e->name, t);
+                return;
+        }
+        log_debug("Unit %s: set CPUWeight=%s through systemd (was %s)", e->name, t, c);
+        e->sd_set = true;
+        e->sd_orig = orig;
+        e->sd_written = target;
+        in_files->mask |= mask;
+}
+
+/* A dead latniced's record of CPUWeight= for E's unit: E owns it again if
+ * the unit still has what that latniced set. */
+static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord *rec)
+{
+        uint64_t cur, orig, written, previous;
+        bool has_previous = rec->previous[0];
+
+        if (e->sd_set || !u->systemd || systemd_weight_from_string(rec->orig, &orig) < 0 ||
+            systemd_weight_from_string(rec->written, &written) < 0 ||
+            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
+            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0) {
+                adopted_done(u, rec, true);
+                return;
+        }
+        if (cur != written && !(has_previous && cur == previous)) {
+                if (cur != orig)
+                        log_info("Unit %s: CPUWeight= was changed by someone else while no "
+                                 "latniced ran: theirs.",
+                                 e->name);
+                adopted_done(u, rec, true);
+                return;
+        }
+        log_info("Unit %s: CPUWeight=%s from a previous latniced; its original is %s.", e->name,
+                 rec->written, rec->orig);
+        e->sd_set = true;
+        e->sd_orig = orig;
+        e->sd_written = cur;
+        e->sd_slot = rec->slot + 1;
+        adopted_done(u, rec, false);
+}
+
 /*
  * Bring entry E in line with policy P: write what P wants, restore what it
  * no longer wants, compute the per-task fallback. Returns -ENOENT if the
@@ -484,16 +704,29 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
 {
         Settings want = {}, fallback = {}, in_files = {};
         bool match = false, gone = false;
+        int owned = 0;
 
         if (p && unit_type_from_name(e->name, strlen(e->name)) >= 0)
                 match = policy_match_unit(p, e->name, &want);
         want.mask &= SETTINGS_UNIT_MASK;
         if (!match)
                 want.mask = 0;
+        if (settings_has(&want, SETTING_CPU_WEIGHT) || settings_has(&want, SETTING_CPU_IDLE) ||
+            e->sd_set)
+                owned = entry_systemd_owned(u, e);
+        /* First: systemd realizes the unit's cgroup before it answers, so a
+         * cpu controller it enables for CPUWeight= is there for the files
+         * below (cpu.latency.nice, cpu.uclamp.*). */
+        if (owned > 0)
+                entry_systemd_configure(u, e, &want, &in_files);
 
         for (Knob k = 0; k < _KNOB_MAX && !gone; k++) {
                 _cleanup_free_ char *value = NULL;
 
+                /* A systemd unit's: below, through systemd (not at all if its
+                 * manager did not answer). */
+                if (owned != 0 && (k == KNOB_WEIGHT || k == KNOB_IDLE))
+                        continue;
                 if (!settings_has(&want, knobs[k].id)) {
                         (void) knob_restore(u, e, k);
                         continue;
@@ -611,11 +844,43 @@ static void entry_adopt(UnitState *u, CgroupEntry *e)
 
                 if (!rec->path || !streq(rec->path, dir))
                         continue;
-                if (rec->ino != (uint64_t)e->ino || rec->kind >= _KNOB_MAX)
+                /* A unit keeps CPUWeight= across restarts: any cgroup at its path. */
+                if (rec->kind == KIND_SYSTEMD_WEIGHT)
+                        entry_systemd_adopt(u, e, rec);
+                else if (rec->ino != (uint64_t)e->ino || rec->kind >= _KNOB_MAX)
                         adopted_done(u, rec, true);
                 else
                         knob_adopt(u, e, (Knob)rec->kind, rec);
         }
+}
+
+/* A dead latniced's record of CPUWeight= of a unit whose cgroup is gone
+ * (stopped): the unit keeps the property, so it gets the original back if it
+ * still has what that latniced set. */
+static void systemd_record_restore(UnitState *u, const StateCgroupRecord *rec)
+{
+        size_t n = strlen(u->root);
+        const char *path = rec->path + n;
+        uint64_t cur, orig, written, previous = 0;
+        bool has_previous = rec->previous[0];
+        int r;
+
+        if (!u->systemd || strncmp(rec->path, u->root, n) != 0 || path[0] != '/' ||
+            systemd_weight_from_string(rec->orig, &orig) < 0 ||
+            systemd_weight_from_string(rec->written, &written) < 0 ||
+            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
+            systemd_units_get_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0)
+                return;
+        if (cur != written && !(has_previous && cur == previous))
+                return;
+        r = systemd_units_set_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, orig);
+        if (r < 0)
+                log_warning_errno(r, "Unit of %s: failed to restore CPUWeight=%s left by a "
+                                     "previous latniced: %m",
+                                  path, rec->orig);
+        else
+                log_info("Unit of %s: restored CPUWeight=%s left by a previous latniced.", path,
+                         rec->orig);
 }
 
 /* After the first walk: records of cgroups it did not find are of cgroups
@@ -627,6 +892,8 @@ static void adopted_finish(UnitState *u, bool drop)
         for (size_t i = 0; i < u->n_adopted; i++)
                 if (u->adopted[i].path) {
                         n++;
+                        if (drop && u->adopted[i].kind == KIND_SYSTEMD_WEIGHT)
+                                systemd_record_restore(u, &u->adopted[i]);
                         adopted_done(u, &u->adopted[i], drop);
                 }
         if (n > 0 && drop)
@@ -676,6 +943,14 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
         r = hashmap_new(&u->index);
         if (r < 0)
                 return r;
+        /* Only on the real hierarchy: a --cgroup-root tree is nobody's. */
+        if (!cgroup_root) {
+                r = systemd_units_new("/run", &u->systemd);
+                if (r < 0 && r != -ENOMEDIUM)
+                        log_warning_errno(r, "Cannot set up systemd's units (%m): CPUWeight= "
+                                             "and CPUIdle= are written to cgroup files, where "
+                                             "systemd may overwrite them.");
+        }
         u->root = TAKE_PTR(root);
         u->dry_run = dry_run;
         u->generation = 1;
@@ -699,6 +974,7 @@ UnitState *units_free(UnitState *u)
         if (!u)
                 return NULL;
         watch_done(&u->watch);
+        systemd_units_free(u->systemd);
         state_cgroup_records_free(u->adopted, u->n_adopted);
         for (size_t i = 0; i < u->n_entries; i++)
                 entry_free(u->entries[i]);
@@ -1014,15 +1290,18 @@ bool units_task_fallback(UnitState *u, const Policy *p, const char *unit, Settin
 
 int units_restore_all(UnitState *u)
 {
-        int ret = 0;
+        int ret = 0, r;
 
         for (size_t i = 0; i < u->n_entries; i++) {
                 CgroupEntry *e = u->entries[i];
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        int r = knob_restore(u, e, k);
+                        r = knob_restore(u, e, k);
                         if (r < 0 && ret == 0)
                                 ret = r;
                 }
+                r = entry_systemd_restore(u, e);
+                if (r < 0 && ret == 0)
+                        ret = r;
                 e->configured = false;
                 e->fallback = (Settings) {};
         }

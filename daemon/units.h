@@ -22,6 +22,16 @@
  * cgroup file and is always per task. Where a slice and a unit inside it
  * both fall back, the inner unit's settings win setting by setting.
  *
+ * A cgroup that a systemd manager owns as a unit's (daemon/systemd-units.h:
+ * the system manager, or a user manager below user@UID.service) does not get
+ * cpu.weight and cpu.idle written: systemd would put its own values back on
+ * the next `systemctl daemon-reload`. The unit's CPUWeight= is set instead,
+ * as a runtime property (CPUIdle=yes as CPUWeight=idle, which wins over a
+ * CPUWeight= as cpu.idle does in the kernel), and systemd writes both files;
+ * the original property is set again to restore. This needs the real
+ * hierarchy (no --cgroup-root) and systemd as PID 1; otherwise, and for
+ * cgroups no manager claims, the files are written as below.
+ *
  * Every value written is remembered with the value it replaced; a setting
  * that goes away on reload, and everything on units_restore_all(), gets the
  * original back (unless someone else changed the file since, which then
@@ -60,7 +70,8 @@
  *  4. SIGTERM with RestoreOnExit=yes: units_restore_all(u); then units_free(u).
  *              Without RestoreOnExit: units_free(u) only.
  *
- * Nothing here blocks on the bus; nothing polls.
+ * Nothing polls. The only blocking calls are those to a systemd manager
+ * for a unit's CPUWeight= (at most SYSTEMD_UNITS_TIMEOUT_USEC each).
  */
 #pragma once
 

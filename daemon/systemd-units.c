@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SystemdUnits: CPUWeight= of a unit through its systemd manager (see the header). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "daemon/systemd-units.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/unit-name.h"
+#include "lib/util.h"
+
+/* Connections to user managers kept open; beyond this the oldest is closed. */
+#define USER_BUSES_MAX 64u
+
+#define SD_DEST "org.freedesktop.systemd1"
+#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER "org.freedesktop.systemd1.Manager"
+
+typedef struct UserBus {
+        uid_t uid;
+        sd_bus *bus;
+} UserBus;
+
+struct SystemdUnits {
+        char *run_dir;
+        sd_bus *system;
+        UserBus users[USER_BUSES_MAX];
+        size_t n_users;
+};
+
+/* The D-Bus interface that carries ControlGroup and CPUWeight for each unit type. */
+static const char *const unit_interfaces[_UNIT_TYPE_MAX] = {
+        [UNIT_SERVICE] = "org.freedesktop.systemd1.Service",
+        [UNIT_SCOPE] = "org.freedesktop.systemd1.Scope",
+        [UNIT_SLICE] = "org.freedesktop.systemd1.Slice",
+        [UNIT_SOCKET] = "org.freedesktop.systemd1.Socket",
+        [UNIT_MOUNT] = "org.freedesktop.systemd1.Mount",
+        [UNIT_SWAP] = "org.freedesktop.systemd1.Swap",
+};
+
+int systemd_units_new(const char *run_dir, SystemdUnits **ret)
+{
+        _cleanup_free_ SystemdUnits *s = NULL;
+        _cleanup_free_ char *marker = NULL;
+
+        /* sd_booted()'s test, under RUN_DIR. */
+        if (asprintf(&marker, "%s/systemd/system", run_dir) < 0)
+                return -ENOMEM;
+        if (access(marker, F_OK) < 0)
+                return -ENOMEDIUM;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->run_dir = strdup(run_dir);
+        if (!s->run_dir)
+                return -ENOMEM;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+SystemdUnits *systemd_units_free(SystemdUnits *s)
+{
+        if (!s)
+                return NULL;
+        sd_bus_flush_close_unref(s->system);
+        for (size_t i = 0; i < s->n_users; i++)
+                sd_bus_flush_close_unref(s->users[i].bus);
+        free(s->run_dir);
+        free(s);
+        return NULL;
+}
+
+/*
+ * Split CGROUP_PATH into the unit (its last component, which must name a
+ * unit type with a cgroup) and the uid of the user manager that owns it
+ * (the last user@UID.service above it), or UID_INVALID for the system
+ * manager. -ENXIO: not a unit's cgroup.
+ */
+static int cgroup_owner(const char *cgroup_path, const char **ret_unit, UnitType *ret_type,
+                        uid_t *ret_uid)
+{
+        const char *leaf = strrchr(cgroup_path, '/');
+        uid_t uid = (uid_t)-1;
+        UnitType t;
+
+        leaf = leaf ? leaf + 1 : cgroup_path;
+        t = unit_type_from_name(leaf, strlen(leaf));
+        if (t < 0)
+                return -ENXIO;
+        for (const char *p = cgroup_path; p < leaf;) {
+                size_t n = strcspn(p, "/");
+                unsigned long v;
+                int end = 0;
+
+                if (n > 0 && p + n < leaf &&
+                    sscanf(p, "user@%lu.service%n", &v, &end) == 1 && (size_t)end == n &&
+                    v < (unsigned long)(uid_t)-1)
+                        uid = (uid_t)v;
+                p += n + (p[n] == '/');
+        }
+        *ret_unit = leaf;
+        *ret_type = t;
+        *ret_uid = uid;
+        return 0;
+}
+
+static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *sock = NULL, *address = NULL;
+        struct stat st;
+        int r;
+
+        if (asprintf(&sock, "%s/user/%u/systemd/private", s->run_dir, (unsigned)uid) < 0)
+                return -ENOMEM;
+        /* Only the user's own manager: a socket there owned by anyone else is not it. */
+        if (lstat(sock, &st) < 0)
+                return errno == ENOENT ? -ENXIO : -errno;
+        if (!S_ISSOCK(st.st_mode) || st.st_uid != uid)
+                return -ENXIO;
+        if (asprintf(&address, "unix:path=%s", sock) < 0)
+                return -ENOMEM;
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_description(bus, "user-manager");
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* The connection to the manager of UID (UID_INVALID: the system manager), opened on first use. */
+static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
+{
+        sd_bus *bus = NULL;
+        int r;
+
+        if (uid == (uid_t)-1) {
+                if (!s->system) {
+                        r = sd_bus_open_system(&s->system);
+                        if (r < 0)
+                                return r;
+                }
+                bus = s->system;
+        } else {
+                for (size_t i = 0; i < s->n_users; i++)
+                        if (s->users[i].uid == uid) {
+                                *ret = s->users[i].bus;
+                                return 0;
+                        }
+                r = user_bus_open(s, uid, &bus);
+                if (r < 0)
+                        return r;
+                if (s->n_users == USER_BUSES_MAX) {
+                        sd_bus_flush_close_unref(s->users[0].bus);
+                        memmove(s->users, s->users + 1, sizeof(s->users[0]) * --s->n_users);
+                }
+                s->users[s->n_users++] = (UserBus) { .uid = uid, .bus = bus };
+        }
+        r = sd_bus_set_method_call_timeout(bus, SYSTEMD_UNITS_TIMEOUT_USEC);
+        if (r < 0)
+                return r;
+        *ret = bus;
+        return 0;
+}
+
+/* A call failed for a reason other than the manager's answer: start afresh next time. */
+static void manager_bus_drop(SystemdUnits *s, uid_t uid)
+{
+        if (uid == (uid_t)-1) {
+                s->system = sd_bus_flush_close_unref(s->system);
+                return;
+        }
+        for (size_t i = 0; i < s->n_users; i++)
+                if (s->users[i].uid == uid) {
+                        sd_bus_flush_close_unref(s->users[i].bus);
+                        memmove(s->users + i, s->users + i + 1,
+                                sizeof(s->users[0]) * (s->n_users - i - 1));
+                        s->n_users--;
+                        return;
+                }
+}
+
+/* The manager's object of the unit at CGROUP_PATH, found as LOOKUP says. */
+static int unit_lookup(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                       sd_bus **ret_bus, uid_t *ret_uid,
+                       const char **ret_unit, const char **ret_iface, char **ret_object)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *object = NULL, *cg = NULL;
+        const char *unit, *path;
+        sd_bus *bus;
+        UnitType t;
+        uid_t uid;
+        int r;
+
+        r = cgroup_owner(cgroup_path, &unit, &t, &uid);
+        if (r < 0)
+                return r;
+        r = manager_bus(s, uid, &bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER,
+                               lookup == SYSTEMD_UNITS_OWNED ? "GetUnit" : "LoadUnit", &error,
+                               &reply, "s", unit);
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, "org.freedesktop.systemd1.NoSuchUnit"))
+                        return -ENXIO;
+                if (!sd_bus_error_is_set(&error))
+                        manager_bus_drop(s, uid);
+                return r;
+        }
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
+                return r;
+        object = strdup(path);
+        if (!object)
+                return -ENOMEM;
+        if (lookup == SYSTEMD_UNITS_BY_NAME)
+                goto found;
+        r = sd_bus_get_property_string(bus, SD_DEST, object, unit_interfaces[t], "ControlGroup",
+                                       &error, &cg);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&error))
+                        manager_bus_drop(s, uid);
+                return r;
+        }
+        if (!streq(cg, cgroup_path))
+                return -ENXIO; /* a namesake: not the cgroup this manager gave the unit */
+found:
+        *ret_bus = bus;
+        *ret_uid = uid;
+        *ret_unit = unit;
+        *ret_iface = unit_interfaces[t];
+        *ret_object = TAKE_PTR(object);
+        return 0;
+}
+
+int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t *ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *object = NULL;
+        const char *unit, *iface;
+        uint64_t w;
+        sd_bus *bus;
+        uid_t uid;
+        int r;
+
+        r = unit_lookup(s, cgroup_path, lookup, &bus, &uid, &unit, &iface, &object);
+        if (r < 0)
+                return r;
+        r = sd_bus_get_property_trivial(bus, SD_DEST, object, iface, "CPUWeight", &error, 't', &w);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&error))
+                        manager_bus_drop(s, uid);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t weight)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *object = NULL;
+        const char *unit, *iface;
+        sd_bus *bus;
+        uid_t uid;
+        int r;
+
+        r = unit_lookup(s, cgroup_path, lookup, &bus, &uid, &unit, &iface, &object);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties", &error,
+                               NULL, "sba(sv)", unit, 1, 1, "CPUWeight", "t", weight);
+        if (r < 0) {
+                if (sd_bus_error_is_set(&error))
+                        log_debug("SetUnitProperties(%s, CPUWeight) failed: %s: %s", unit,
+                                  error.name, strna(error.message));
+                else
+                        manager_bus_drop(s, uid);
+                return r;
+        }
+        return 0;
+}
+
+int systemd_weight_to_string(uint64_t weight, char **ret)
+{
+        char *s;
+
+        if (weight == SYSTEMD_WEIGHT_IDLE)
+                s = strdup("idle");
+        else if (weight == SYSTEMD_WEIGHT_UNSET)
+                s = strdup("default");
+        else if (asprintf(&s, "%" PRIu64, weight) < 0)
+                s = NULL;
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int systemd_weight_from_string(const char *s, uint64_t *ret)
+{
+        unsigned long long v;
+        char *end;
+
+        if (streq(s, "idle")) {
+                *ret = SYSTEMD_WEIGHT_IDLE;
+                return 0;
+        }
+        if (streq(s, "default")) {
+                *ret = SYSTEMD_WEIGHT_UNSET;
+                return 0;
+        }
+        if (s[0] < '1' || s[0] > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno != 0 || *end != 0 || v > 10000)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}

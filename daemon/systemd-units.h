@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SystemdUnits: CPUWeight= of a unit through the systemd manager that owns
+ * its cgroup.
+ *
+ * systemd writes cpu.weight and cpu.idle of every unit cgroup it manages
+ * from the unit's CPUWeight= (a weight, "idle", or unset: 100, not idle),
+ * and writes them again on `systemctl daemon-reload` and whenever it
+ * re-realizes the cgroup. A value written straight into those files lasts
+ * only until then. So for a cgroup a systemd manager owns, latniced sets the
+ * unit's CPUWeight= as a runtime property (SetUnitProperties, runtime=true:
+ * a drop-in in /run that lasts until reboot), and puts the original
+ * property back the same way.
+ *
+ * The manager of a cgroup: the user manager of UID for a cgroup below
+ * user@UID.service (not that unit itself), reached as root on its private
+ * socket /run/user/UID/systemd/private (root may manage units of a user
+ * manager: systemd grants a caller that is root when it is not root
+ * itself); the system manager on the system bus otherwise (root's uid is
+ * the manager's own). A cgroup is the unit's only if the manager has a unit
+ * of that name whose ControlGroup is exactly that path: a cgroup someone
+ * created with a unit-like name, or one inside a container's delegated
+ * tree, is not, and its files are written directly as before.
+ *
+ * Calls are synchronous with a short timeout (SYSTEMD_UNITS_TIMEOUT_USEC);
+ * a user manager that does not answer costs that once, then its connection
+ * is dropped and opened again at the next call.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#define SYSTEMD_WEIGHT_IDLE UINT64_C(0)      /* CPUWeight=idle */
+#define SYSTEMD_WEIGHT_UNSET UINT64_MAX      /* CPUWeight= (systemd's default) */
+#define SYSTEMD_UNITS_TIMEOUT_USEC (2 * 1000 * 1000)
+
+typedef struct SystemdUnits SystemdUnits;
+
+/* RUN_DIR: where the managers live ("/run"; tests may point elsewhere).
+ * -ENOMEDIUM when PID 1 is not systemd (no RUN_DIR/systemd/system). */
+int systemd_units_new(const char *run_dir, SystemdUnits **ret);
+SystemdUnits *systemd_units_free(SystemdUnits *s);
+static inline void systemd_units_freep(SystemdUnits **s)
+{
+        if (*s)
+                systemd_units_free(*s);
+}
+
+typedef enum SystemdUnitsLookup {
+        /* The unit whose ControlGroup is exactly CGROUP_PATH. */
+        SYSTEMD_UNITS_OWNED,
+        /* The unit named like CGROUP_PATH's last component, of the manager
+         * that owns that path, loaded if need be, whatever its cgroup is now:
+         * for giving back what latniced set when the cgroup is gone (a
+         * stopped or restarted unit keeps its runtime properties). */
+        SYSTEMD_UNITS_BY_NAME,
+} SystemdUnitsLookup;
+
+/*
+ * The CPUWeight= property of the unit at CGROUP_PATH (as in /proc/PID/cgroup,
+ * relative to the cgroup2 root), found as LOOKUP says: SYSTEMD_WEIGHT_IDLE,
+ * 1..10000 or SYSTEMD_WEIGHT_UNSET. -ENXIO: no manager has that unit (write
+ * the cgroup's files yourself); other negative errnos: the manager failed.
+ */
+int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t *ret);
+
+/* Set it, at runtime. Same errors. */
+int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t weight);
+
+/* WEIGHT as text for logs and the state file ("idle", "default", "200"),
+ * and back (-EINVAL for anything else). */
+int systemd_weight_to_string(uint64_t weight, char **ret);
+int systemd_weight_from_string(const char *s, uint64_t *ret);
