@@ -105,11 +105,16 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * number with sched_setattr(), setpriority() and a write to timerslack_ns,
  * none of which takes a pidfd. What guards it:
  *
- * - evaluate() opens a pidfd for the process before it reads the snapshot
- *   and checks after the read that the process is still running
- *   (pidfd_process_alive(): a poll, no permission needed): the snapshot,
- *   start time included, is then of the process the pidfd holds. The task
- *   table keeps the start time for later (reload, exit, rescan).
+ * - evaluate() reads the snapshot and decides first: most processes match
+ *   no rule and are left at that, without a system call more. A process
+ *   that is to be changed (or restored) is then held by a pidfd
+ *   (process_hold()), and its start time is read again and checked to be
+ *   the snapshot's, and after that the pidfd to be still running
+ *   (pidfd_process_alive(): a poll, no permission needed): a process that
+ *   runs after the start-time read held its pid since the pidfd was opened,
+ *   so the pidfd, the start time and the snapshot are of one process (a
+ *   pid that changed hands during the read changed the start time). The
+ *   task table keeps the start time for later (reload, exit, rescan).
  * - apply_thread() checks the pidfd again right before it reads a thread's
  *   state and changes it, and for the main thread right after: a process
  *   that still runs then held its pid all along, so every syscall reached
@@ -588,23 +593,13 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         return 1;
 }
 
-/* Hold process PID by a pidfd and read what the policy needs of it. Returns
- * 1 with *RET (and *RET_PIDFD) set, 0 if it is to be left alone (gone,
- * kernel thread, zombie), negative errno. */
-static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret, int *ret_pidfd)
+/* Read what the policy needs of process PID. Returns 1 with *RET set, 0 if
+ * it is to be left alone (gone, kernel thread, zombie), negative errno. */
+static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
-        _cleanup_close_ int pidfd = -EBADF;
         unsigned flags;
         int r;
-
-        /* Hold the process first, then read it (see "Pid reuse" above). A
-         * proc root of a test's own has no processes behind its pids. */
-        if (a->pidfds) {
-                pidfd = pidfd_open_process(pid);
-                if (pidfd == -ESRCH)
-                        return 0;
-        }
 
         flags = a->read_flags;
         if (a->ancestors)
@@ -619,8 +614,6 @@ static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret, int *ret_pidf
         }
         if (p->kernel_thread || p->zombie)
                 return 0;
-        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
-                return 0; /* exited: the snapshot may be of a task that has its pid now */
         if (a->ids && a->uses_ids) {
                 uint64_t now = now_usec(CLOCK_MONOTONIC);
 
@@ -638,6 +631,31 @@ static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret, int *ret_pidf
                         return r;
         }
         *ret = TAKE_PTR(p);
+        return 1;
+}
+
+/* Hold the process of snapshot P by a pidfd before anything is changed (see
+ * "Pid reuse" above). Returns 1 with *RET_PIDFD (-EBADF without pidfds: a
+ * proc root of a test's own, or a kernel without them), 0 if the process
+ * is gone or its pid names another one now, negative errno. */
+static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
+{
+        _cleanup_close_ int pidfd = -EBADF;
+        uint64_t st;
+        int r;
+
+        if (a->pidfds) {
+                pidfd = pidfd_open_process(p->view.pid);
+                if (pidfd == -ESRCH)
+                        return 0;
+        }
+        r = proc_starttime(a->ctx.proc_root, p->view.pid, 0, &st);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
+        if (st != p->starttime)
+                return 0;
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+                return 0;
         *ret_pidfd = TAKE_FD(pidfd);
         return 1;
 }
@@ -720,7 +738,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 
         if (!a->policy || pid <= 0)
                 return 0;
-        r = snapshot_process(a, pid, &p, &pidfd);
+        r = snapshot_process(a, pid, &p);
         if (r <= 0)
                 return r;
 
@@ -734,6 +752,14 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         if (r < 0)
                 return r == -ESRCH ? 0 : r;
         per_thread = a->thread_rules && d.match.thread_dependent;
+        /* Only a process that is to be changed or restored is held. */
+        if (per_thread || d.settings.mask != 0 || d.group.mask != 0 ||
+            (only_tid > 0 ? !!task_table_get(a->tasks, only_tid)
+                          : task_table_has_process(a->tasks, pid))) {
+                r = process_hold(a, p, &pidfd);
+                if (r <= 0)
+                        return r;
+        }
         /* Apply, group level first: the [Unit] sections of its cgroup, and
          * the group settings of its rules (the process's: its group, whole). */
         if (a->configure_units)
