@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,72 @@ static int task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, co
         return r < 0 ? -ENOMEM : 0;
 }
 
+/*
+ * Read PATH to its end, or to MAX bytes: with TRUNCATE, stop there and say
+ * so in *RET_TRUNCATED; without, fail with -EFBIG. procfs hands over its
+ * small files whole (stat, status, cgroup: one seq_file record; cmdline:
+ * as much of argv as is asked for), so a read() that returns less than was
+ * asked for reached the end: the read() that would return 0 is saved, one
+ * system call per file and process. A short read anywhere else (a regular
+ * file of a test's proc root) also means the end.
+ */
+static int proc_file_read(const char *path, size_t max, bool truncate, char **ret,
+                          size_t *ret_size, bool *ret_truncated)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, allocated = 0;
+        bool truncated = false;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                size_t want;
+                ssize_t n;
+
+                if (allocated - size < 2) {
+                        size_t grow = allocated ? allocated * 2 : 4096;
+                        char *b;
+
+                        if (grow > max + 2)
+                                grow = max + 2;
+                        if (grow <= allocated)
+                                return -EFBIG;
+                        b = realloc(buf, grow);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = grow;
+                }
+                want = allocated - size - 1;
+                n = read(fd, buf + size, want);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                size += (size_t)n;
+                if (size > max) {
+                        if (!truncate)
+                                return -EFBIG;
+                        /* One byte past MAX was read: there is more. */
+                        size = max;
+                        truncated = true;
+                        break;
+                }
+                if ((size_t)n < want)
+                        break;
+        }
+        buf[size] = 0;
+        if (ret_size)
+                *ret_size = size;
+        if (ret_truncated)
+                *ret_truncated = truncated;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
 static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const char *file,
                           size_t max, char **ret, size_t *ret_size)
 {
@@ -44,7 +111,7 @@ static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const cha
         r = task_path(&p, proc_root, pid, tid, file);
         if (r < 0)
                 return r;
-        return gone(read_full_file(p, max, ret, ret_size));
+        return gone(proc_file_read(p, max, false, ret, ret_size, NULL));
 }
 
 /* The first MAX bytes of a task file whose length the task controls. */
@@ -57,7 +124,7 @@ static int read_task_head(const char *proc_root, pid_t pid, const char *file, si
         r = task_path(&p, proc_root, pid, 0, file);
         if (r < 0)
                 return r;
-        return gone(read_file_head(p, max, ret, ret_size, ret_truncated));
+        return gone(proc_file_read(p, max, true, ret, ret_size, ret_truncated));
 }
 
 /*
