@@ -629,8 +629,8 @@ int verb_list(int argc, char **argv, const CliOptions *o)
                 json_writer_init(&w, stdout);
                 json_begin_array(&w);
         } else {
-                t = table_new(6, (const char *[]){ "PID", "TID", "NAME", "RULE", "OWNER",
-                                                   "SETTINGS" });
+                t = cli_table_new(o, 6, (const char *[]){ "PID", "TID", "NAME", "RULE", "OWNER",
+                                                          "SETTINGS" });
                 if (!t)
                         return log_oom(), 1;
                 table_set_align(t, 0, TABLE_ALIGN_RIGHT);
@@ -638,8 +638,6 @@ int verb_list(int argc, char **argv, const CliOptions *o)
                 table_set_shrinkable(t, 0, false);
                 table_set_shrinkable(t, 1, false);
                 table_set_shrinkable(t, 4, false);
-                table_set_color(t, o->color);
-                table_set_width(t, cli_terminal_width());
         }
 
         r = sd_bus_message_enter_container(reply, 'a', "(uusssb)");
@@ -678,7 +676,8 @@ int verb_list(int argc, char **argv, const CliOptions *o)
                 return 0;
         }
         if (table_n_rows(t) == 0) {
-                printf("No tasks managed.\n");
+                if (o->legend)
+                        printf("No tasks managed.\n");
                 return 0;
         }
         r = table_print(t, stdout);
@@ -752,6 +751,8 @@ int verb_set(int argc, char **argv, const CliOptions *o)
 
         if (o->json)
                 return print_done_json(NULL, NULL, "pid", (uint64_t) pid, &s);
+        if (o->quiet)
+                return 0;
         str = settings_to_string(&s);
         printf("pid %d: %s\n", (int) pid, str ? str : "set");
         return 0;
@@ -929,7 +930,7 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m"), 1;
-        if (!o->json) {
+        if (!o->json && !o->quiet) {
                 printf("Following TaskApplied signals of latniced (Ctrl-C to stop).\n");
                 fflush(stdout);
         }
@@ -986,44 +987,20 @@ static int unit_call(const CliOptions *o, const char *verb, const char *unit, co
                 r = json_writer_finish(&w);
                 if (r < 0)
                         return log_error_errno(r, "Cannot write JSON: %m"), 1;
-        } else
+        } else if (!o->quiet)
                 printf("%s %s, policy reloaded.\n", s->mask ? "Wrote" : "Removed", path);
-        return 0;
-}
-
-/* Split ARGS into --runtime and positional arguments (in place). */
-static int unit_args(int argc, char **argv, const char *verb, bool *ret_runtime, char ***ret_pos,
-                     size_t *ret_n)
-{
-        bool runtime = false, dashdash = false;
-        size_t n = 0;
-
-        for (int i = 1; i < argc; i++) {
-                if (!dashdash && streq(argv[i], "--runtime"))
-                        runtime = true;
-                else if (!dashdash && streq(argv[i], "--"))
-                        dashdash = true;
-                else if (!dashdash && argv[i][0] == '-' && argv[i][1] == '-')
-                        /* one dash is a unit name: -.mount, -.slice */
-                        return cli_usage_error("unknown option '%s' for %s", argv[i], verb);
-                else
-                        argv[1 + n++] = argv[i];
-        }
-        *ret_runtime = runtime;
-        *ret_pos = argv + 1;
-        *ret_n = n;
         return 0;
 }
 
 int verb_set_unit(int argc, char **argv, const CliOptions *o)
 {
+        _cleanup_free_ char **pos = NULL;
         Settings s;
-        bool runtime;
-        char **pos;
         size_t n;
         int r;
 
-        r = unit_args(argc, argv, "set-unit", &runtime, &pos, &n);
+        /* "--" comes before the arguments: "-.slice" is a unit here */
+        r = cli_positional_args(argc, argv, "set-unit", &pos, &n);
         if (r != 0)
                 return r;
         if (n == 0)
@@ -1034,23 +1011,22 @@ int verb_set_unit(int argc, char **argv, const CliOptions *o)
         r = parse_assignments(pos + 1, n - 1, SETTINGS_UNIT_MASK, "set-unit", &s);
         if (r != 0)
                 return r;
-        return unit_call(o, "set-unit", pos[0], &s, runtime);
+        return unit_call(o, "set-unit", pos[0], &s, o->runtime);
 }
 
 int verb_unset_unit(int argc, char **argv, const CliOptions *o)
 {
+        _cleanup_free_ char **pos = NULL;
         Settings s = {};
-        bool runtime;
-        char **pos;
         size_t n;
         int r;
 
-        r = unit_args(argc, argv, "unset-unit", &runtime, &pos, &n);
+        r = cli_positional_args(argc, argv, "unset-unit", &pos, &n);
         if (r != 0)
                 return r;
         if (n == 0)
                 return cli_usage_error("unset-unit needs a UNIT");
         if (n > 1)
                 return cli_usage_error("unset-unit takes one UNIT, found '%s' too", pos[1]);
-        return unit_call(o, "unset-unit", pos[0], &s, runtime);
+        return unit_call(o, "unset-unit", pos[0], &s, o->runtime);
 }

@@ -104,15 +104,16 @@ int verb_check(int argc, char **argv, const CliOptions *o)
 
                 for (size_t i = 0; i < diags.n; i++)
                         print_diagnostic(&diags.items[i], o);
-                printf("%zu file%s, %zu rule%s, %zu profile%s, %zu unit section%s: "
-                       "%s%zu error%s%s, %s%zu warning%s%s\n",
-                       n, n == 1 ? "" : "s", policy_n_rules(p), policy_n_rules(p) == 1 ? "" : "s",
-                       policy_n_profiles(p), policy_n_profiles(p) == 1 ? "" : "s",
-                       policy_n_units(p), policy_n_units(p) == 1 ? "" : "s",
-                       errors > 0 ? cli_color(o, "red") : "", errors, errors == 1 ? "" : "s",
-                       errors > 0 ? cli_color(o, "reset") : "",
-                       warnings > 0 ? cli_color(o, "yellow") : "", warnings,
-                       warnings == 1 ? "" : "s", warnings > 0 ? cli_color(o, "reset") : "");
+                if (!o->quiet)
+                        printf("%zu file%s, %zu rule%s, %zu profile%s, %zu unit section%s: "
+                               "%s%zu error%s%s, %s%zu warning%s%s\n",
+                               n, n == 1 ? "" : "s", policy_n_rules(p), policy_n_rules(p) == 1 ? "" : "s",
+                               policy_n_profiles(p), policy_n_profiles(p) == 1 ? "" : "s",
+                               policy_n_units(p), policy_n_units(p) == 1 ? "" : "s",
+                               errors > 0 ? cli_color(o, "red") : "", errors, errors == 1 ? "" : "s",
+                               errors > 0 ? cli_color(o, "reset") : "",
+                               warnings > 0 ? cli_color(o, "yellow") : "", warnings,
+                               warnings == 1 ? "" : "s", warnings > 0 ? cli_color(o, "reset") : "");
                 r = fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
         }
         diagnostics_done(&diags);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * latnicectl: shared options and the verbs. cli/latnicectl.c parses the
- * global options and dispatches; each verb is int verb_NAME(int argc, char
- * **argv, const CliOptions *o) where argv[0] is the verb name and the rest
- * are its own arguments (global options already removed). Verbs return an
+ * latnicectl: shared options and the verbs. cli/latnicectl.c parses every
+ * option (global and per verb, one getopt_long table) and dispatches; each
+ * verb is int verb_NAME(int argc, char **argv, const CliOptions *o) where
+ * argv[0] is the verb name and the rest are its positional arguments (after
+ * a "--" that cli_positional_args() skips; run gets its arguments as given). Verbs return an
  * exit status: 0 success, 1 failure, 2 usage error, and print errors as
  * "latnicectl: ..." (log_error with the console target).
  */
@@ -11,15 +12,34 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* --json=MODE; JSON_OFF is 0, so "if (o->json)" asks for any JSON. */
+typedef enum JsonMode {
+        JSON_OFF = 0,
+        JSON_PRETTY,
+        JSON_SHORT,
+} JsonMode;
 
 typedef struct CliOptions {
-        bool json;
+        JsonMode json;
         bool no_pager;
+        bool legend;           /* false with --no-legend: no table headers, hints, footers */
+        bool quiet;            /* -q: no success messages (errors and warnings stay) */
+        bool full;             /* --full: never cut, even on a terminal */
         bool color;            /* stdout is a tty and NO_COLOR is unset */
+        bool tty;              /* stdout was a terminal (before any pager took it) */
+        size_t columns;        /* the terminal's width, when tty */
         char **policy_dirs;    /* --policy-dir (NULL-terminated) or NULL for the defaults */
         const char *bus;       /* --bus: "system" (default), "session" or an address */
         const char *proc_root; /* "/proc" */
         const char *cgroup_root; /* --cgroup-root or NULL */
+        /* Options of one verb each (the table in cli/latnicectl.c checks which). */
+        bool all;              /* explain --all */
+        pid_t tid;             /* explain --tid, 0 if not given */
+        bool runtime;          /* set-unit/unset-unit --runtime */
+        const char *output;    /* import-ananicy -o, NULL if not given */
 } CliOptions;
 
 /* Offline verbs (cli/check.c, cli/explain.c, cli/kernel.c, cli/get.c, cli/run.c,

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * latnicectl explain PID [--tid TID]: what the policy on disk decides for a
- * process, rule by rule, from /proc (no daemon needed).
+ * latnicectl explain PID [--tid TID] [--all]: what the policy on disk decides
+ * for a process, from /proc (no daemon needed): the rules that apply and the
+ * predicate that decided each, or with --all every rule, matched or not.
  */
-#include <getopt.h>
 #include <inttypes.h>
-#include <langinfo.h>
 
 #include "cli/cli.h"
 #include "cli/json.h"
@@ -72,11 +71,20 @@ static void json_task(JsonWriter *w, const ProcTask *t)
         json_end_object(w);
 }
 
-static void json_trace(JsonWriter *w, const MatchTrace *trace)
+/* Without --all, only the rules that matched are shown (text and JSON). */
+static bool rule_shown(const RuleTrace *r, const CliOptions *o)
+{
+        return o->all || r->verdict == RULE_MATCHED;
+}
+
+static void json_trace(JsonWriter *w, const MatchTrace *trace, const CliOptions *o)
 {
         json_begin_array(w);
         for (size_t i = 0; i < trace->n; i++) {
                 const RuleTrace *r = &trace->rules[i];
+
+                if (!rule_shown(r, o))
+                        continue;
 
                 json_begin_object(w);
                 json_kv_string(w, "rule", r->rule);
@@ -112,16 +120,16 @@ static void json_result(JsonWriter *w, const Decision *d)
 
 /* ---- Text ---------------------------------------------------------------- */
 
-/* "  label:     value", the value cut to fit the terminal (JSON has it whole). */
-static void fact(const char *label, const char *value)
+/* "  label:     value", the value cut to fit a terminal unless --full, and
+ * whole when the output is not a terminal (JSON has it whole too). */
+static void fact(const char *label, const char *value, const CliOptions *o)
 {
         _cleanup_free_ char *clean = value ? cell_sanitize(value) : NULL, *cut = NULL;
-        size_t width = cli_terminal_width();
+        size_t width = o->columns;
 
-        if (clean)
-                cut = cell_truncate(clean, width > 13 ? width - 13 : 1,
-                                    !streq(nl_langinfo(CODESET), "UTF-8"));
-        printf("  %-10s %s\n", label, cut ? cut : value ? "?" : "-");
+        if (clean && o->tty && !o->full)
+                cut = cell_truncate(clean, width > 13 ? width - 13 : 1);
+        printf("  %-10s %s\n", label, cut ? cut : clean ? clean : value ? "?" : "-");
 }
 
 static void print_task(const ProcTask *t, const CliOptions *o)
@@ -133,20 +141,20 @@ static void print_task(const ProcTask *t, const CliOptions *o)
 
         printf("%sProcess %d (%s)%s\n", cli_color(o, "bold"), (int)v->pid, comm ? comm : "?",
                cli_color(o, "reset"));
-        fact("comm:", v->names.comm);
-        fact("argv[0]:", v->names.argv0);
-        fact("exe:", v->exe_path);
-        fact("cmdline:", v->cmdline);
+        fact("comm:", v->names.comm, o);
+        fact("argv[0]:", v->names.argv0, o);
+        fact("exe:", v->exe_path, o);
+        fact("cmdline:", v->cmdline, o);
         if (asprintf(&user, "%u (%s)", (unsigned)v->uid, v->user ? v->user : "no name") < 0)
                 user = NULL;
-        fact("user:", user);
+        fact("user:", user, o);
         if (asprintf(&group, "%u (%s)", (unsigned)v->gid, v->group ? v->group : "no name") < 0)
                 group = NULL;
-        fact("group:", group);
-        fact("cgroup:", v->cgroup);
-        fact("unit:", v->unit);
+        fact("group:", group, o);
+        fact("cgroup:", v->cgroup, o);
+        fact("unit:", v->unit, o);
         snprintf(buf, sizeof(buf), "%d", (int)t->ppid);
-        fact("ppid:", buf);
+        fact("ppid:", buf, o);
         for (size_t i = 0; i < v->n_ancestors; i++) {
                 char *n;
                 if (asprintf(&n, "%s%s%s", parents ? parents : "", i == 0 ? "" : " < ",
@@ -155,7 +163,7 @@ static void print_task(const ProcTask *t, const CliOptions *o)
                 free(parents);
                 parents = n;
         }
-        fact("parents:", parents);
+        fact("parents:", parents, o);
         if (t->kernel_thread)
                 printf("  %sA kernel thread: latniced never touches it.%s\n",
                        cli_color(o, "yellow"), cli_color(o, "reset"));
@@ -167,7 +175,28 @@ static const char *short_path(const char *path)
         return s ? s + 1 : strempty(path);
 }
 
-static int print_trace(const MatchTrace *trace, const CliOptions *o, bool utf8)
+/* "N rules did not match, M come after Final=yes: --all shows them" */
+static void print_hidden(const MatchTrace *trace, const CliOptions *o)
+{
+        size_t no = 0, skipped = 0;
+
+        for (size_t i = 0; i < trace->n; i++)
+                if (trace->rules[i].verdict == RULE_NOT_MATCHED)
+                        no++;
+                else if (trace->rules[i].verdict == RULE_SKIPPED_FINAL)
+                        skipped++;
+        if (o->all || !o->legend || no + skipped == 0)
+                return;
+        printf("%s(", cli_color(o, "grey"));
+        if (no > 0)
+                printf("%zu rule%s did not match", no, no == 1 ? "" : "s");
+        if (skipped > 0)
+                printf("%s%zu rule%s came after Final=yes", no > 0 ? ", " : "", skipped,
+                       skipped == 1 ? "" : "s");
+        printf("; --all shows %s)%s\n", no + skipped == 1 ? "it" : "them", cli_color(o, "reset"));
+}
+
+static int print_trace(const MatchTrace *trace, const CliOptions *o)
 {
         _cleanup_(table_freep) Table *t = NULL;
         int r;
@@ -176,13 +205,10 @@ static int print_trace(const MatchTrace *trace, const CliOptions *o, bool utf8)
                 printf("\nThe policy has no rules.\n");
                 return 0;
         }
-        t = table_new(5, (const char *[]){ "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" });
+        t = cli_table_new(o, 5, (const char *[]){ "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" });
         if (!t)
                 return -ENOMEM;
         table_set_shrinkable(t, 0, false);
-        table_set_color(t, o->color);
-        table_set_width(t, cli_terminal_width());
-        table_set_ascii(t, !utf8);
         for (size_t i = 0; i < trace->n; i++) {
                 const RuleTrace *rt = &trace->rules[i];
                 _cleanup_free_ char *where = NULL, *sets = NULL;
@@ -190,6 +216,8 @@ static int print_trace(const MatchTrace *trace, const CliOptions *o, bool utf8)
                                       : rt->verdict == RULE_NOT_MATCHED ? "no"
                                                                         : "skipped";
 
+                if (!rule_shown(rt, o))
+                        continue;
                 if (asprintf(&where, "%s:%u", short_path(rt->file), rt->line) < 0) {
                         where = NULL;
                         return -ENOMEM;
@@ -207,7 +235,13 @@ static int print_trace(const MatchTrace *trace, const CliOptions *o, bool utf8)
                         return r;
         }
         fputc('\n', stdout);
-        return table_print(t, stdout);
+        if (table_n_rows(t) > 0) {
+                r = table_print(t, stdout);
+                if (r < 0)
+                        return r;
+        }
+        print_hidden(trace, o);
+        return 0;
 }
 
 static void print_result(const Decision *d, const CliOptions *o, const char *what)
@@ -324,38 +358,23 @@ static void explanation_done(Explanation *e)
         proc_task_free(e->task);
 }
 
-/* PID [--tid TID] from ARGV; a thread id given as PID means that thread. */
+/* PID from ARGV, --tid from O; a thread id given as PID means that thread. */
 static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
 {
-        static const struct option options[] = {
-                { "tid", required_argument, NULL, 't' },
-                {},
-        };
-        pid_t pid = 0, tid = 0, tgid;
-        int c, r;
+        _cleanup_free_ char **args = NULL;
+        pid_t pid = 0, tid = o->tid, tgid;
+        size_t n;
+        int r;
 
-        opterr = 0;
-        optind = 0;
-        while ((c = getopt_long(argc, argv, ":", options, NULL)) >= 0) {
-                switch (c) {
-                case 't':
-                        if (cli_parse_pid(optarg, &tid) < 0)
-                                return cli_usage_error("option '--tid' needs a thread id, found '%s'",
-                                                       optarg);
-                        break;
-                case ':':
-                        return cli_usage_error("option '%s' needs a thread id", argv[optind - 1]);
-                default:
-                        return cli_usage_error("unknown option '%s' for explain", argv[optind - 1]);
-                }
-        }
-        if (optind >= argc)
+        r = cli_positional_args(argc, argv, "explain", &args, &n);
+        if (r != 0)
+                return r;
+        if (n == 0)
                 return cli_usage_error("explain needs a PID");
-        if (cli_parse_pid(argv[optind], &pid) < 0)
-                return cli_usage_error("expected a PID (a positive number), found '%s'",
-                                       argv[optind]);
-        if (optind + 1 < argc)
-                return cli_usage_error("explain takes one PID, found '%s' too", argv[optind + 1]);
+        if (cli_parse_pid(args[0], &pid) < 0)
+                return cli_usage_error("expected a PID (a positive number), found '%s'", args[0]);
+        if (n > 1)
+                return cli_usage_error("explain takes one PID, found '%s' too", args[1]);
 
         r = proc_tgid(o->proc_root, pid, &tgid);
         if (errno_is_gone(r))
@@ -442,7 +461,7 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         return CLI_EXIT_SUCCESS;
 }
 
-static int explain_json(const Explanation *e)
+static int explain_json(const Explanation *e, const CliOptions *o)
 {
         JsonWriter w;
 
@@ -464,8 +483,9 @@ static int explain_json(const Explanation *e)
         json_kv_uint(&w, "errors", e->n_errors);
         json_kv_bool(&w, "thread_rules", policy_has_thread_rules(e->policy));
         json_end_object(&w);
+        json_kv_bool(&w, "all_rules", o->all);
         json_key(&w, "rules");
-        json_trace(&w, &e->trace);
+        json_trace(&w, &e->trace, o);
         json_key(&w, "result");
         json_result(&w, &e->result);
         json_key(&w, "group");
@@ -494,20 +514,17 @@ static int explain_json(const Explanation *e)
         return json_writer_finish(&w);
 }
 
-static int print_threads(const Explanation *e, const CliOptions *o, bool utf8)
+static int print_threads(const Explanation *e, const CliOptions *o)
 {
         _cleanup_(table_freep) Table *t = NULL;
         int r = 0;
 
         printf("\nThreads (matched one by one, as the policy has thread rules):\n");
-        t = table_new(4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
+        t = cli_table_new(o, 4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
         if (!t)
                 return -ENOMEM;
         table_set_align(t, 0, TABLE_ALIGN_RIGHT);
         table_set_shrinkable(t, 0, false);
-        table_set_color(t, o->color);
-        table_set_width(t, cli_terminal_width());
-        table_set_ascii(t, !utf8);
         for (size_t i = 0; r >= 0 && i < e->n_threads; i++) {
                 const Decision *d = &e->threads[i].result;
                 _cleanup_free_ char *s = settings_to_string(&d->settings);
@@ -551,7 +568,6 @@ static void print_group(const Explanation *e, const CliOptions *o)
 
 static int explain_text(const Explanation *e, const CliOptions *o)
 {
-        bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
         const Policy *p = e->policy;
         char what[64];
         int r;
@@ -565,7 +581,7 @@ static int explain_text(const Explanation *e, const CliOptions *o)
                policy_n_files(p) == 1 ? "" : "s", policy_n_rules(p),
                policy_n_rules(p) == 1 ? "" : "s",
                policy_has_thread_rules(p) ? ", with thread rules" : "");
-        r = print_trace(&e->trace, o, utf8);
+        r = print_trace(&e->trace, o);
         if (r < 0)
                 return r;
         if (e->tid > 0)
@@ -577,7 +593,7 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         if (e->result.match.thread_dependent && e->tid == 0 && e->n_threads == 0)
                 printf("A thread: predicate took part: see --tid TID.\n");
         if (e->n_threads > 0) {
-                r = print_threads(e, o, utf8);
+                r = print_threads(e, o);
                 if (r < 0)
                         return r;
         }
@@ -595,7 +611,7 @@ int verb_explain(int argc, char **argv, const CliOptions *o)
         r = explain_gather(&e, o);
         if (r != CLI_EXIT_SUCCESS)
                 return r;
-        r = o->json ? explain_json(&e) : explain_text(&e, o);
+        r = o->json ? explain_json(&e, o) : explain_text(&e, o);
         if (r == -ENOMEM)
                 return cli_error("out of memory");
         if (r < 0)

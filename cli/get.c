@@ -35,8 +35,8 @@ static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
         int r;
 
-        t = table_new(8, (const char *[]){ "TID", "NAME", "POLICY", "NICE", "SLICE", "LATNICE",
-                                           "UCLAMP", "SLACK" });
+        t = cli_table_new(o, 8, (const char *[]){ "TID", "NAME", "POLICY", "NICE", "SLICE",
+                                                  "LATNICE", "UCLAMP", "SLACK" });
         if (!t)
                 return -ENOMEM;
         for (size_t c = 0; c < 8; c++)
@@ -44,9 +44,6 @@ static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
                         table_set_align(t, c, c == 2 ? TABLE_ALIGN_LEFT : TABLE_ALIGN_RIGHT);
                         table_set_shrinkable(t, c, false);
                 }
-        table_set_color(t, o->color);
-        table_set_width(t, cli_terminal_width());
-        table_set_ascii(t, !utf8);
 
         for (size_t i = 0; i < n; i++) {
                 const SchedState *s = &ts[i].s;

@@ -2,8 +2,6 @@
 /*
  * latnicectl import-ananicy [DIR] [-o FILE]
  */
-#include <getopt.h>
-
 #include "cli/ananicy.h"
 #include "cli/cli.h"
 #include "cli/json.h"
@@ -97,43 +95,22 @@ static int convert_to_file(const char *dir, const char *output, AnanicyStats *st
 
 int verb_import_ananicy(int argc, char **argv, const CliOptions *o)
 {
-        static const struct option options[] = {
-                { "output", required_argument, NULL, 'o' },
-                {},
-        };
         _cleanup_free_ char *error_path = NULL;
-        const char *dir = ANANICY_DEFAULT_DIR, *output = NULL, *what = NULL;
+        _cleanup_free_ char **args = NULL;
+        const char *dir = ANANICY_DEFAULT_DIR, *output = o->output, *what = NULL;
         AnanicyStats stats = {};
-        int c, r;
+        size_t n_args;
+        int r;
 
-        opterr = 0;
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+:o:", options, NULL)) >= 0) {
-                switch (c) {
-                case 'o':
-                        if (!*optarg)
-                                return cli_usage_error("option '-o' needs a file name");
-                        output = optarg;
-                        break;
-                case ':':
-                        return cli_usage_error("option '%s' needs a file name", argv[optind - 1]);
-                default:
-                        return cli_usage_error("unknown option '%s' for import-ananicy",
-                                               argv[optind - 1]);
-                }
-        }
-        if (optind < argc)
-                dir = argv[optind++];
-        /* an -o after DIR */
-        while ((c = getopt_long(argc, argv, "+:o:", options, NULL)) >= 0) {
-                if (c != 'o')
-                        return cli_usage_error("unknown option '%s' for import-ananicy",
-                                               argv[optind - 1]);
-                output = optarg;
-        }
-        if (optind < argc)
+        /* -o is parsed with the other options (cli/latnicectl.c) */
+        r = cli_positional_args(argc, argv, "import-ananicy", &args, &n_args);
+        if (r != 0)
+                return r;
+        if (n_args > 1)
                 return cli_usage_error("import-ananicy takes one directory, found '%s' too",
-                                       argv[optind]);
+                                       args[1]);
+        if (n_args == 1)
+                dir = args[0];
         if (output && streq(output, "-"))
                 output = NULL; /* "-o -": standard output */
         if (o->json && !output)

@@ -6,9 +6,18 @@
 #include "cli/utf8.h"
 #include "lib/macro.h"
 
+/* latnicectl --json=pretty|short picks the format once for the whole process,
+ * so every writer, in any verb, starts in it. */
+static bool default_pretty = true;
+
+void json_set_default_pretty(bool pretty)
+{
+        default_pretty = pretty;
+}
+
 void json_writer_init(JsonWriter *w, FILE *f)
 {
-        *w = (JsonWriter){ .f = f, .pretty = true };
+        *w = (JsonWriter){ .f = f, .pretty = default_pretty };
 }
 
 void json_writer_set_pretty(JsonWriter *w, bool pretty)

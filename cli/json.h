@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * JSON writer: streams one JSON document to a FILE, pretty-printed with
- * two-space indentation. Strings are escaped as RFC 8259 requires; bytes
+ * two-space indentation, or compact on one line (json_set_default_pretty()
+ * for every writer of the process, json_writer_set_pretty() for one).
+ * Strings are escaped as RFC 8259 requires; bytes
  * that are not valid UTF-8 (a process may name itself anything) become
  * U+FFFD, so the output is always valid JSON.
  *
@@ -35,6 +37,8 @@ typedef struct JsonWriter {
         bool done;                        /* the top-level value is complete */
 } JsonWriter;
 
+/* The format json_writer_init() starts with (default: pretty). */
+void json_set_default_pretty(bool pretty);
 void json_writer_init(JsonWriter *w, FILE *f);
 /* Compact output on one line (default: pretty). */
 void json_writer_set_pretty(JsonWriter *w, bool pretty);

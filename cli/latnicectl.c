@@ -1,39 +1,58 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * latnicectl: global options and verb dispatch.
+ * latnicectl: options and verb dispatch.
  *
- * Global options may stand anywhere before a "--" (so "latnicectl check
- * --json" works); they are removed and the verb gets the rest, its own
- * options included. Everything after "--" is the verb's, untouched (run).
+ * One getopt_long() table holds every option, global or of one verb. It is
+ * read in two passes: up to the verb, then the verb's arguments, where
+ * options may stand anywhere before a "--" (so "latnicectl check --json"
+ * works). run is the exception: its arguments end the options at the first
+ * KEY=VALUE, as the command after them has options of its own. A verb gets
+ * its positional arguments only; an option meant for another verb is a
+ * usage error.
  */
+#include <getopt.h>
 #include <locale.h>
 
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/pager.h"
+#include "cli/table.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+
+/* The options that belong to one verb or another. */
+typedef enum VerbOption {
+        VERB_OPTION_ALL = 1 << 0,
+        VERB_OPTION_TID = 1 << 1,
+        VERB_OPTION_RUNTIME = 1 << 2,
+        VERB_OPTION_OUTPUT = 1 << 3,
+} VerbOption;
 
 typedef struct Verb {
         const char *name;
         int (*func)(int argc, char **argv, const CliOptions *o);
+        unsigned options;  /* VerbOption bits it takes */
+        bool pager;        /* output that can be long goes through the pager */
+        bool raw_args;     /* options end at its first argument (run) */
 } Verb;
 
 static const Verb verbs[] = {
-        { "status", verb_status },
-        { "kernel", verb_kernel },
-        { "list", verb_list },
-        { "explain", verb_explain },
-        { "get", verb_get },
-        { "set", verb_set },
-        { "run", verb_run },
-        { "check", verb_check },
-        { "cat-policy", verb_cat_policy },
-        { "reload", verb_reload },
-        { "monitor", verb_monitor },
-        { "set-unit", verb_set_unit },
-        { "unset-unit", verb_unset_unit },
-        { "import-ananicy", verb_import_ananicy },
+        { "status", verb_status, 0, true, false },
+        { "kernel", verb_kernel, 0, true, false },
+        { "list", verb_list, 0, true, false },
+        { "explain", verb_explain, VERB_OPTION_ALL | VERB_OPTION_TID, true, false },
+        { "get", verb_get, 0, true, false },
+        { "set", verb_set, 0, false, false },
+        { "run", verb_run, 0, false, true },
+        { "check", verb_check, 0, false, false },
+        { "cat-policy", verb_cat_policy, 0, true, false },
+        { "reload", verb_reload, 0, false, false },
+        { "monitor", verb_monitor, 0, false, false },
+        { "set-unit", verb_set_unit, VERB_OPTION_RUNTIME, false, false },
+        { "unset-unit", verb_unset_unit, VERB_OPTION_RUNTIME, false, false },
+        { "import-ananicy", verb_import_ananicy, VERB_OPTION_OUTPUT, false, false },
 };
 
 static void help(void)
@@ -58,8 +77,10 @@ static void help(void)
                "Commands that work without latniced:\n"
                "  kernel                     What the kernel supports; the latency-nice ->\n"
                "                             slice table of this machine\n"
-               "  explain PID [--tid TID]    Every rule: matched or not, the predicate that\n"
-               "                             decided, and the resulting settings\n"
+               "  explain PID [--tid TID] [--all]\n"
+               "                             The rules that apply to a process, the predicate\n"
+               "                             that decided, and the resulting settings (--all:\n"
+               "                             every rule, matched or not)\n"
                "  get PID                    Scheduler attributes of every thread of PID\n"
                "  run KEY=VALUE... -- CMD [ARG...]\n"
                "                             Run a command with these attributes\n"
@@ -74,13 +95,25 @@ static void help(void)
                "Options:\n"
                "  -h --help                  Show this help\n"
                "     --version               Show the version\n"
-               "     --json                  Machine-readable output (JSON)\n"
+               "     --json=MODE             Machine-readable output: pretty (the default of\n"
+               "                             a bare --json), short (one line) or off\n"
+               "     --no-pager              Do not pipe the output into a pager\n"
+               "     --no-legend             No table headers, hints and summaries\n"
+               "  -l --full                  Do not cut table cells to the terminal's width\n"
+               "                             (output that is not a terminal is never cut)\n"
+               "  -q --quiet                 No success messages (set, set-unit, unset-unit,\n"
+               "                             monitor, check); errors and warnings stay\n"
                "     --policy-dir DIR        Read the policy from DIR instead of the system\n"
                "                             directories (repeatable, lowest priority first)\n"
                "     --bus BUS               Reach latniced on BUS: system (default),\n"
                "                             session, or a D-Bus address\n"
                "     --cgroup-root DIR       The cgroup2 hierarchy to look at\n"
-               "     --no-pager              Accepted; latnicectl never pages its output\n"
+               "\n"
+               "Options of one command:\n"
+               "  -a --all                   explain: every rule, not only those that apply\n"
+               "     --tid TID               explain: one thread of the process\n"
+               "     --runtime               set-unit, unset-unit: under /run, until reboot\n"
+               "  -o --output FILE           import-ananicy: write the policy to FILE\n"
                "\n"
                "Settings (KEY=VALUE): LatencyNice=-20..19  Slice=0.1ms..100ms  Nice=-20..19\n"
                "  Policy=other|batch|idle  UtilMin=, UtilMax=0..1024 or N%%\n"
@@ -90,109 +123,257 @@ static void help(void)
                "See latnicectl(1) and latnice.policy(5).\n");
 }
 
-/* Takes the value of an option "--name VALUE" or "--name=VALUE" at argv[*i]. */
-static int option_value(int argc, char **argv, int *i, const char *name, const char **ret)
-{
-        size_t l = strlen(name);
-        const char *a = argv[*i];
+enum {
+        ARG_VERSION = 0x100,
+        ARG_JSON,
+        ARG_NO_PAGER,
+        ARG_NO_LEGEND,
+        ARG_POLICY_DIR,
+        ARG_BUS,
+        ARG_CGROUP_ROOT,
+        ARG_TID,
+        ARG_RUNTIME,
+};
 
-        if (strncmp(a, name, l) != 0)
+static const struct option options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "json", optional_argument, NULL, ARG_JSON },
+        { "no-pager", no_argument, NULL, ARG_NO_PAGER },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+        { "full", no_argument, NULL, 'l' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
+        { "bus", required_argument, NULL, ARG_BUS },
+        { "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
+        { "all", no_argument, NULL, 'a' },
+        { "tid", required_argument, NULL, ARG_TID },
+        { "runtime", no_argument, NULL, ARG_RUNTIME },
+        { "output", required_argument, NULL, 'o' },
+        {},
+};
+
+#define SHORT_OPTIONS ":hlqao:"
+
+/* What parsing found besides CliOptions. */
+typedef struct Parsed {
+        char **dirs;             /* --policy-dir values, argc + 1 slots */
+        size_t n_dirs;
+        unsigned verb_options;   /* VerbOption bits given */
+        const char *verb_option_names[4]; /* as given, for errors, by bit */
+        bool exit_now;           /* --help, --version */
+} Parsed;
+
+static int parse_json_mode(const char *arg, JsonMode *ret)
+{
+        if (!arg || streq(arg, "pretty"))
+                *ret = JSON_PRETTY;
+        else if (streq(arg, "short"))
+                *ret = JSON_SHORT;
+        else if (streq(arg, "off"))
+                *ret = JSON_OFF;
+        else
+                return cli_usage_error("option '--json' takes pretty, short or off, found '%s'",
+                                       arg);
+        return 0;
+}
+
+static void verb_option_seen(Parsed *p, VerbOption bit, const char *name)
+{
+        p->verb_options |= bit;
+        p->verb_option_names[__builtin_ctz(bit)] = name;
+}
+
+/* One option C of the table; its text is ARGV[optind - 1]. 0 or an exit status. */
+static int parse_option(int c, char **argv, CliOptions *o, Parsed *p)
+{
+        switch (c) {
+        case 'h':
+                help();
+                p->exit_now = true;
                 return 0;
-        if (a[l] == '=') {
-                *ret = a + l + 1;
-                return 1;
+        case ARG_VERSION:
+                printf("latnicectl %s\n", PACKAGE_VERSION);
+                p->exit_now = true;
+                return 0;
+        case ARG_JSON:
+                return parse_json_mode(optarg, &o->json);
+        case ARG_NO_PAGER:
+                o->no_pager = true;
+                return 0;
+        case ARG_NO_LEGEND:
+                o->legend = false;
+                return 0;
+        case 'l':
+                o->full = true;
+                return 0;
+        case 'q':
+                o->quiet = true;
+                return 0;
+        case ARG_POLICY_DIR:
+                if (!*optarg)
+                        return cli_usage_error("option '--policy-dir' needs a directory, found "
+                                               "an empty string");
+                p->dirs[p->n_dirs++] = optarg;
+                return 0;
+        case ARG_BUS:
+                if (!*optarg)
+                        return cli_usage_error("option '--bus' needs system, session or a D-Bus "
+                                               "address");
+                o->bus = optarg;
+                return 0;
+        case ARG_CGROUP_ROOT:
+                if (!*optarg)
+                        return cli_usage_error("option '--cgroup-root' needs a directory");
+                o->cgroup_root = optarg;
+                return 0;
+        case 'a':
+                o->all = true;
+                verb_option_seen(p, VERB_OPTION_ALL, "--all");
+                return 0;
+        case ARG_TID:
+                if (cli_parse_pid(optarg, &o->tid) < 0)
+                        return cli_usage_error("option '--tid' needs a thread id, found '%s'",
+                                               optarg);
+                verb_option_seen(p, VERB_OPTION_TID, "--tid");
+                return 0;
+        case ARG_RUNTIME:
+                o->runtime = true;
+                verb_option_seen(p, VERB_OPTION_RUNTIME, "--runtime");
+                return 0;
+        case 'o':
+                if (!*optarg)
+                        return cli_usage_error("option '-o' needs a file name");
+                o->output = optarg;
+                verb_option_seen(p, VERB_OPTION_OUTPUT, "--output");
+                return 0;
+        case ':':
+                return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+                if (optopt > 0 && optopt < 0x100)
+                        return cli_usage_error("unknown option '-%c'", optopt);
+                return cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }
-        if (a[l] != '\0')
+}
+
+/* getopt_long() over ARGV from scratch; the index of the first argument it
+ * did not take, or -(exit status + 1). */
+static int parse_pass(int argc, char **argv, const char *optstring, CliOptions *o, Parsed *p)
+{
+        int c, r;
+
+        opterr = 0;
+        optind = 0; /* glibc: start over, also after a previous pass */
+        while ((c = getopt_long(argc, argv, optstring, options, NULL)) >= 0) {
+                r = parse_option(c, argv, o, p);
+                if (r != 0)
+                        return -(r + 1);
+                if (p->exit_now)
+                        return -(CLI_EXIT_SUCCESS + 1);
+        }
+        return optind;
+}
+
+static const Verb *verb_find(const char *name)
+{
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
+/* A verb option given to a verb that does not take it. */
+static int check_verb_options(const Verb *v, const Parsed *p)
+{
+        unsigned wrong = p->verb_options & ~v->options;
+
+        if (wrong == 0)
                 return 0;
-        if (*i + 1 >= argc)
-                return -EINVAL;
-        *ret = argv[++*i];
-        return 1;
+        return cli_usage_error("option '%s' does not apply to %s",
+                               p->verb_option_names[__builtin_ctz(wrong)], v->name);
+}
+
+/* Parse ARGV into O and the verb's own argument vector *RET_ARGV (verb name,
+ * for all but run a "--", then the positional arguments). An exit status,
+ * or -1 to go on. */
+static int parse_argv(int argc, char **argv, CliOptions *o, Parsed *p, const Verb **ret_verb,
+                      char ***ret_argv, int *ret_argc)
+{
+        const Verb *v;
+        char **sub, **args;
+        int i, n_sub, n = 0;
+
+        i = parse_pass(argc, argv, "+" SHORT_OPTIONS, o, p);
+        if (i < 0)
+                return -i - 1;
+        if (i >= argc)
+                return cli_usage_error("expected a command, found none");
+        v = verb_find(argv[i]);
+        if (!v)
+                return cli_usage_error("unknown command '%s'", argv[i]);
+
+        /* argv[i] is the verb: getopt takes it for the program name */
+        sub = argv + i;
+        n_sub = argc - i;
+        i = parse_pass(n_sub, sub, v->raw_args ? "+" SHORT_OPTIONS : SHORT_OPTIONS, o, p);
+        if (i < 0)
+                return -i - 1;
+        if (check_verb_options(v, p) != 0)
+                return CLI_EXIT_USAGE;
+
+        args = calloc((size_t)(n_sub - i) + 3, sizeof(char *));
+        if (!args)
+                return cli_error("out of memory");
+        args[n++] = sub[0];
+        /* the arguments are positional even if they start with '-' */
+        if (!v->raw_args)
+                args[n++] = (char *)"--";
+        for (; i < n_sub; i++)
+                args[n++] = sub[i];
+        *ret_verb = v;
+        *ret_argv = args;
+        *ret_argc = n;
+        return -1;
 }
 
 int main(int argc, char **argv)
 {
-        _cleanup_free_ char **rest = NULL, **dirs = NULL;
+        _cleanup_free_ char **dirs = NULL, **args = NULL;
         CliOptions o = {
                 .bus = "system",
                 .proc_root = "/proc",
+                .legend = true,
         };
-        size_t n_rest = 0, n_dirs = 0;
+        Parsed p = {};
+        const Verb *v = NULL;
         const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+        int r, n_args = 0;
+        pid_t pager = 0;
 
         setlocale(LC_ALL, "");
         log_set_program_name("latnicectl");
         log_set_target(LOG_TARGET_CONSOLE);
         log_set_max_level(LOG_NOTICE);
 
-        o.color = isatty(STDOUT_FILENO) && !no_color && !(term && streq(term, "dumb"));
+        o.tty = isatty(STDOUT_FILENO);
+        o.color = o.tty && !no_color && !(term && streq(term, "dumb"));
+        if (o.tty)
+                o.columns = cli_terminal_width();
 
-        rest = calloc((size_t)argc + 1, sizeof(char *));
         dirs = calloc((size_t)argc + 1, sizeof(char *));
-        if (!rest || !dirs)
+        if (!dirs)
                 return cli_error("out of memory");
-
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i], *v = NULL;
-                int r;
-
-                if (streq(a, "--")) {
-                        /* the rest belongs to the verb, untouched */
-                        for (; i < argc; i++)
-                                rest[n_rest++] = argv[i];
-                        break;
-                }
-                if (streq(a, "-h") || streq(a, "--help")) {
-                        help();
-                        return CLI_EXIT_SUCCESS;
-                }
-                if (streq(a, "--version")) {
-                        printf("latnicectl %s\n", PACKAGE_VERSION);
-                        return CLI_EXIT_SUCCESS;
-                }
-                if (streq(a, "--json")) {
-                        o.json = true;
-                        continue;
-                }
-                if (streq(a, "--no-pager")) {
-                        o.no_pager = true;
-                        continue;
-                }
-                if ((r = option_value(argc, argv, &i, "--policy-dir", &v)) != 0) {
-                        if (r < 0)
-                                return cli_usage_error("option '--policy-dir' needs a directory");
-                        if (!*v)
-                                return cli_usage_error("option '--policy-dir' needs a directory, "
-                                                       "found an empty string");
-                        dirs[n_dirs++] = (char *)v;
-                        continue;
-                }
-                if ((r = option_value(argc, argv, &i, "--bus", &v)) != 0) {
-                        if (r < 0 || !*v)
-                                return cli_usage_error("option '--bus' needs system, session "
-                                                       "or a D-Bus address");
-                        o.bus = v;
-                        continue;
-                }
-                if ((r = option_value(argc, argv, &i, "--cgroup-root", &v)) != 0) {
-                        if (r < 0 || !*v)
-                                return cli_usage_error("option '--cgroup-root' needs a directory");
-                        o.cgroup_root = v;
-                        continue;
-                }
-                rest[n_rest++] = argv[i];
-        }
-        if (n_dirs > 0)
+        p.dirs = dirs;
+        r = parse_argv(argc, argv, &o, &p, &v, &args, &n_args);
+        if (r >= 0)
+                return r;
+        if (p.n_dirs > 0)
                 o.policy_dirs = dirs;
+        json_set_default_pretty(o.json != JSON_SHORT);
 
-        if (n_rest == 0)
-                return cli_usage_error("expected a command, found none");
-        if (rest[0][0] == '-')
-                return cli_usage_error("unknown option '%s'", rest[0]);
-
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(verbs[i].name, rest[0]))
-                        return verbs[i].func((int)n_rest, rest, &o);
-
-        return cli_usage_error("unknown command '%s'", rest[0]);
+        if (v->pager && !o.no_pager)
+                pager = pager_open(); /* if it fails, the output goes to the terminal */
+        r = v->func(n_args, args, &o);
+        pager_close(pager);
+        return r;
 }

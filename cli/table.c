@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <langinfo.h>
+#include <libsmartcols/libsmartcols.h>
 #include <sys/ioctl.h>
+#include <wchar.h>
 
+#include "cli/cli.h"
 #include "cli/table.h"
 #include "cli/utf8.h"
 #include "lib/macro.h"
 
-#define MIN_SHRINK_WIDTH 6
-
 struct Table {
+        struct libscols_table *tb;
         size_t n_columns;
-        char **headers;
-        TableAlign *align;
-        bool *shrinkable;
-        char **cells; /* n_rows * n_columns, sanitized */
-        size_t n_rows, allocated_rows;
-        size_t width;
-        bool color, header, ascii;
 };
 
 char *cell_sanitize(const char *s)
@@ -41,30 +37,46 @@ char *cell_sanitize(const char *s)
         return out;
 }
 
+/* The next character of S (N bytes left): its length in bytes and its width
+ * in cells, from glibc. Something mbrtowc() cannot decode is one byte, one
+ * cell; a character wcwidth() calls unprintable is one cell too, as the
+ * callers print sanitized strings where it became '?'. */
+static size_t next_char(const char *s, size_t n, mbstate_t *st, unsigned *ret_width)
+{
+        wchar_t wc;
+        size_t l = mbrtowc(&wc, s, n, st);
+        int w;
+
+        if (l == (size_t)-1 || l == (size_t)-2 || l == 0) {
+                memset(st, 0, sizeof(*st));
+                *ret_width = 1;
+                return 1;
+        }
+        w = wcwidth(wc);
+        *ret_width = w < 0 ? 1 : (unsigned)w;
+        return l;
+}
+
 size_t cell_width(const char *s)
 {
+        mbstate_t st = {};
         size_t n = strlen(s), w = 0;
-        uint32_t cp;
 
         for (size_t i = 0; i < n;) {
-                size_t l = utf8_decode(s + i, n - i, &cp);
-                if (l == 0) {
-                        w++;
-                        i++;
-                        continue;
-                }
-                w += utf8_cp_width(cp);
-                i += l;
+                unsigned cw;
+                i += next_char(s + i, n - i, &st, &cw);
+                w += cw;
         }
         return w;
 }
 
-char *cell_truncate(const char *s, size_t width, bool ascii)
+char *cell_truncate(const char *s, size_t width)
 {
-        const char *ellipsis = ascii ? "..." : "\xe2\x80\xa6";
-        size_t ellipsis_width = ascii ? 3 : 1;
+        bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+        const char *ellipsis = utf8 ? "\xe2\x80\xa6" : "...";
+        size_t ellipsis_width = utf8 ? 1 : 3;
         size_t n = strlen(s), w = 0, i = 0, room;
-        uint32_t cp;
+        mbstate_t st = {};
         char *out;
 
         if (cell_width(s) <= width)
@@ -80,12 +92,16 @@ char *cell_truncate(const char *s, size_t width, bool ascii)
         }
         room = width - ellipsis_width;
         while (i < n) {
-                size_t l = utf8_decode(s + i, n - i, &cp);
-                unsigned cw = l == 0 ? 1 : utf8_cp_width(cp);
-                if (w + cw > room)
+                mbstate_t before = st;
+                unsigned cw;
+                size_t l = next_char(s + i, n - i, &st, &cw);
+
+                if (w + cw > room) {
+                        st = before;
                         break;
+                }
                 w += cw;
-                i += l == 0 ? 1 : l;
+                i += l;
         }
         out = malloc(i + strlen(ellipsis) + 1);
         if (!out)
@@ -105,19 +121,29 @@ Table *table_new(size_t n_columns, const char *const *headers)
         if (!t)
                 return NULL;
         t->n_columns = n_columns;
-        t->width = 80;
-        t->header = true;
-        t->headers = calloc(n_columns, sizeof(char *));
-        t->align = calloc(n_columns, sizeof(TableAlign));
-        t->shrinkable = calloc(n_columns, sizeof(bool));
-        if (!t->headers || !t->align || !t->shrinkable)
+        t->tb = scols_new_table();
+        if (!t->tb)
                 return table_free(t);
-        for (size_t c = 0; c < n_columns; c++) {
-                t->headers[c] = cell_sanitize(headers[c] ? headers[c] : "");
-                if (!t->headers[c])
+        /* never cut unless told a width (table_set_width) */
+        if (scols_table_set_termforce(t->tb, SCOLS_TERMFORCE_NEVER) < 0)
+                return table_free(t);
+        for (size_t c = 0; c < n_columns; c++)
+                if (!scols_table_new_column(t->tb, headers[c] ? headers[c] : "", 0,
+                                            SCOLS_FL_TRUNC))
                         return table_free(t);
-                t->shrinkable[c] = true;
-        }
+        return t;
+}
+
+Table *cli_table_new(const CliOptions *o, size_t n_columns, const char *const *headers)
+{
+        Table *t = table_new(n_columns, headers);
+
+        if (!t)
+                return NULL;
+        table_set_color(t, o->color);
+        table_set_header(t, o->legend);
+        if (o->tty && !o->full)
+                table_set_width(t, o->columns);
         return t;
 }
 
@@ -125,148 +151,80 @@ Table *table_free(Table *t)
 {
         if (!t)
                 return NULL;
-        if (t->headers)
-                for (size_t c = 0; c < t->n_columns; c++)
-                        free(t->headers[c]);
-        for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        free(t->headers);
-        free(t->align);
-        free(t->shrinkable);
+        scols_unref_table(t->tb);
         free(t);
         return NULL;
 }
 
+static void column_flag(Table *t, size_t column, int flag, bool on)
+{
+        struct libscols_column *cl = column < t->n_columns ? scols_table_get_column(t->tb, column)
+                                                          : NULL;
+
+        if (cl)
+                (void)scols_column_set_flags(cl, on ? scols_column_get_flags(cl) | flag
+                                                    : scols_column_get_flags(cl) & ~flag);
+}
+
 void table_set_align(Table *t, size_t column, TableAlign align)
 {
-        if (column < t->n_columns)
-                t->align[column] = align;
+        column_flag(t, column, SCOLS_FL_RIGHT, align == TABLE_ALIGN_RIGHT);
 }
 
 void table_set_shrinkable(Table *t, size_t column, bool shrinkable)
 {
-        if (column < t->n_columns)
-                t->shrinkable[column] = shrinkable;
+        column_flag(t, column, SCOLS_FL_TRUNC, shrinkable);
 }
 
 void table_set_width(Table *t, size_t width)
 {
-        t->width = width;
+        (void)scols_table_set_termforce(t->tb, width > 0 ? SCOLS_TERMFORCE_ALWAYS
+                                                         : SCOLS_TERMFORCE_NEVER);
+        (void)scols_table_set_termwidth(t->tb, width);
 }
 
 void table_set_color(Table *t, bool color)
 {
-        t->color = color;
+        (void)scols_table_enable_colors(t->tb, color);
+        for (size_t c = 0; c < t->n_columns; c++) {
+                struct libscols_column *cl = scols_table_get_column(t->tb, c);
+                (void)scols_cell_set_color(scols_column_get_header(cl), color ? "bold" : NULL);
+        }
 }
 
 void table_set_header(Table *t, bool header)
 {
-        t->header = header;
-}
-
-void table_set_ascii(Table *t, bool ascii)
-{
-        t->ascii = ascii;
+        (void)scols_table_enable_noheadings(t->tb, !header);
 }
 
 size_t table_n_rows(const Table *t)
 {
-        return t->n_rows;
+        return scols_table_get_nlines(t->tb);
 }
 
 int table_add_row(Table *t, const char *const *cells)
 {
-        if (t->n_rows == t->allocated_rows) {
-                size_t a = t->allocated_rows ? t->allocated_rows * 2 : 16;
-                char **c = reallocarray(t->cells, a * t->n_columns, sizeof(char *));
-                if (!c)
-                        return -ENOMEM;
-                t->cells = c;
-                t->allocated_rows = a;
-        }
-        char **row = t->cells + t->n_rows * t->n_columns;
-        for (size_t c = 0; c < t->n_columns; c++) {
-                row[c] = cell_sanitize(cells[c] ? cells[c] : "-");
-                if (!row[c]) {
-                        while (c > 0)
-                                free(row[--c]);
+        struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
+
+        if (!ln)
+                return -ENOMEM;
+        for (size_t c = 0; c < t->n_columns; c++)
+                if (scols_line_set_data(ln, c, cells[c] ? cells[c] : "-") < 0) {
+                        (void)scols_table_remove_line(t->tb, ln);
                         return -ENOMEM;
                 }
-        }
-        t->n_rows++;
         return 0;
-}
-
-static void print_cell(const Table *t, FILE *f, const char *text, size_t column, size_t width,
-                       bool last)
-{
-        _cleanup_free_ char *cut = cell_truncate(text, width, t->ascii);
-        const char *s = cut ? cut : text;
-        size_t w = cell_width(s), pad = w < width ? width - w : 0;
-
-        if (t->align[column] == TABLE_ALIGN_RIGHT)
-                for (size_t i = 0; i < pad; i++)
-                        fputc(' ', f);
-        fputs(s, f);
-        if (t->align[column] == TABLE_ALIGN_LEFT && !last)
-                for (size_t i = 0; i < pad; i++)
-                        fputc(' ', f);
 }
 
 int table_print(const Table *t, FILE *f)
 {
-        _cleanup_free_ size_t *widths = calloc(t->n_columns, sizeof(size_t));
-        size_t total;
+        int r;
 
-        if (!widths)
-                return -ENOMEM;
-        for (size_t c = 0; c < t->n_columns; c++) {
-                if (t->header)
-                        widths[c] = cell_width(t->headers[c]);
-                for (size_t r = 0; r < t->n_rows; r++)
-                        widths[c] = MAX(widths[c], cell_width(t->cells[r * t->n_columns + c]));
-        }
-
-        /* Shrink the widest shrinkable column, one cell at a time, until it fits. */
-        for (;;) {
-                size_t widest = SIZE_MAX;
-
-                total = t->n_columns - 1; /* one space between columns */
-                for (size_t c = 0; c < t->n_columns; c++)
-                        total += widths[c];
-                if (t->width == 0 || total <= t->width)
-                        break;
-                for (size_t c = 0; c < t->n_columns; c++)
-                        if (t->shrinkable[c] && widths[c] > MIN_SHRINK_WIDTH &&
-                            (widest == SIZE_MAX || widths[c] > widths[widest]))
-                                widest = c;
-                if (widest == SIZE_MAX)
-                        break; /* cannot shrink further: let it wrap */
-                widths[widest]--;
-        }
-
-        if (t->header) {
-                if (t->color)
-                        fputs("\x1b[1m", f);
-                for (size_t c = 0; c < t->n_columns; c++) {
-                        if (c > 0)
-                                fputc(' ', f);
-                        print_cell(t, f, t->headers[c], c, widths[c], c == t->n_columns - 1);
-                }
-                if (t->color)
-                        fputs("\x1b[0m", f);
-                fputc('\n', f);
-        }
-        for (size_t r = 0; r < t->n_rows; r++) {
-                for (size_t c = 0; c < t->n_columns; c++) {
-                        if (c > 0)
-                                fputc(' ', f);
-                        print_cell(t, f, t->cells[r * t->n_columns + c], c, widths[c],
-                                   c == t->n_columns - 1);
-                }
-                fputc('\n', f);
-        }
+        r = scols_table_set_stream(t->tb, f);
+        if (r >= 0)
+                r = scols_print_table(t->tb);
+        if (r < 0)
+                return r == -ENOMEM ? -ENOMEM : -EIO;
         if (fflush(f) != 0 || ferror(f))
                 return -EIO;
         return 0;

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Table: columns of text for the terminal. Cells are sanitized (control
- * characters and bytes that are not UTF-8 become '?', so a process name
- * cannot send escape sequences to the terminal), measured in terminal cells,
- * and the widest shrinkable columns are cut with "…" until the table fits
- * the width (80 unless told otherwise).
+ * Table: columns of text, laid out by libsmartcols (util-linux, what lsblk
+ * and findmnt use). libsmartcols measures cells with glibc's wcwidth(3) in
+ * the current locale, and prints control characters and bytes that are not
+ * valid in the locale as "\x1b"-style escapes, so a process name cannot send
+ * escape sequences to the terminal.
+ *
+ * A table is cut only when it is given a width (table_set_width): then the
+ * columns marked shrinkable are truncated until each line fits. Without one
+ * (the default, and what cli_table_new() picks when stdout is not a terminal
+ * or --full was given) nothing is ever cut.
  *
  *         _cleanup_(table_freep) Table *t = table_new(3, (const char *[]){ "PID", "NAME", "RULE" });
  *         table_set_align(t, 0, TABLE_ALIGN_RIGHT);
@@ -18,6 +23,7 @@
 #include <stdio.h>
 
 typedef struct Table Table;
+typedef struct CliOptions CliOptions;
 
 typedef enum TableAlign {
         TABLE_ALIGN_LEFT,
@@ -26,6 +32,9 @@ typedef enum TableAlign {
 
 /* NULL on out of memory. */
 Table *table_new(size_t n_columns, const char *const *headers);
+/* A table as the command line asks for: bold header with colour, no header
+ * with --no-legend, and the terminal's width on a terminal unless --full. */
+Table *cli_table_new(const CliOptions *o, size_t n_columns, const char *const *headers);
 Table *table_free(Table *t);
 static inline void table_freep(Table **t)
 {
@@ -34,33 +43,35 @@ static inline void table_freep(Table **t)
 }
 
 void table_set_align(Table *t, size_t column, TableAlign align);
-/* A column that is never shrunk (numbers); default: every column may shrink. */
+/* A column that may be truncated to fit the width; default: every column
+ * may, numbers should not. */
 void table_set_shrinkable(Table *t, size_t column, bool shrinkable);
-/* Maximum line width in cells (default 80; 0: unlimited). */
+/* Fit every line into WIDTH cells by truncating shrinkable columns; 0 (the
+ * default): never cut. */
 void table_set_width(Table *t, size_t width);
 /* Bold header (and nothing else: colour is the caller's business). */
 void table_set_color(Table *t, bool color);
 /* Print no header line. */
 void table_set_header(Table *t, bool header);
-/* "…" (default) or "..." when the terminal is not UTF-8. */
-void table_set_ascii(Table *t, bool ascii);
 
 /* Copies CELLS (n_columns strings; NULL prints "-"). 0 or -ENOMEM. */
 int table_add_row(Table *t, const char *const *cells);
 size_t table_n_rows(const Table *t);
 
-/* 0, or -EIO if writing failed. */
+/* 0, -ENOMEM, or -EIO if writing failed. */
 int table_print(const Table *t, FILE *f);
 
-/* Helpers, exported for tests and for single values outside tables. */
+/* Helpers for single values outside tables. */
 
 /* Copy of S with control characters and invalid UTF-8 replaced by '?'. */
 char *cell_sanitize(const char *s);
-/* Width of a sanitized string in terminal cells. */
+/* Width of a string in terminal cells, from wcwidth(3) in the current locale
+ * (a byte or character it cannot measure counts one cell). */
 size_t cell_width(const char *s);
-/* Copy of S cut to at most WIDTH cells, ending in the ellipsis when cut. */
-char *cell_truncate(const char *s, size_t width, bool ascii);
+/* Copy of S cut to at most WIDTH cells, ending in "…" (or "..." when the
+ * locale is not UTF-8) when cut. */
+char *cell_truncate(const char *s, size_t width);
 
-/* The width tables should fit: $COLUMNS if set and valid, else the terminal's
- * width if stdout is a tty, else 80. Never less than 20. */
+/* The terminal's width: $COLUMNS if set and valid, else the width of stdout
+ * if it is a terminal, else 80. Never less than 20. */
 size_t cli_terminal_width(void);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * UTF-8: strict decoding (no overlongs, no surrogates, nothing above
- * U+10FFFF), encoding, and terminal cell widths, without the locale.
+ * U+10FFFF) and encoding, without the locale. Terminal widths come from
+ * glibc's wcwidth(3) (cli/table.h), not from a table of our own.
  */
 #pragma once
 
@@ -17,7 +18,3 @@ size_t utf8_decode(const char *s, size_t n, uint32_t *ret_cp);
 size_t utf8_encode(uint32_t cp, char buf[static 4]);
 /* true if the N bytes of S are valid UTF-8 */
 int utf8_is_valid(const char *s, size_t n);
-/* Terminal cells CP takes: 0 (combining marks, zero width), 1, or 2 (East
- * Asian wide and fullwidth, most emoji). Control characters count 1, as the
- * table code replaces them by a visible placeholder. */
-unsigned utf8_cp_width(uint32_t cp);

@@ -17,12 +17,26 @@ _latnicectl()
         local cur prev verb i
         local verbs="status kernel list explain get set run check cat-policy reload monitor
                      set-unit unset-unit import-ananicy"
-        local global="--help --version --json --policy-dir --bus --cgroup-root --no-pager"
+        local global="--help --version --json --json= --no-pager --no-legend --full --quiet
+                      --policy-dir --bus --cgroup-root"
 
         COMPREPLY=()
         cur=${COMP_WORDS[COMP_CWORD]}
         prev=${COMP_WORDS[COMP_CWORD-1]}
 
+        # --json=MODE: bash splits the word at "=" (COMP_WORDBREAKS) or not
+        if [[ $cur == --json=* ]]; then
+                COMPREPLY=($(compgen -P --json= -W "pretty short off" -- "${cur#--json=}"))
+                return
+        fi
+        if [[ $prev == --json && $cur == = ]]; then
+                COMPREPLY=(pretty short off)
+                return
+        fi
+        if [[ $prev == = && ${COMP_WORDS[COMP_CWORD-2]} == --json ]]; then
+                COMPREPLY=($(compgen -W "pretty short off" -- "$cur"))
+                return
+        fi
         case $prev in
         --policy-dir|--cgroup-root)
                 COMPREPLY=($(compgen -d -- "$cur"))
@@ -45,7 +59,7 @@ _latnicectl()
         verb=
         for ((i = 1; i < COMP_CWORD; i++)); do
                 case ${COMP_WORDS[i]} in
-                --policy-dir|--bus|--cgroup-root)
+                --policy-dir|--bus|--cgroup-root|--tid|-o|--output|=)
                         ((i++))
                         ;;
                 -*)
@@ -77,7 +91,7 @@ _latnicectl()
         case $verb in
         explain)
                 if [[ $cur == -* ]]; then
-                        COMPREPLY=($(compgen -W "--tid $global" -- "$cur"))
+                        COMPREPLY=($(compgen -W "--tid --all $global" -- "$cur"))
                 else
                         COMPREPLY=($(compgen -W "$(_latnicectl_pids)" -- "$cur"))
                 fi
@@ -97,23 +111,23 @@ _latnicectl()
                 compopt -o nospace 2>/dev/null
                 COMPREPLY=($(compgen -W "$_latnicectl_settings --" -- "$cur"))
                 ;;
-        set-unit)
-                if [[ $prev == set-unit ]]; then
+        set-unit|unset-unit)
+                if [[ $cur == -* ]]; then
+                        COMPREPLY=($(compgen -W "--runtime $global" -- "$cur"))
                         return
                 fi
-                if [[ $cur == -* ]]; then
-                        COMPREPLY=($(compgen -W "--runtime" -- "$cur"))
-                else
-                        compopt -o nospace 2>/dev/null
-                        COMPREPLY=($(compgen -W "$_latnicectl_unit_settings" -- "$cur"))
+                if [[ $prev == "$verb" || $verb == unset-unit ]]; then
+                        return
                 fi
+                compopt -o nospace 2>/dev/null
+                COMPREPLY=($(compgen -W "$_latnicectl_unit_settings" -- "$cur"))
                 ;;
         check)
                 COMPREPLY=($(compgen -f -X '!*.policy' -- "$cur") $(compgen -d -- "$cur"))
                 ;;
         import-ananicy)
                 if [[ $cur == -* ]]; then
-                        COMPREPLY=($(compgen -W "-o --output" -- "$cur"))
+                        COMPREPLY=($(compgen -W "-o --output $global" -- "$cur"))
                 else
                         COMPREPLY=($(compgen -d -- "$cur"))
                 fi

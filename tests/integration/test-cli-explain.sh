@@ -70,15 +70,31 @@ grep -q "^  argv\[0\]: *$NAME$" "$T/out" || fail "argv[0] fact"
 grep -q "^  exe: *$(readlink -f "$SPAWN")$" "$T/out" || fail "exe fact"
 grep -q "^matched *by-name *50-test.policy:4 *name:cli-test.* LatencyNice=-15$" "$T/out" ||
         fail "by-name row: $(cat "$T/out")"
-grep -q "^no *not-me .*!exe:\*/ln-spawn" "$T/out" || fail "not-me row: $(cat "$T/out")"
-grep -q "^skipped *after-final .*an earlier rule has Final" "$T/out" || fail "after-final row"
+# by default only what applies, and a hint at the rest
+grep -q "not-me\|after-final" "$T/out" && fail "explain shows rules that do not apply: $(cat "$T/out")"
+grep -qx "(3 rules did not match, 1 rule came after Final=yes; --all shows them)" "$T/out" ||
+        fail "hint at the hidden rules: $(cat "$T/out")"
 grep -q "^Result for process $P1: LatencyNice=-15 Nice=3 TimerSlack=1ms" "$T/out" ||
         fail "result line: $(grep Result "$T/out")"
 grep -q "^Threads (matched one by one" "$T/out" || fail "no per-thread section"
-fits80 "$T/out" || fail "explain is wider than 80 columns"
+# piped: nothing is cut, the whole cmdline is there
+grep -q "^  cmdline: *$NAME --threads 2 --thread-name data-loop --thread-name io$" "$T/out" ||
+        fail "cmdline cut in a pipe: $(grep cmdline "$T/out")"
+expect_rc 0 --policy-dir "$POL" explain --all "$P1"
+grep -q "^no *not-me .*!exe:\*/ln-spawn" "$T/out" || fail "not-me row: $(cat "$T/out")"
+grep -q "^skipped *after-final .*an earlier rule has Final" "$T/out" || fail "after-final row"
+grep -q "all shows" "$T/out" && fail "--all still hints at hidden rules"
+expect_rc 0 --policy-dir "$POL" --no-legend explain "$P1"
+grep -q "^VERDICT\|all shows" "$T/out" && fail "--no-legend: $(cat "$T/out")"
+grep -q "^matched *by-name " "$T/out" || fail "--no-legend lost the rows: $(cat "$T/out")"
 
 # ---- JSON --------------------------------------------------------------------
 expect_rc 0 --policy-dir "$POL" --json explain "$P1"
+py 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["all_rules"] is False and [r["rule"] for r in d["rules"]] == ["by-name", "by-exe", "final"], d["rules"]' \
+        "$T/out" || fail "explain --json without --all: $(cat "$T/out")"
+expect_rc 0 --policy-dir "$POL" --json explain --all "$P1"
 "$PY" - "$T/out" "$P1" "$NAME" "$(readlink -f "$SPAWN")" "$(cat /proc/$$/comm)" "${TIDS[@]}" <<'PYEOF' ||
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -120,7 +136,7 @@ PYEOF
 # one thread: --tid, and a thread id given as the PID
 for args in "--tid ${TIDS[1]} $P1" "${TIDS[1]}"; do
         # shellcheck disable=SC2086
-        expect_rc 0 --policy-dir "$POL" --json explain $args
+        expect_rc 0 --policy-dir "$POL" --json explain --all $args
         py 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["pid"] == int(sys.argv[2]) and d["tid"] == int(sys.argv[3]) and d["thread"] == "data-loop", d
@@ -133,7 +149,7 @@ expect_rc 1 --policy-dir "$POL" explain --tid "${TIDS[1]}" 1
 
 # a name with a blank, quoted in the policy
 spawn "Crab Game.x86_64" --sleep 60
-expect_rc 0 --policy-dir "$POL" --json explain "$SPID"
+expect_rc 0 --policy-dir "$POL" --json explain -a "$SPID"
 py 'import json,sys
 d = json.load(open(sys.argv[1]))
 r = {x["rule"]: x for x in d["rules"]}
@@ -168,7 +184,7 @@ renice -n 6 -p "${TIDS[2]}" >/dev/null || fail "renice"
 expect_rc 0 get "$P1"
 [ "$(grep -c '^ *[0-9]\+ ' "$T/out")" -eq 3 ] || fail "get: expected 3 thread rows: $(cat "$T/out")"
 grep -q "^ *${TIDS[1]} data-loop *other " "$T/out" || fail "get: data-loop row: $(cat "$T/out")"
-fits80 "$T/out" || fail "get is wider than 80 columns"
+grep -q "^ *TID NAME " "$T/out" || fail "get: no header: $(cat "$T/out")"
 expect_rc 0 --json get "$P1"
 "$GETATTR" --json "${TIDS[@]}" >"$T/kernel.json" || fail "ln-getattr"
 "$PY" - "$T/out" "$T/kernel.json" <<'PYEOF' || fail "get --json disagrees with sched_getattr: $(cat "$T/out")"
