@@ -50,8 +50,8 @@ static int report_not_running(const CliOptions *o, const char *why)
         return 1;
 }
 
-/* Connect; on failure print why and return the exit status (1). */
-static int bus_open(const CliOptions *o, sd_bus **ret)
+/* Connect to the bus of O. 0 or a negative errno. */
+static int bus_connect(const CliOptions *o, sd_bus **ret)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *a = bus_address(o);
@@ -70,24 +70,41 @@ static int bus_open(const CliOptions *o, sd_bus **ret)
                 if (r >= 0)
                         r = sd_bus_start(bus);
         }
-        if (r < 0) {
-                _cleanup_free_ char *d = bus_description(o), *why = NULL;
-
-                if (asprintf(&why, "cannot connect to %s: %s", strna(d), strerror(-r)) < 0)
-                        return log_oom(), 1;
-                return report_not_running(o, why);
-        }
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+/* Connect; on failure print why and return the exit status (1). */
+static int bus_open(const CliOptions *o, sd_bus **ret)
+{
+        _cleanup_free_ char *d = NULL, *why = NULL;
+        int r;
+
+        r = bus_connect(o, ret);
+        if (r >= 0)
+                return 0;
+        d = bus_description(o);
+        if (asprintf(&why, "cannot connect to %s: %s", strna(d), strerror(-r)) < 0)
+                return log_oom(), 1;
+        return report_not_running(o, why);
+}
+
+/* The call failed because latniced is not there: no one owns its name, and
+ * activating it failed. */
+static bool daemon_absent(const sd_bus_error *error)
+{
+        return sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                      SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+               (error->name && strncmp(error->name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0);
 }
 
 /* Print a failed call's error; returns the exit status (1). */
 static int report_error(const CliOptions *o, const char *method, const sd_bus_error *error,
                         int r)
 {
-        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
-            (error->name && strncmp(error->name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0))
+        if (daemon_absent(error))
                 return report_not_running(o, NULL);
         if (sd_bus_error_is_set(error))
                 log_error("%s", error->message && *error->message ? error->message : error->name);
@@ -713,6 +730,7 @@ static int print_done_json(const char *key1, const char *v1, const char *key2, u
 
 int verb_set(int argc, char **argv, const CliOptions *o)
 {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *str = NULL;
@@ -735,9 +753,11 @@ int verb_set(int argc, char **argv, const CliOptions *o)
         if (r != 0)
                 return r;
 
-        r = bus_open(o, &bus);
-        if (r != 0)
-                return r;
+        /* Without latniced (no bus, or no one owns its name and activation
+         * fails), set works as renice and chrt -p do. */
+        r = bus_connect(o, &bus);
+        if (r < 0)
+                return cli_set_direct(o, pid, &s);
         r = method_new(bus, "SetTask", &m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", (uint32_t) pid);
@@ -745,9 +765,11 @@ int verb_set(int argc, char **argv, const CliOptions *o)
                 r = bus_append_settings(m, &s);
         if (r < 0)
                 return bus_parse_error(r);
-        r = call(o, bus, m, "SetTask", &reply);
-        if (r != 0)
-                return r;
+        r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r < 0 && daemon_absent(&error))
+                return cli_set_direct(o, pid, &s);
+        if (r < 0)
+                return report_error(o, "SetTask", &error, r);
 
         if (o->json)
                 return print_done_json(NULL, NULL, "pid", (uint64_t) pid, &s);

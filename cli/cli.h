@@ -55,6 +55,16 @@ int verb_get(int argc, char **argv, const CliOptions *o);
 int verb_run(int argc, char **argv, const CliOptions *o);
 int verb_import_ananicy(int argc, char **argv, const CliOptions *o);
 
+typedef struct KernelFeatures KernelFeatures;
+typedef struct Settings Settings;
+/* "warning: X is not supported by this kernel" for each SETTING_BIT of
+ * UNSUPPORTED, on stderr (cli/run.c). */
+void cli_warn_unsupported(uint32_t unsupported, const KernelFeatures *k);
+/* set without latniced (cli/set-direct.c): apply S to every thread of PID
+ * here and warn that nothing will restore the previous values. An exit
+ * status. */
+int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s);
+
 /* Daemon verbs (cli/busctl.c), over D-Bus org.latnice.Daemon1. */
 int verb_status(int argc, char **argv, const CliOptions *o);
 int verb_list(int argc, char **argv, const CliOptions *o);

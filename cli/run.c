@@ -16,7 +16,7 @@
 #define EXIT_CANNOT_RUN 126
 #define EXIT_NOT_FOUND 127
 
-static void warn_unsupported(uint32_t unsupported, const KernelFeatures *k)
+void cli_warn_unsupported(uint32_t unsupported, const KernelFeatures *k)
 {
         for (SettingId id = 0; id < _SETTING_MAX; id++) {
                 if (!(unsupported & SETTING_BIT(id)))
@@ -101,7 +101,7 @@ int verb_run(int argc, char **argv, const CliOptions *o)
                 return cli_error("failed to apply the settings: %m");
         }
         if (unsupported)
-                warn_unsupported(unsupported, &k);
+                cli_warn_unsupported(unsupported, &k);
 
         fflush(stdout);
         execvp(argv[i], argv + i);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # latnicectl output conventions: tables fit a terminal and are never cut in a
 # pipe (--full on a terminal), the pager ($SYSTEMD_PAGER, $PAGER, LESS),
-# --json=MODE, --no-legend, -q, and options of the wrong command.
+# --json=MODE, --no-legend, -q, options of the wrong command, and set without
+# latniced (checked on the kernel with ln-getattr).
 #   $1 latnicectl  $2 ln-spawn  $3 ln-getattr
 CTL=${1:?latnicectl path}
 SPAWN=${2:?ln-spawn path}
@@ -118,5 +119,36 @@ expect_rc 2 --policy-dir "$POL" explain --tid --all "$SPID"
 grep -q "option '--tid' needs a thread id, found '--all'" "$T/err" || fail "--tid --all: $(cat "$T/err")"
 expect_rc 2 kernel --frobnicate
 grep -qx "latnicectl: unknown option '--frobnicate'" "$T/err" || fail "unknown option: $(cat "$T/err")"
+
+# ---- set without latniced: applied directly, with a warning ------------------------
+# (no bus at all, then a bus where no one owns org.latnice.Daemon1)
+attr() { "$GETATTR" "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+mapfile -t TIDS < <(ls "/proc/$SPID/task")
+[ "${#TIDS[@]}" -eq 2 ] || fail "expected 2 threads in $SPID: ${TIDS[*]}"
+expect_rc 0 --bus "unix:path=$T/no-bus" set "$SPID" Nice=7 TimerSlack=2ms
+grep -q "latniced is not running: applied to process $SPID directly; nothing will restore" "$T/err" ||
+        fail "set without a bus: no warning: $(cat "$T/err")"
+grep -qx "pid $SPID: Nice=7 TimerSlack=2ms (2 threads)" "$T/out" || fail "set output: $(cat "$T/out")"
+for t in "${TIDS[@]}"; do
+        [ "$(attr "$t" nice)" = 7 ] || fail "set without latniced: thread $t has nice $(attr "$t" nice)"
+        [ "$(attr "$t" timerslack_ns)" = 2000000 ] ||
+                fail "set without latniced: thread $t has timer slack $(attr "$t" timerslack_ns)"
+done
+if command -v dbus-daemon >/dev/null; then
+        dbus-daemon --session --address="unix:path=$T/bus" --nofork --nopidfile --nosyslog \
+                >/dev/null 2>&1 &
+        PIDS+=($!)
+        wait_until 10 test -S "$T/bus" || fail "dbus-daemon did not start"
+        expect_rc 0 --bus "unix:path=$T/bus" -q set "$SPID" Policy=batch
+        grep -q "latniced is not running" "$T/err" || fail "set on a bus without latniced: $(cat "$T/err")"
+        [ -s "$T/out" ] && fail "set -q printed: $(cat "$T/out")"
+        for t in "${TIDS[@]}"; do
+                [ "$(attr "$t" policy)" = batch ] || fail "Policy=batch: thread $t is $(attr "$t" policy)"
+        done
+fi
+expect_rc 1 --bus "unix:path=$T/no-bus" set 2147483647 Nice=1
+grep -qx "latnicectl: no process with PID 2147483647" "$T/err" || fail "set of a missing pid: $(cat "$T/err")"
+expect_rc 1 --bus "unix:path=$T/no-bus" set 2 Nice=1
+grep -q "2 is a kernel thread" "$T/err" || fail "set of kthreadd: $(cat "$T/err")"
 
 echo "PASS"

@@ -42,8 +42,8 @@ expect_fail "nobody calls GetStatus with no owner" "not activatable|was not prov
         as_nobody busctl --address="$ADDR" call org.latnice.Daemon1 /org/latnice/Daemon1 \
         org.latnice.Daemon1 GetStatus
 
-# latnicectl without latniced on the bus.
-for verb in status list reload monitor "set 1 Nice=0" "set-unit a.service LatencyNice=0" \
+# latnicectl without latniced on the bus (set then applies directly: below).
+for verb in status list reload monitor "set-unit a.service LatencyNice=0" \
         "unset-unit a.service"; do
         # shellcheck disable=SC2086
         rc=0
@@ -52,7 +52,16 @@ for verb in status list reload monitor "set 1 Nice=0" "set-unit a.service Latenc
         grep -q "^latnicectl: latniced is not running (org.latnice.Daemon1 is not on the bus $ADDR)" "$TMP/err" ||
                 { cat "$TMP/err" >&2; fail "latnicectl $verb: no clear 'not running' message"; }
 done
-echo "ok - latnicectl reports that latniced is not running (exit 1)"
+sleep 60 &
+sleeper=$!
+rc=0
+"$LATNICECTL" --bus "$ADDR" set "$sleeper" Nice=3 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "latnicectl set without latniced: exit $rc, expected 0"; }
+grep -q "^latnicectl: warning: latniced is not running: applied to process $sleeper directly; nothing will restore" "$TMP/err" ||
+        { cat "$TMP/err" >&2; fail "latnicectl set without latniced: no warning"; }
+[ "$(ps -o ni= -p "$sleeper" | tr -d ' ')" = 3 ] || fail "latnicectl set without latniced: nice is not 3"
+kill "$sleeper"
+echo "ok - latnicectl reports that latniced is not running (exit 1); set applies directly, with a warning"
 rc=0
 "$LATNICECTL" --bus "unix:path=$TMP/no-such-socket" status 2>"$TMP/err" || rc=$?
 [ $rc -eq 1 ] && grep -q "latniced is not running (cannot connect" "$TMP/err" ||
