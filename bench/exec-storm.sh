@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Exec storm: how many short-lived processes per second the machine starts
-# with and without latniced, what latniced spends per process, what it loses
-# (ENOBUFS) and what recovering costs, its RSS; and whether any long-lived
-# matched process started in the middle of the storm is missed.
+# with and without latniced, what latniced spends per process at a steady
+# RATE and at the full rate, what it loses (ENOBUFS) and what recovering
+# costs, its RSS; whether any long-lived matched process started in the
+# middle of the storm is missed; and, in the same run, the exec-to-applied
+# latency of an idle machine (APPLY_LATENCY, as bench/apply-latency.sh,
+# with COUNT or 2000 processes, whichever is fewer).
 #
-#   bench/exec-storm.sh LATNICED LN_STORM POLICY_DIR [COUNT] [RECV_BUFFER] [KEEPERS]   (root)
+#   bench/exec-storm.sh LATNICED LN_STORM POLICY_DIR [COUNT] [RECV_BUFFER] [KEEPERS]
+#                       [RATE] [APPLY_LATENCY]                                    (root)
 #
 # POLICY_DIR: e.g. policy/default (the shipped policy) - a rule for the
-# long-lived processes (lt-storm-keeper-*, Nice=3) is added next to it.
-# KEEPERS (default 20): how many of them start during the storm.
+# long-lived processes (lt-storm-keeper-*, Nice=3) and one for apply-latency
+# (lt-bench-target, Nice=3) are added next to it. KEEPERS (default 20): how
+# many of them start during the storm. RATE (default 1000): processes per
+# second of the steady phase (COUNT / 2 processes), 0 skips it.
+# APPLY_LATENCY (default: bench/apply-latency of LATNICED's build directory,
+# skipped if there is none).
+#
+# CPU per process: latniced handles every process of the machine, not only
+# the storm's, so its CPU time is divided by all processes started while it
+# was measured (/proc/stat "processes"); on a quiet machine that is the
+# storm's. The storm's count alone is printed too.
 #
 # latniced runs under setpriv --pdeathsig TERM, so it goes with this script
 # even when the script is SIGKILLed; every other exit path sends it SIGTERM.
@@ -20,6 +33,8 @@ POLDIR=${3:?policy dir}
 COUNT=${4:-20000}
 RCVBUF=${5:-}
 KEEPERS=${6:-20}
+RATE=${7:-1000}
+APPLY=${8:-$(dirname "$LATNICED")/../bench/apply-latency}
 [ "$(id -u)" -eq 0 ] || { echo "exec-storm: needs root" >&2; exit 77; }
 
 T=$(mktemp -d)
@@ -33,11 +48,15 @@ cat >"$T/pol/99-keepers.policy" <<'P'
 [Rule keepers]
 Match = name:lt-storm-keeper-*
 Nice = 3
+
+[Rule bench]
+Match = name:lt-bench-target
+Nice = 3
 P
 cp /bin/sleep "$T/bin/lt-storm-keeper-x"
 
-storm() { # FILE: run the storm, its output to FILE
-        setpriv --pdeathsig KILL -- "$STORM" "$COUNT" 2 >"$1" &
+storm() { # FILE [COUNT [JOBS [RATE]]]: run a storm, its output to FILE
+        setpriv --pdeathsig KILL -- "$STORM" "${2:-$COUNT}" "${@:3}" >"$1" &
         S=$!
         wait "$S" || { echo "exec-storm: ln-storm failed" >&2; exit 1; }
         S=
@@ -52,10 +71,20 @@ cpu_ns() {
         fi
 }
 
+forks() { awk '$1 == "processes" { print $2 }' /proc/stat; }
+rate_of() { echo "$1" | awk '{ printf "%d", $2 * 1000 / $3 }'; }
+# LABEL C0 C1 F0 F1 N: latniced's CPU between C0 and C1 (ns) per process
+# started between F0 and F1 (system-wide) and per storm process (N).
+report_cpu() {
+        awk -v l="$1" -v d="$(($3 - $2))" -v f="$(($5 - $4))" -v n="$6" 'BEGIN {
+                printf "latniced CPU%s: %.0f ms, %.1f us per process (%d started on the machine; %.1f us per storm process)\n",
+                        l, d / 1e6, d / 1000 / (f > 0 ? f : 1), f, d / 1000 / n }'
+}
+
 echo "kernel $(uname -r), $(nproc) CPUs, $COUNT processes, 2 parallel loops"
 storm "$T/base.out"
 base=$(tail -1 "$T/base.out")
-echo "without latniced: $base ($(echo "$base" | awk '{printf "%d", $2 * 1000 / $3}') execs/s)"
+echo "without latniced: $base ($(rate_of "$base") execs/s)"
 
 extra=()
 [ -n "$RCVBUF" ] && extra=(--recv-buffer "$RCVBUF")
@@ -76,8 +105,17 @@ if [ $ready -eq 0 ]; then
         cat "$T/log" >&2
         exit 1
 fi
-c0=$(cpu_ns)
 
+if [ "$RATE" -gt 0 ]; then
+        c0=$(cpu_ns) f0=$(forks)
+        storm "$T/steady.out" $((COUNT / 2)) 2 "$RATE"
+        c1=$(cpu_ns) f1=$(forks)
+        res=$(tail -1 "$T/steady.out")
+        echo "steady, asked $RATE/s: $res ($(rate_of "$res") execs/s)"
+        report_cpu " at the steady rate" "$c0" "$c1" "$f0" "$f1" $((COUNT / 2))
+fi
+
+c0=$(cpu_ns) f0=$(forks)
 setpriv --pdeathsig KILL -- "$STORM" "$COUNT" 2 >"$T/storm.out" &
 S=$!
 while ! grep -q half "$T/storm.out"; do
@@ -92,11 +130,9 @@ done
 wait "$S" || { echo "exec-storm: ln-storm failed" >&2; exit 1; }
 S=
 res=$(tail -1 "$T/storm.out")
-c1=$(cpu_ns)
-echo "with latniced:    $res ($(echo "$res" | awk '{printf "%d", $2 * 1000 / $3}') execs/s)"
-awk -v d="$((c1 - c0))" -v n="$COUNT" 'BEGIN {
-        printf "latniced CPU: %.0f ms, %.1f us per process (fork + exec + exit events)\n",
-                d / 1e6, d / 1000 / n }'
+c1=$(cpu_ns) f1=$(forks)
+echo "with latniced:    $res ($(rate_of "$res") execs/s)"
+report_cpu "" "$c0" "$c1" "$f0" "$f1" "$COUNT"
 
 sleep 1
 missed=0
@@ -107,5 +143,13 @@ echo "long-lived matched processes started during the storm: $KEEPERS, missed: $
 lost=$(grep -c "Rescanned processes (lost events)" "$T/log" || true)
 echo "rescans after lost events: $lost"
 grep "Rescanned processes (lost events)" "$T/log" | tail -1 || true
+if [ -x "$APPLY" ]; then
+        sleep 1
+        n=$((COUNT < 2000 ? COUNT : 2000))
+        echo "exec to applied, idle, same latniced (apply-latency $n):"
+        setpriv --pdeathsig KILL -- "$APPLY" "$n" 3 | sed 's/^/  /'
+else
+        echo "apply-latency: $APPLY not built, skipped"
+fi
 grep -E "VmRSS|VmHWM|RssAnon|RssFile" "/proc/$D/status" | tr -s ' \t' ' '
 grep -E "^Pss:" "/proc/$D/smaps_rollup" | tr -s ' \t' ' '

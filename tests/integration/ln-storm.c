@@ -2,9 +2,11 @@
 /*
  * ln-storm: start COUNT short-lived processes as fast as JOBS parallel
  * loops can (posix_spawn of itself, the child exits at once), for the
- * exec storm integration test (not installed).
+ * exec storm integration test (not installed). With RATE, at most RATE
+ * processes per second in all (each loop keeps its share on an absolute
+ * schedule), for bench/exec-storm.sh.
  *
- *   ln-storm COUNT [JOBS]
+ *   ln-storm COUNT [JOBS [RATE]]
  *
  * Prints "half" when half of the processes have been started and
  * "done COUNT MS" (elapsed milliseconds) at the end. Exit status 0, 1 if a
@@ -33,16 +35,17 @@ int main(int argc, char *argv[])
 {
         char *child_argv[] = { (char *)"ln-storm-child", (char *)"--child", NULL };
         char *env[] = { NULL };
-        long count, jobs = 2;
+        long count, jobs = 2, rate = 0;
         long *done;
         long long t0;
         int rc = 0;
 
         if (argc >= 2 && strcmp(argv[1], "--child") == 0)
                 _exit(0);
-        if (argc < 2 || argc > 3 || (count = strtol(argv[1], NULL, 10)) <= 0 ||
-            (argc == 3 && ((jobs = strtol(argv[2], NULL, 10)) <= 0 || jobs > 64))) {
-                fprintf(stderr, "usage: ln-storm COUNT [JOBS]\n");
+        if (argc < 2 || argc > 4 || (count = strtol(argv[1], NULL, 10)) <= 0 ||
+            (argc >= 3 && ((jobs = strtol(argv[2], NULL, 10)) <= 0 || jobs > 64)) ||
+            (argc == 4 && ((rate = strtol(argv[3], NULL, 10)) <= 0 || rate > 1000000))) {
+                fprintf(stderr, "usage: ln-storm COUNT [JOBS [RATE]]\n");
                 return 2;
         }
 
@@ -61,8 +64,19 @@ int main(int argc, char *argv[])
                 /* A worker dies with the storm (pdeathsig is not inherited across fork). */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
                         _exit(1);
+                struct timespec next;
+                clock_gettime(CLOCK_MONOTONIC, &next);
                 for (long i = j; i < count; i += jobs) {
                         pid_t p;
+                        if (rate > 0) {
+                                /* This loop's share: one process per jobs/rate seconds. */
+                                long long step = 1000000000LL * jobs / rate;
+                                next.tv_nsec += step % 1000000000LL;
+                                next.tv_sec += step / 1000000000LL + next.tv_nsec / 1000000000L;
+                                next.tv_nsec %= 1000000000L;
+                                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+                                        ;
+                        }
                         if (posix_spawn(&p, "/proc/self/exe", NULL, NULL, child_argv, env) != 0)
                                 _exit(1);
                         if (waitpid(p, NULL, 0) != p)
