@@ -190,13 +190,22 @@ static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
         return st == starttime;
 }
 
-/* Read TID's state; its timer slack (a /proc file) only when MASK has
- * TimerSlack: it is compared and restored only then. */
+/* Read TID's state; its timer slack (a /proc file), I/O priority and
+ * oom_score_adj (a /proc file) only when MASK has them: they are compared
+ * and restored only then. */
 static int state_read(pid_t tid, uint32_t mask, SchedState *ret)
 {
-        if (mask & SETTING_BIT(SETTING_TIMER_SLACK))
-                return sched_state_read(tid, ret);
-        return sched_state_read_attr(tid, ret);
+        SchedState s;
+        int r;
+
+        r = sched_state_read_attr(tid, &s);
+        if (r < 0)
+                return r;
+        r = sched_state_read_extra(NULL, tid, mask, &s);
+        if (r < 0)
+                return r;
+        *ret = s;
+        return 0;
 }
 
 /* Someone else changed the attributes CHANGED of T (or made it RT): they are
@@ -351,6 +360,13 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         if ((s->mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
             !(t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK)))
                 t->orig.timer_slack_ns = now->timer_slack_ns;
+        /* The same for the I/O priority (one value for both settings) and
+         * oom_score_adj. */
+        if ((s->mask & SETTINGS_IO_MASK) && !(t->applied_mask & SETTINGS_IO_MASK))
+                t->orig.ioprio = now->ioprio;
+        if ((s->mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) &&
+            !(t->applied_mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)))
+                t->orig.oom_score_adj = now->oom_score_adj;
         return 1;
 }
 
@@ -411,6 +427,18 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
         t->expected.timer_slack_ns = (t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK))
                                              ? s->timer_slack_ns
                                              : before->timer_slack_ns;
+        /* The I/O priority and oom_score_adj as the kernel has them now, if
+         * latniced set them; else, not being ours, not compared. */
+        t->expected.ioprio = before->ioprio;
+        t->expected.oom_score_adj = before->oom_score_adj;
+        r = sched_state_read_extra(NULL, tid,
+                                   t->applied_mask & (SETTINGS_IO_MASK |
+                                                      SETTING_BIT(SETTING_OOM_SCORE_ADJ)),
+                                   &t->expected);
+        if (r < 0) {
+                task_table_remove(a->tasks, tid);
+                return errno_is_gone(r) ? 0 : r;
+        }
         if (t->applied_mask == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
                 task_table_remove(a->tasks, tid);
@@ -767,7 +795,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
         if (only_tid <= 0 && a->groups) {
                 /* A process its rules make latency-sensitive keeps its group
                  * from being demoted for others. */
-                if (!d.group.mask && settings_may_boost(&d.settings, UINT64_MAX))
+                Settings cpu = d.settings;
+
+                /* I/O and OOM boosts say nothing about CPU latency. */
+                cpu.mask &= ~(SETTINGS_IO_MASK | SETTING_BIT(SETTING_OOM_SCORE_ADJ));
+                if (!d.group.mask && settings_may_boost(&cpu, UINT64_MAX))
                         r = group_table_protect(a->groups, pid, p->starttime);
                 else
                         r = group_table_request(a->groups, pid, p->starttime, &d.group);
@@ -809,6 +841,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                                 return r == -ESRCH ? 0 : r;
                 }
 
+                /* oom_score_adj is the process's: its main thread carries it
+                 * (the only one whose entry restores it), so threads that
+                 * differ in their rules do not fight over it. */
+                if (tids[i] != pid)
+                        td.settings.mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
                 r = apply_thread(a, p, pidfd, tids[i], &td.settings, td.rule, name);
                 task_table_sync(a->tasks, tids[i]);
                 if (r < 0)

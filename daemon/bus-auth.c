@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "daemon/bus-auth.h"
+#include "lib/ioprio.h"
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
@@ -33,6 +34,40 @@ static int policy_rank(int policy)
         default:
                 return -1;
         }
+}
+
+/* IOClass, IONice and OOMScoreAdj for check_less_sensitive(): a class of
+ * lower rank (idle < best-effort, or none < realtime), a level no higher
+ * (a larger number) within it, an oom_score_adj no lower. */
+static int check_io_oom(pid_t tid, const SchedState *st, const Settings *s, char **ret_why)
+{
+        static const int rank[] = { [LN_IOPRIO_CLASS_NONE] = 1, [LN_IOPRIO_CLASS_RT] = 2,
+                                    [LN_IOPRIO_CLASS_BE] = 1, [LN_IOPRIO_CLASS_IDLE] = 0 };
+        int cur_class = LN_IOPRIO_CLASS(st->ioprio), cur_level = LN_IOPRIO_LEVEL(st->ioprio);
+        int r = 0;
+
+        if (cur_class == LN_IOPRIO_CLASS_NONE)
+                cur_level = (st->nice + 20) / 5;
+        if (settings_has(s, SETTING_IO_CLASS) && (size_t) cur_class < ELEMENTSOF(rank) &&
+            rank[s->io_class] > rank[cur_class])
+                r = asprintf(ret_why, "IOClass=%s would raise the I/O class of tid %d (currently %s)",
+                             strna(ioprio_class_to_string(s->io_class)), (int) tid,
+                             strna(ioprio_class_to_string(cur_class)));
+        else if (settings_has(s, SETTING_IO_NICE) && cur_class != LN_IOPRIO_CLASS_IDLE &&
+                 s->io_nice < cur_level &&
+                 !(settings_has(s, SETTING_IO_CLASS) && s->io_class == LN_IOPRIO_CLASS_IDLE))
+                r = asprintf(ret_why,
+                             "IONice=%d would raise the I/O priority of tid %d (currently %d)",
+                             s->io_nice, (int) tid, cur_level);
+        else if (settings_has(s, SETTING_OOM_SCORE_ADJ) && s->oom_score_adj < st->oom_score_adj)
+                r = asprintf(ret_why,
+                             "OOMScoreAdj=%d would lower the oom_score_adj of tid %d (currently %d)",
+                             s->oom_score_adj, (int) tid, st->oom_score_adj);
+        if (r < 0) {
+                *ret_why = NULL;
+                return -ENOMEM;
+        }
+        return r > 0 ? -EACCES : 0;
 }
 
 /*
@@ -105,7 +140,7 @@ static int check_less_sensitive(uint64_t base, pid_t tid, const SchedState *st,
                              s->util_min, (int) tid, st->util_min);
                 goto refused;
         }
-        return 0;
+        return check_io_oom(tid, st, s, ret_why);
 
 refused:
         if (r < 0) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/state-file.h"
+#include "lib/ioprio.h"
 #include "lib/macro.h"
 
 #define STATE_MAGIC "LNSTATE"
@@ -28,7 +29,9 @@ typedef struct DiskSched {
         uint32_t priority, util_min, util_max;
         int32_t latency_nice;
         uint64_t slice_ns, flags, timer_slack_ns;
-        uint8_t custom_slice, has_latency_nice, pad[6];
+        uint8_t custom_slice, has_latency_nice;
+        int16_t ioprio, oom_score_adj; /* were padding: 0 in older files, unused there */
+        uint8_t pad[2];
 } DiskSched;
 
 typedef struct DiskCopy {
@@ -37,7 +40,9 @@ typedef struct DiskCopy {
         int32_t pid, tid;
         uint32_t flags, applied_mask, pending_mask, settings_mask;
         int32_t s_latency_nice, s_nice, s_policy;
-        uint32_t s_util_min, s_util_max, pad;
+        uint32_t s_util_min, s_util_max;
+        uint8_t s_io_class, s_io_nice; /* were padding, as s_oom_score_adj */
+        int16_t s_oom_score_adj;
         uint64_t s_slice_ns, s_timer_slack_ns;
         DiskSched orig, expected;
         uint64_t checksum; /* of everything before it; written last */
@@ -155,6 +160,8 @@ static void sched_encode(const SchedState *s, DiskSched *d)
                 .timer_slack_ns = s->timer_slack_ns,
                 .custom_slice = s->custom_slice,
                 .has_latency_nice = s->has_latency_nice,
+                .ioprio = (int16_t)s->ioprio,
+                .oom_score_adj = (int16_t)s->oom_score_adj,
         };
 }
 
@@ -162,7 +169,9 @@ static bool sched_decode(const DiskSched *d, SchedState *s)
 {
         if (d->policy < 0 || d->policy > 7 || d->nice < -20 || d->nice > 19 ||
             d->latency_nice < -20 || d->latency_nice > 19 || d->util_min > 1024 ||
-            d->util_max > 1024 || d->custom_slice > 1 || d->has_latency_nice > 1)
+            d->util_max > 1024 || d->custom_slice > 1 || d->has_latency_nice > 1 ||
+            d->ioprio < 0 || LN_IOPRIO_CLASS(d->ioprio) > LN_IOPRIO_CLASS_IDLE ||
+            d->oom_score_adj < OOM_SCORE_ADJ_MIN || d->oom_score_adj > OOM_SCORE_ADJ_MAX)
                 return false;
         *s = (SchedState){
                 .policy = d->policy,
@@ -176,6 +185,8 @@ static bool sched_decode(const DiskSched *d, SchedState *s)
                 .latency_nice = d->latency_nice,
                 .flags = d->flags,
                 .timer_slack_ns = d->timer_slack_ns,
+                .ioprio = d->ioprio,
+                .oom_score_adj = d->oom_score_adj,
         };
         return true;
 }
@@ -200,6 +211,9 @@ static void record_encode(const StateRecord *rec, bool used, DiskCopy *c)
         c->s_util_max = rec->settings.util_max;
         c->s_slice_ns = rec->settings.slice_ns;
         c->s_timer_slack_ns = rec->settings.timer_slack_ns;
+        c->s_io_class = (uint8_t)rec->settings.io_class;
+        c->s_io_nice = (uint8_t)rec->settings.io_nice;
+        c->s_oom_score_adj = (int16_t)rec->settings.oom_score_adj;
         sched_encode(&rec->orig, &c->orig);
         sched_encode(&rec->expected, &c->expected);
 }
@@ -224,11 +238,16 @@ static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
                         .util_min = c->s_util_min,
                         .util_max = c->s_util_max,
                         .timer_slack_ns = c->s_timer_slack_ns,
+                        .io_class = c->s_io_class,
+                        .io_nice = c->s_io_nice,
+                        .oom_score_adj = c->s_oom_score_adj,
                 },
         };
 
         if (c->pid <= 0 || c->tid <= 0 || (c->flags & ~(COPY_USED | COPY_USER_OWNED)) ||
-            ((c->applied_mask | c->pending_mask | c->settings_mask) & ~SETTINGS_TASK_MASK))
+            ((c->applied_mask | c->pending_mask | c->settings_mask) & ~SETTINGS_TASK_MASK) ||
+            c->s_io_class > LN_IOPRIO_CLASS_IDLE || c->s_io_nice > 7 ||
+            c->s_oom_score_adj < OOM_SCORE_ADJ_MIN || c->s_oom_score_adj > OOM_SCORE_ADJ_MAX)
                 return false;
         if (!sched_decode(&c->orig, &r.orig) || !sched_decode(&c->expected, &r.expected))
                 return false;

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/ioprio.h"
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
@@ -148,6 +149,12 @@ int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *re
         if (r == -ESRCH)
                 return r;
         s.timer_slack_ns = r < 0 ? 0 : slack;
+        r = ioprio_read(tid, &s.ioprio);
+        if (r == -ESRCH)
+                return r;
+        r = oom_score_adj_read(NULL, tid, &s.oom_score_adj);
+        if (r == -ESRCH)
+                return r;
 
         *ret = s;
         return 0;

@@ -74,6 +74,8 @@ typedef struct SchedState {
         int latency_nice;
         uint64_t flags;        /* sched_flags as read back */
         uint64_t timer_slack_ns; /* from /proc/PID/task/TID/timerslack_ns; 0 if unreadable */
+        int ioprio;              /* raw ioprio_get() (lib/ioprio.h); 0 if unreadable */
+        int oom_score_adj;       /* of the thread's process; 0 if unreadable */
 } SchedState;
 
 /* Read the state of TID (0: the calling thread). -ESRCH if gone.
@@ -87,8 +89,9 @@ typedef struct SchedState {
  * from it (latency_nice_to_slice()). An explicit slice equal to the default
  * reads as default, which behaves the same. */
 int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
-/* The same without the timer slack (one syscall, no file): ->timer_slack_ns
- * is 0. For callers that compare or restore everything but TimerSlack. */
+/* The same without the timer slack, I/O priority and oom_score_adj (one
+ * syscall, no file): those are 0. For callers that compare or restore
+ * everything but TimerSlack, IOClass, IONice and OOMScoreAdj. */
 int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
 
 /*

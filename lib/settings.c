@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ioprio.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 
@@ -333,6 +334,7 @@ struct SettingField {
         setting_format_t format;
         int64_t min, max;       /* integers and durations */
         const char *range_text; /* durations: the range as the error names it */
+        const char *(*name_of)(int value); /* bus type 's': the value's name */
 };
 
 static int parse_int_field(const SettingField *f, const char *v, void *field, char **ret_error,
@@ -365,6 +367,19 @@ static int parse_policy_field(const SettingField *f, const char *v, void *field,
 
         if (r < 0) {
                 set_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
+                return -EINVAL;
+        }
+        *(int32_t *)field = r;
+        return 0;
+}
+
+static int parse_io_class_field(const SettingField *f, const char *v, void *field,
+                                char **ret_error, unsigned *ret_column)
+{
+        int r = ioprio_class_from_string(v);
+
+        if (r < 0) {
+                set_error(ret_error, "expected realtime, best-effort or idle, found \"%s\"", v);
                 return -EINVAL;
         }
         *(int32_t *)field = r;
@@ -430,6 +445,15 @@ static int format_policy_field(const SettingField *f, const void *field, char **
         return format_string(str, ret);
 }
 
+static int format_io_class_field(const SettingField *f, const void *field, char **ret)
+{
+        const char *str = ioprio_class_to_string(*(const int32_t *)field);
+
+        if (!str)
+                return format_int_field(f, field, ret);
+        return format_string(str, ret);
+}
+
 static int format_util_field(const SettingField *f, const void *field, char **ret)
 {
         return format_util(*(const uint32_t *)field, ret);
@@ -451,13 +475,19 @@ static const SettingField setting_fields[_SETTING_MAX] = {
         [SETTING_NICE] = { "Nice", 'i', FIELD(nice), parse_int_field, format_int_field, -20, 19,
                            NULL },
         [SETTING_POLICY] = { "Policy", 's', FIELD(policy), parse_policy_field, format_policy_field,
-                             0, 0, NULL },
+                             0, 0, NULL, sched_policy_to_string },
         [SETTING_UTIL_MIN] = { "UtilMin", 'u', FIELD(util_min), parse_util_field,
                                format_util_field, 0, 1024, NULL },
         [SETTING_UTIL_MAX] = { "UtilMax", 'u', FIELD(util_max), parse_util_field,
                                format_util_field, 0, 1024, NULL },
         [SETTING_TIMER_SLACK] = { "TimerSlack", 't', FIELD(timer_slack_ns), parse_duration_field,
                                   format_duration_field, 1, 100 * NSEC_PER_MSEC, "1ns..100ms" },
+        [SETTING_IO_CLASS] = { "IOClass", 's', FIELD(io_class), parse_io_class_field,
+                               format_io_class_field, 0, 0, NULL, ioprio_class_to_string },
+        [SETTING_IO_NICE] = { "IONice", 'i', FIELD(io_nice), parse_int_field, format_int_field, 0,
+                              7, NULL },
+        [SETTING_OOM_SCORE_ADJ] = { "OOMScoreAdj", 'i', FIELD(oom_score_adj), parse_int_field,
+                                    format_int_field, OOM_SCORE_ADJ_MIN, OOM_SCORE_ADJ_MAX, NULL },
         [SETTING_CPU_WEIGHT] = { "CPUWeight", 'u', FIELD(cpu_weight), parse_int_field,
                                  format_int_field, 1, 10000, NULL },
         [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), parse_bool_field,
@@ -469,6 +499,9 @@ _Static_assert(sizeof(((Settings *)NULL)->latency_nice) == 4 && sizeof(((Setting
                        sizeof(((Settings *)NULL)->policy) == 4 &&
                        sizeof(((Settings *)NULL)->util_min) == 4 &&
                        sizeof(((Settings *)NULL)->util_max) == 4 &&
+                       sizeof(((Settings *)NULL)->io_class) == 4 &&
+                       sizeof(((Settings *)NULL)->io_nice) == 4 &&
+                       sizeof(((Settings *)NULL)->oom_score_adj) == 4 &&
                        sizeof(((Settings *)NULL)->cpu_weight) == 4 &&
                        sizeof(((Settings *)NULL)->slice_ns) == 8 &&
                        sizeof(((Settings *)NULL)->timer_slack_ns) == 8,
@@ -574,7 +607,8 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
         if (id < 0) {
                 set_error(ret_error,
                           "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-                          "TimerSlack, CPUWeight, CPUIdle), found \"%s\"",
+                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CPUWeight, CPUIdle), found "
+                          "\"%s\"",
                           key);
                 return -EINVAL;
         }
@@ -686,8 +720,8 @@ int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret)
         case 'b':
                 v.b = *(const bool *)field;
                 break;
-        case 's': /* the one string: Policy */
-                v.s = sched_policy_to_string(*(const int32_t *)field) ?: "n/a";
+        case 's': /* a named value: Policy, IOClass */
+                v.s = f->name_of(*(const int32_t *)field) ?: "n/a";
                 break;
         default:
                 return -EINVAL;

@@ -21,6 +21,9 @@ typedef enum SettingId {
         SETTING_UTIL_MIN,     /* 0..1024 */
         SETTING_UTIL_MAX,     /* 0..1024 */
         SETTING_TIMER_SLACK,  /* ns, 1ns..100ms */
+        SETTING_IO_CLASS,     /* LN_IOPRIO_CLASS_RT, _BE, _IDLE (lib/ioprio.h) */
+        SETTING_IO_NICE,      /* 0..7, the I/O priority level within the class */
+        SETTING_OOM_SCORE_ADJ, /* -1000..1000, per process */
         SETTING_CPU_WEIGHT,   /* 1..10000, [Unit] only */
         SETTING_CPU_IDLE,     /* bool, [Unit] only */
         _SETTING_MAX,
@@ -29,12 +32,15 @@ typedef enum SettingId {
 
 #define SETTING_BIT(id) (1u << (id))
 
+/* The two settings that make up one I/O priority (ioprio_set(2)). */
+#define SETTINGS_IO_MASK (SETTING_BIT(SETTING_IO_CLASS) | SETTING_BIT(SETTING_IO_NICE))
 /* Settings a [Rule]/[Profile] or SetTask may carry. */
 #define SETTINGS_TASK_MASK                                                                     \
         (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE) |                      \
          SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) |                             \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
-         SETTING_BIT(SETTING_TIMER_SLACK))
+         SETTING_BIT(SETTING_TIMER_SLACK) | SETTINGS_IO_MASK |                                 \
+         SETTING_BIT(SETTING_OOM_SCORE_ADJ))
 /* Group settings: in a [Unit] section they act on the unit's cgroup, in a
  * [Rule] or [Profile] on the scheduling group that holds the matched process
  * (lib/sched-group.h). */
@@ -56,6 +62,9 @@ typedef struct Settings {
         uint32_t util_min;
         uint32_t util_max;
         uint64_t timer_slack_ns;
+        int32_t io_class;
+        int32_t io_nice;
+        int32_t oom_score_adj;
         uint32_t cpu_weight;
         bool cpu_idle;
 } Settings;
@@ -102,7 +111,8 @@ char *settings_to_string(const Settings *s);
 /*
  * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
  * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
- * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b'. The members of
+ * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b', IOClass 's'
+ * ("realtime", ...), IONice and OOMScoreAdj 'i'. The members of
  * the union share one address, so &v.t serves as the value pointer of
  * sd_bus_message_read_basic()/append_basic() for every type but 's'.
  */

@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 
+#include "lib/ioprio.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 
@@ -242,10 +243,45 @@ static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, ui
         return 0;
 }
 
-/* Latency nice (the real knob), uclamp and timer slack. Adds to *DONE and
- * *UNSUPPORTED; a negative errno means the caller puts DONE back. */
+/* I/O priority and oom_score_adj. The ioprio is one value: a level alone
+ * keeps the class, a class alone the level (see ioprio_compose(); NICE is
+ * the nice the thread is getting, which a thread without an I/O class takes
+ * its level from). Adds to *DONE; a negative errno means the caller puts
+ * DONE back. */
+static int io_oom_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
+                        const Settings *s, uint32_t mask, int nice, uint32_t *done)
+{
+        int r;
+
+        if (mask & SETTINGS_IO_MASK) {
+                int v = ioprio_compose(before->ioprio, nice,
+                                       (mask & SETTING_BIT(SETTING_IO_CLASS)) ? s->io_class : -1,
+                                       (mask & SETTING_BIT(SETTING_IO_NICE)) ? s->io_nice : -1);
+
+                if (v != before->ioprio) {
+                        r = ioprio_write(tid, v);
+                        if (r < 0)
+                                return r;
+                }
+                *done |= mask & SETTINGS_IO_MASK;
+        }
+        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
+                if (before->oom_score_adj != s->oom_score_adj) {
+                        r = oom_score_adj_write(c->proc_root, tid, s->oom_score_adj);
+                        if (r < 0)
+                                return r;
+                }
+                *done |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+        }
+        return 0;
+}
+
+/* Latency nice (the real knob), uclamp, timer slack, I/O priority and
+ * oom_score_adj. Adds to *DONE and *UNSUPPORTED; a negative errno means the
+ * caller puts DONE back. */
 static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
-                        const Settings *s, uint32_t mask, uint32_t *done, uint32_t *unsupported)
+                        const Settings *s, uint32_t mask, int nice, uint32_t *done,
+                        uint32_t *unsupported)
 {
         const uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
         int r;
@@ -285,7 +321,7 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
                 }
                 *done |= SETTING_BIT(SETTING_TIMER_SLACK);
         }
-        return 0;
+        return io_oom_apply(c, tid, before, s, mask, nice, done);
 }
 
 int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
@@ -311,7 +347,8 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
         } else {
                 r = fair_apply(tid, &before, &p, &done);
                 if (r >= 0)
-                        r = extras_apply(c, tid, &before, s, p.mask, &done, &unsupported);
+                        r = extras_apply(c, tid, &before, s, p.mask, p.nice, &done,
+                                         &unsupported);
                 if (r < 0) {
                         if (done != 0)
                                 (void)sched_state_restore_full(c->proc_root ?: "/proc", tid,
@@ -381,7 +418,49 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                 if (r < 0 && ret == 0)
                         ret = r;
         }
+        if (mask & SETTINGS_IO_MASK) {
+                r = ioprio_write(tid, orig->ioprio);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
+                r = oom_score_adj_write(proc_root, tid, orig->oom_score_adj);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
         return ret;
+}
+
+int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, SchedState *s)
+{
+        int r;
+
+        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
+                r = timer_slack_read(proc_root, tid, &s->timer_slack_ns);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0)
+                        s->timer_slack_ns = 0;
+        }
+        if (mask & SETTINGS_IO_MASK) {
+                r = ioprio_read(tid, &s->ioprio);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0)
+                        s->ioprio = 0;
+        }
+        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
+                r = oom_score_adj_read(proc_root, tid, &s->oom_score_adj);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0)
+                        s->oom_score_adj = 0;
+        }
+        return 0;
 }
 
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
@@ -413,6 +492,11 @@ uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, 
                 changed |= SETTING_BIT(SETTING_UTIL_MAX);
         if (now->timer_slack_ns != expected->timer_slack_ns)
                 changed |= SETTING_BIT(SETTING_TIMER_SLACK);
+        /* One value: a class or a level someone else set makes both theirs. */
+        if (now->ioprio != expected->ioprio)
+                changed |= SETTINGS_IO_MASK;
+        if (now->oom_score_adj != expected->oom_score_adj)
+                changed |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
         return changed & mask;
 }
 

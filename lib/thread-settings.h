@@ -35,6 +35,11 @@ typedef struct ApplyContext {
  *   UtilMin/Max   SCHED_FLAG_UTIL_CLAMP_MIN/MAX|KEEP_ALL; EOPNOTSUPP makes
  *                 them unsupported, not an error
  *   TimerSlack    PROC_ROOT/TID/timerslack_ns
+ *   IOClass/IONice ioprio_set(IOPRIO_WHO_PROCESS, tid): one value, so a
+ *                 class alone keeps the level and a level alone the class
+ *                 (lib/ioprio.h ioprio_compose())
+ *   OOMScoreAdj   PROC_ROOT/TID/oom_score_adj: per process, whichever
+ *                 thread it is written through
  *
  * Returns 0, and then: RET_BEFORE the state read before any change (what
  * sched_state_restore() needs), RET_APPLIED the settings that now hold (in
@@ -54,8 +59,9 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
 
 /*
  * The same, from CUR: the state of TID the caller has just read (so it is
- * not read again). CUR needs its timer slack (sched_state_read()) only when S
- * has TimerSlack: it is what a failure puts back. CUR is what
+ * not read again). CUR needs its timer slack, ioprio and oom_score_adj
+ * (sched_state_read() or sched_state_read_extra()) only when S has
+ * TimerSlack, IOClass/IONice or OOMScoreAdj: it is what a failure puts back. CUR is what
  * settings_apply_tid() returns in RET_BEFORE. Both skip the syscall of a
  * nice, policy and slice, latency nice or timer slack that CUR already has.
  */
@@ -63,10 +69,20 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                             const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported);
 
 /*
+ * Fill in what sched_state_read_attr() leaves out and MASK (SETTING_BITs)
+ * needs: the timer slack for TimerSlack, the ioprio for IOClass/IONice, the
+ * oom_score_adj for OOMScoreAdj (PROC_ROOT NULL: "/proc"). An unreadable one
+ * reads as 0, as in sched_state_read(). 0, or -ESRCH if TID is gone; the
+ * others of S are untouched.
+ */
+int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, SchedState *s);
+
+/*
  * Put back the attributes of ORIG named by MASK (SETTING_BIT ids):
  * Policy, Nice, Slice (the custom slice or the default), LatencyNice (the
  * latency nice when ORIG has one, and the slice it may have been emulated
- * with), UtilMin/UtilMax, TimerSlack (0 in ORIG: the default). -ESRCH if
+ * with), UtilMin/UtilMax, TimerSlack (0 in ORIG: the default), IOClass and
+ * IONice (the ioprio), OOMScoreAdj. -ESRCH if
  * gone, -EBUSY if the thread is no longer in the fair class (someone made
  * it RT: it is theirs). Unsupported attributes are skipped.
  */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/ioprio.h"
 #include "lib/macro.h"
 #include "policy/boost.h"
 
@@ -17,6 +18,15 @@ uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_sl
                 m |= SETTING_BIT(SETTING_SLICE);
         if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > 0)
                 m |= SETTING_BIT(SETTING_UTIL_MIN);
+        /* The real-time I/O class needs CAP_SYS_NICE (ioprio_set(2)); a
+         * level within best-effort or idle any user may choose. */
+        if (settings_has(s, SETTING_IO_CLASS) && s->io_class == LN_IOPRIO_CLASS_RT)
+                m |= SETTING_BIT(SETTING_IO_CLASS);
+        /* Lowering oom_score_adj (below what the process had) needs
+         * CAP_SYS_RESOURCE: a negative value shields a task from the OOM
+         * killer at others' expense. */
+        if (settings_has(s, SETTING_OOM_SCORE_ADJ) && s->oom_score_adj < 0)
+                m |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
         /* A group's weight above the default takes CPU from other groups. */
         if (settings_has(s, SETTING_CPU_WEIGHT) && s->cpu_weight > 100)
                 m |= SETTING_BIT(SETTING_CPU_WEIGHT);

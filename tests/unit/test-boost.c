@@ -73,6 +73,21 @@ static void test_mask(void)
         check(settings_boost_mask(&s, 20, 3 * MS) == 0);
         check(settings_may_boost(&(Settings){ .mask = SETTING_BIT(SETTING_NICE), .nice = -1 },
                                  3 * MS));
+        /* I/O: only the real-time class needs a privilege; any level within
+         * best-effort or idle is the user's to choose. */
+        s = parse("IOClass=realtime IONice=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == SETTING_BIT(SETTING_IO_CLASS));
+        s = parse("IOClass=best-effort IONice=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("IOClass=idle");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        /* A negative oom_score_adj shields a task at others' expense. */
+        s = parse("OOMScoreAdj=-1");
+        check(settings_boost_mask(&s, -20, 3 * MS) == SETTING_BIT(SETTING_OOM_SCORE_ADJ));
+        s = parse("OOMScoreAdj=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("OOMScoreAdj=1000");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
 }
 
 static void test_delegated(void)

@@ -135,6 +135,37 @@ static void test_own_process(void)
         DENIED(&user, 1000, custom, "LatencyNice", "5", "would shorten the custom slice");
 }
 
+/* I/O class and level, oom_score_adj: down only, for an unprivileged caller. */
+static void test_io_oom(void)
+{
+        SchedState st = plain(), be6 = plain(), idle = plain(), rt = plain();
+
+        /* no class yet: best-effort at the level of nice 0, 4 */
+        ALLOWED(&user, 1000, st, "IOClass", "idle");
+        ALLOWED(&user, 1000, st, "IOClass", "best-effort");
+        DENIED(&user, 1000, st, "IOClass", "realtime",
+               "IOClass=realtime would raise the I/O class of tid 4242 (currently none)");
+        ALLOWED(&user, 1000, st, "IONice", "7");
+        ALLOWED(&user, 1000, st, "IONice", "4");
+        DENIED(&user, 1000, st, "IONice", "3",
+               "IONice=3 would raise the I/O priority of tid 4242 (currently 4)");
+        be6.ioprio = 2 << 13 | 6;
+        DENIED(&user, 1000, be6, "IONice", "5", "(currently 6)");
+        idle.ioprio = 3 << 13;
+        DENIED(&user, 1000, idle, "IOClass", "best-effort", "(currently idle)");
+        ALLOWED(&user, 1000, idle, "IONice", "0"); /* idle has no levels */
+        rt.ioprio = 1 << 13 | 4;
+        ALLOWED(&user, 1000, rt, "IOClass", "realtime");
+        ALLOWED(&user, 1000, rt, "IOClass", "best-effort");
+
+        ALLOWED(&user, 1000, st, "OOMScoreAdj", "0");
+        ALLOWED(&user, 1000, st, "OOMScoreAdj", "1000");
+        DENIED(&user, 1000, st, "OOMScoreAdj", "-1",
+               "OOMScoreAdj=-1 would lower the oom_score_adj of tid 4242 (currently 0)");
+        ALLOWED(&root, 0, st, "OOMScoreAdj", "-1000");
+        ALLOWED(&capable, 1000, st, "IOClass", "realtime");
+}
+
 static void test_every_thread(void)
 {
         _cleanup_free_ char *why = NULL;
@@ -158,6 +189,7 @@ int main(void)
         test_privileged();
         test_other_users_process();
         test_own_process();
+        test_io_oom();
         test_every_thread();
         return test_result();
 }

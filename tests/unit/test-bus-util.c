@@ -137,7 +137,8 @@ static void test_roundtrip(void)
                 [SETTING_NICE] = "19",          [SETTING_POLICY] = "idle",
                 [SETTING_UTIL_MIN] = "0",       [SETTING_UTIL_MAX] = "1024",
                 [SETTING_TIMER_SLACK] = "1ns",  [SETTING_CPU_WEIGHT] = "10000",
-                [SETTING_CPU_IDLE] = "no",
+                [SETTING_CPU_IDLE] = "no",       [SETTING_IO_CLASS] = "best-effort",
+                [SETTING_IO_NICE] = "7",        [SETTING_OOM_SCORE_ADJ] = "-1000",
         };
 
         for (SettingId id = 0; id < _SETTING_MAX; id++) {

@@ -47,11 +47,14 @@ static void test_fields(void)
                 [SETTING_LATENCY_NICE] = "-7", [SETTING_SLICE] = "2.5ms", [SETTING_NICE] = "4",
                 [SETTING_POLICY] = "batch",   [SETTING_UTIL_MIN] = "300", [SETTING_UTIL_MAX] = "50%",
                 [SETTING_TIMER_SLACK] = "7ns", [SETTING_CPU_WEIGHT] = "250", [SETTING_CPU_IDLE] = "yes",
+                [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
                 [SETTING_POLICY] = "idle",    [SETTING_UTIL_MIN] = "301", [SETTING_UTIL_MAX] = "51%",
                 [SETTING_TIMER_SLACK] = "8ns", [SETTING_CPU_WEIGHT] = "251", [SETTING_CPU_IDLE] = "no",
+                [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
+                [SETTING_OOM_SCORE_ADJ] = "200",
         };
         Settings all = {};
 
@@ -101,6 +104,12 @@ static void test_fields(void)
                       v.b == 1);
                 check(setting_to_bus_value(&all, SETTING_TIMER_SLACK, &v) == 0 && v.type == 't' &&
                       v.t == 7);
+                check(setting_to_bus_value(&all, SETTING_IO_CLASS, &v) == 0 && v.type == 's' &&
+                      streq(v.s, "idle"));
+                check(setting_to_bus_value(&all, SETTING_IO_NICE, &v) == 0 && v.type == 'i' &&
+                      v.i == 3);
+                check(setting_to_bus_value(&all, SETTING_OOM_SCORE_ADJ, &v) == 0 &&
+                      v.type == 'i' && v.i == -100);
         }
         /* A value left behind without its bit does not count. */
         {
@@ -127,6 +136,12 @@ int main(void)
         roundtrip(SETTING_LATENCY_NICE, " 19 ", "19");
         roundtrip(SETTING_LATENCY_NICE, "+3", "3");
         roundtrip(SETTING_NICE, "0", "0");
+        roundtrip(SETTING_IO_CLASS, "realtime", "realtime");
+        roundtrip(SETTING_IO_CLASS, " be ", "best-effort");
+        roundtrip(SETTING_IO_CLASS, "rt", "realtime");
+        roundtrip(SETTING_IO_NICE, "0", "0");
+        roundtrip(SETTING_OOM_SCORE_ADJ, "-1000", "-1000");
+        roundtrip(SETTING_OOM_SCORE_ADJ, "+1000", "1000");
         roundtrip(SETTING_SLICE, "0.1ms", "0.1ms");
         roundtrip(SETTING_SLICE, "100ms", "100ms");
         roundtrip(SETTING_SLICE, "100us", "0.1ms");
@@ -178,6 +193,10 @@ int main(void)
         bad(SETTING_UTIL_MIN, "50 %",
             "expected an integer in 0..1024 or a percentage in 0..100%, found \"50 %\"", 0);
         bad(SETTING_CPU_WEIGHT, "0", "expected an integer in 1..10000, found \"0\"", 0);
+        bad(SETTING_IO_CLASS, "none", "expected realtime, best-effort or idle, found \"none\"", 0);
+        bad(SETTING_IO_NICE, "8", "expected an integer in 0..7, found \"8\"", 0);
+        bad(SETTING_OOM_SCORE_ADJ, "-1001", "expected an integer in -1000..1000, found \"-1001\"",
+            0);
         bad(SETTING_CPU_IDLE, "2", "expected yes or no, found \"2\"", 0);
 
         /* assignments */

@@ -43,11 +43,16 @@ static StateRecord rec_of(uint32_t slot, uint32_t k)
                 .user_owned = k % 2,
                 .applied_mask = SETTING_BIT(SETTING_NICE) | (k % 3 ? SETTING_BIT(SETTING_TIMER_SLACK) : 0),
                 .pending_mask = k % 5 ? 0 : SETTING_BIT(SETTING_POLICY),
-                .settings = { .mask = SETTING_BIT(SETTING_NICE), .nice = (int32_t)(k % 40) - 20 },
+                .settings = { .mask = SETTING_BIT(SETTING_NICE) | SETTINGS_IO_MASK |
+                                      SETTING_BIT(SETTING_OOM_SCORE_ADJ),
+                              .nice = (int32_t)(k % 40) - 20, .io_class = 1 + (int32_t)(k % 3),
+                              .io_nice = (int32_t)(k % 8), .oom_score_adj = -(int32_t)(k % 1001) },
                 .orig = { .policy = 0, .nice = (int)(k % 20), .timer_slack_ns = 50000 + k,
-                          .slice_ns = 700000 + k },
+                          .slice_ns = 700000 + k, .oom_score_adj = (int)(k % 1001),
+                          .ioprio = (int)((k % 4) << 13 | (k % 8)) },
                 .expected = { .policy = 3, .nice = -(int)(k % 20), .timer_slack_ns = 1000 + k,
-                              .util_max = k % 1024 },
+                              .util_max = k % 1024, .oom_score_adj = -(int)(k % 1001),
+                              .ioprio = (int)(3 << 13) },
         };
 }
 
@@ -63,7 +68,13 @@ static bool rec_is(const StateRecord *r, uint32_t k)
                r->orig.slice_ns == w.orig.slice_ns && r->expected.policy == w.expected.policy &&
                r->expected.nice == w.expected.nice &&
                r->expected.timer_slack_ns == w.expected.timer_slack_ns &&
-               r->expected.util_max == w.expected.util_max;
+               r->expected.util_max == w.expected.util_max &&
+               r->settings.io_class == w.settings.io_class &&
+               r->settings.io_nice == w.settings.io_nice &&
+               r->settings.oom_score_adj == w.settings.oom_score_adj &&
+               r->orig.ioprio == w.orig.ioprio && r->orig.oom_score_adj == w.orig.oom_score_adj &&
+               r->expected.ioprio == w.expected.ioprio &&
+               r->expected.oom_score_adj == w.expected.oom_score_adj;
 }
 
 static char *path_in(const char *name)

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/ioprio.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
@@ -60,7 +62,52 @@ static bool state_equal(const SchedState *a, const SchedState *b)
                a->custom_slice == b->custom_slice && a->util_min == b->util_min &&
                a->util_max == b->util_max && a->latency_nice == b->latency_nice &&
                a->has_latency_nice == b->has_latency_nice && a->flags == b->flags &&
-               a->timer_slack_ns == b->timer_slack_ns;
+               a->timer_slack_ns == b->timer_slack_ns && a->ioprio == b->ioprio &&
+               a->oom_score_adj == b->oom_score_adj;
+}
+
+#define CAP_SYS_RESOURCE_BIT 24
+
+/* Is capability BIT in our effective set (/proc/self/status CapEff)? */
+static bool has_cap(unsigned bit)
+{
+        unsigned long long eff = 0;
+        char line[256];
+        FILE *f = fopen("/proc/self/status", "re");
+        bool found = false;
+
+        CHECK(f);
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+                        found = true;
+                        break;
+                }
+        fclose(f);
+        CHECK(found);
+        return eff & (1ULL << bit);
+}
+
+/* Read back from the kernel, not from lib/ioprio.c. */
+static int ioprio_of(pid_t tid)
+{
+        long v = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, (int) tid);
+
+        CHECK(v >= 0);
+        return (int) v;
+}
+
+static int oom_of(pid_t pid)
+{
+        char p[64];
+        int v;
+        FILE *f;
+
+        snprintf(p, sizeof(p), "/proc/%d/oom_score_adj", (int) pid);
+        f = fopen(p, "re");
+        CHECK(f);
+        CHECK(fscanf(f, "%d", &v) == 1);
+        fclose(f);
+        return v;
 }
 
 static ApplyContext ctx(LatencyBackend b)
@@ -413,8 +460,96 @@ static void test_changed_mask(void)
         n.policy = SCHED_FIFO;
         CHECK(sched_state_changed(&n, &e, nice | slack) == (nice | slack));
         CHECK(sched_state_changed(&n, &e, 0) == 0);
+        n = e;
+        n.ioprio = LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_IDLE, 0);
+        CHECK(sched_state_changed(&n, &e, SETTINGS_IO_MASK | nice) == SETTINGS_IO_MASK);
+        CHECK(sched_state_changed(&n, &e, SETTING_BIT(SETTING_IO_NICE)) ==
+              SETTING_BIT(SETTING_IO_NICE));
+        n = e;
+        n.oom_score_adj = 100;
+        CHECK(sched_state_changed(&n, &e, SETTINGS_TASK_MASK) ==
+              SETTING_BIT(SETTING_OOM_SCORE_ADJ));
         /* [Unit]-only bits are never a task's */
         CHECK(sched_state_changed(&n, &e, SETTING_BIT(SETTING_CPU_WEIGHT)) == 0);
+}
+
+/* IOClass and IONice are one ioprio: each alone keeps the other; restore
+ * gives back the exact value, also "no class". OOMScoreAdj likewise. */
+static void test_io_oom(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        const uint32_t io = SETTINGS_IO_MASK, oom = SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+        Settings s = { .mask = SETTING_BIT(SETTING_IO_CLASS), .io_class = LN_IOPRIO_CLASS_IDLE };
+        SchedState before, now;
+        uint32_t applied = 0;
+        int orig_ioprio = ioprio_of(child), orig_oom = oom_of(child);
+
+        CHECK(LN_IOPRIO_CLASS(orig_ioprio) == LN_IOPRIO_CLASS_NONE);
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_IO_CLASS));
+        CHECK(before.ioprio == orig_ioprio);
+        CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_IDLE, 0));
+
+        /* A level alone: best-effort for a thread without a class... */
+        CHECK(sched_state_restore(child, &before, io) == 0);
+        CHECK(ioprio_of(child) == orig_ioprio);
+        s = (Settings) { .mask = SETTING_BIT(SETTING_IO_NICE), .io_nice = 6 };
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
+        CHECK(applied == SETTING_BIT(SETTING_IO_NICE));
+        CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 6));
+        /* ... and a class alone keeps the level. */
+        s = (Settings) { .mask = SETTING_BIT(SETTING_IO_CLASS), .io_class = LN_IOPRIO_CLASS_RT };
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
+        CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_RT, 6));
+        /* A class without a level, from no class: the level its nice gives. */
+        CHECK(sched_state_restore(child, &before, io) == 0);
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 10) == 0);
+        s = (Settings) { .mask = SETTING_BIT(SETTING_IO_CLASS), .io_class = LN_IOPRIO_CLASS_BE };
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
+        CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 6));
+        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+
+        /* Read back and compared: a change by someone else is seen. */
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(now.ioprio == ioprio_of(child));
+        CHECK(ioprio_write(child, LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 1)) == 0);
+        {
+                SchedState later;
+
+                CHECK(sched_state_read(child, &later) == 0);
+                CHECK(sched_state_changed(&later, &now, io | oom) == io);
+        }
+        CHECK(sched_state_restore(child, &before, io) == 0);
+        CHECK(ioprio_of(child) == orig_ioprio);
+
+        /* OOMScoreAdj: per process, through any of its thread ids. */
+        s = (Settings) { .mask = oom, .oom_score_adj = 500 };
+        CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
+        CHECK(applied == oom && before.oom_score_adj == orig_oom);
+        CHECK(oom_of(child) == 500);
+        CHECK(sched_state_read(child, &now) == 0 && now.oom_score_adj == 500);
+        /* Below 0 takes CAP_SYS_RESOURCE (latniced.service has it; a
+         * container may not): refused then, and nothing changed. */
+        s.oom_score_adj = -300;
+        if (has_cap(CAP_SYS_RESOURCE_BIT)) {
+                CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
+                CHECK(oom_of(child) == -300);
+        } else {
+                printf("no CAP_SYS_RESOURCE: a negative OOMScoreAdj is refused\n");
+                CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EACCES);
+                CHECK(oom_of(child) == 500);
+        }
+        CHECK(sched_state_restore(child, &before, oom) == 0);
+        CHECK(oom_of(child) == orig_oom);
+
+        /* Out of range: refused before anything is written. */
+        s = (Settings) { .mask = oom, .oom_score_adj = 1001 };
+        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EINVAL);
+        CHECK(oom_of(child) == orig_oom);
+
+        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(now.ioprio == orig_ioprio && now.oom_score_adj == orig_oom);
+        check_pristine();
 }
 
 int main(void)
@@ -455,6 +590,7 @@ int main(void)
         test_from_state();
         test_concurrent_change();
         test_changed_mask();
+        test_io_oom();
         test_gone();
         return 0;
 }
