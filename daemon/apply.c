@@ -277,6 +277,7 @@ static int restore_task(Applier *a, Task *t)
 static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const SchedState *now,
                       const Task *leader, Task **ret)
 {
+        uint32_t lmask;
         bool theirs, inherited;
         Task *t;
         int r;
@@ -286,12 +287,13 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
                 a->counters.n_skipped++;
                 return 0;
         }
-        inherited = leader && leader->applied_mask != 0 &&
-                    sched_state_matches(now, &leader->expected, leader->applied_mask);
+        /* The leader's per-thread attributes only: the oom_score_adj it
+         * changed is every thread's, and says nothing about this one. */
+        lmask = leader ? leader->applied_mask & ~SETTING_BIT(SETTING_OOM_SCORE_ADJ) : 0;
+        inherited = lmask != 0 && sched_state_matches(now, &leader->expected, lmask);
         theirs = tid != pid &&
                  (task_table_process_user_owned(a->tasks, pid) ||
-                  (leader && leader->applied_mask != 0 && !inherited &&
-                   !sched_state_matches(now, &leader->orig, leader->applied_mask)));
+                  (lmask != 0 && !inherited && !sched_state_matches(now, &leader->orig, lmask)));
 
         r = task_table_add(a->tasks, pid, tid, st, &t);
         if (r < 0)
