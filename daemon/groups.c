@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "daemon/group-systemd.h"
 #include "daemon/groups.h"
 #include "daemon/pidmap.h"
 #include "daemon/state-file.h"
@@ -25,6 +26,8 @@ typedef struct GroupEntry {
         size_t n_requesters;      /* protectors included */
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
         uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
+        bool route_known;         /* whether a systemd unit owns it was asked */
+        GroupSystemd sd;          /* its unit's, if so: written through systemd */
 } GroupEntry;
 
 typedef struct Requester {
@@ -44,6 +47,7 @@ struct GroupTable {
         GroupCounters counters;
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
+        SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
 };
 
 int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
@@ -58,6 +62,14 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
         r = sched_group_roots_find(&t->roots);
         if (r < 0)
                 log_debug_errno(r, "Cannot find the cpu controller's mounts: %m");
+        /* Only for the real /proc: a test's tree has no units of systemd's. */
+        if (streq(t->proc_root, "/proc")) {
+                r = systemd_units_new("/run", &t->systemd);
+                if (r < 0 && r != -ENOMEDIUM)
+                        log_warning_errno(r, "Cannot set up systemd's units (%m): group settings "
+                                             "are written to cgroup files, where systemd may "
+                                             "overwrite them.");
+        }
         *ret = t;
         return 0;
 }
@@ -65,6 +77,7 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
 static void entry_free(GroupEntry *e)
 {
         sched_group_done(&e->group);
+        group_systemd_done(&e->sd);
         free(e);
 }
 
@@ -93,6 +106,7 @@ GroupTable *group_table_free(GroupTable *t)
                 entry_free(t->entries[i]);
         free(t->entries);
         sched_group_roots_done(&t->roots);
+        systemd_units_free(t->systemd);
         free(t);
         return NULL;
 }
@@ -125,6 +139,26 @@ static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
  * Either way latniced has nothing more to give back there afterwards (the
  * entry goes, or starts over from the state restored now): its state file
  * record goes, after the write. */
+static bool entry_restore_systemd(GroupTable *t, GroupEntry *e)
+{
+        int r = group_systemd_restore(t->systemd, &e->sd);
+
+        if (r < 0) {
+                t->counters.n_failed++;
+                log_warning_errno(r, "Failed to restore %s through systemd (its unit's CPUWeight=): %m",
+                                  e->group.name);
+                return false;
+        }
+        if (r == 0) {
+                log_info("%s: its unit's CPUWeight= was changed by someone else, not restoring.",
+                         e->group.name);
+                return false;
+        }
+        t->counters.n_restored++;
+        log_info("%s: its unit's original CPUWeight= restored through systemd.", e->group.name);
+        return true;
+}
+
 static bool entry_restore(GroupTable *t, GroupEntry *e)
 {
         SchedGroupState now;
@@ -133,6 +167,11 @@ static bool entry_restore(GroupTable *t, GroupEntry *e)
 
         if (!e->changed || e->user_owned || t->dry_run)
                 return false;
+        if (e->sd.set) {
+                restored = entry_restore_systemd(t, e);
+                state_file_cgroup_release(t->state, &e->state_slot);
+                return restored;
+        }
         r = entry_read(t, e, &now);
         if (r < 0) {
                 if (r != -ENOENT)
@@ -275,7 +314,9 @@ static bool state_parse(const char *v, SchedGroupState *ret)
         unsigned weight;
         int idle, nice, n = 0;
 
-        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || v[n] || weight < 1 ||
+        /* A unit's record goes on with " sd=..." (group-systemd.h). */
+        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 ||
+            (v[n] && strncmp(v + n, " sd=", 4) != 0) || weight < 1 ||
             weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
                 return false;
         *ret = (SchedGroupState){ .weight = weight, .idle = idle, .nice = nice };
@@ -310,6 +351,12 @@ static void entry_record(GroupTable *t, GroupEntry *e, const SchedGroupState *wr
         } else if (stat(e->group.path, &st) >= 0)
                 rec.ino = st.st_ino;
         state_format(&e->orig, rec.orig);
+        if (e->sd.unit_path) {
+                _cleanup_free_ char *suffix = NULL;
+
+                if (group_systemd_format(&e->sd, group_systemd_weight(written), &suffix) >= 0)
+                        strncat(rec.orig, suffix, STATE_VALUE_MAX - strlen(rec.orig) - 1);
+        }
         state_format(written, rec.written);
         if (previous)
                 state_format(previous, rec.previous);
@@ -354,6 +401,43 @@ static int adopt_group(const StateCgroupRecord *rec, GroupEntry *e)
         return e->group.name ? 0 : -ENOMEM;
 }
 
+/* REC of a dead latniced set a unit's CPUWeight= through systemd: E takes
+ * it over if the unit still has that. With GONE (the cgroup is gone: the
+ * unit stopped or restarted, and keeps its runtime property), the original
+ * is given back at once. 1 taken over, 0 not (theirs, gone, or no systemd). */
+static int adopt_systemd(GroupTable *t, const StateCgroupRecord *rec, GroupEntry *e, bool gone)
+{
+        const char *root = t->roots.cgroup2;
+        size_t n;
+        int r;
+
+        if (!t->systemd || !root || rec->kind != SCHED_GROUP_CGROUP2)
+                return 0;
+        n = strlen(root);
+        while (n > 0 && root[n - 1] == '/')
+                n--;
+        if (strncmp(rec->path, root, n) != 0 || rec->path[n] != '/')
+                return 0;
+        r = group_systemd_parse(rec->orig, rec->path + n, &e->sd);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0;
+        if (gone) {
+                r = group_systemd_restore(t->systemd, &e->sd);
+                if (r > 0)
+                        log_info("%s: gone; its unit's original CPUWeight= restored through "
+                                 "systemd.", rec->path + n);
+                return r == -ENOMEM ? r : 0;
+        }
+        r = group_systemd_still_ours(t->systemd, &e->sd);
+        if (r == 0)
+                log_info("%s: its unit's CPUWeight= was changed while no latniced ran: theirs.",
+                         e->group.name);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0;
+        e->route_known = true;
+        return 1;
+}
+
 /* Take over REC if the group still holds what the dead latniced wrote:
  * its original is the record's. Returns 1 if kept, 0 if dropped. */
 static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
@@ -371,12 +455,22 @@ static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
         if (r >= 0)
                 r = entry_read(t, e, &now);
         if (r < 0 || entry_find(t, &e->group)) {
+                if (r == -ENOENT && strstr(rec->orig, " sd="))
+                        (void)adopt_systemd(t, rec, e, true);
+                group_systemd_done(&e->sd);
                 sched_group_done(&e->group);
                 return r == -ENOMEM ? r : 0; /* gone, the session over, or twice */
         }
-        if (!sched_group_state_equal(&e->group, &now, &written) &&
-            !(state_parse(rec->previous, &previous) &&
-              sched_group_state_equal(&e->group, &now, &previous))) {
+        if (strstr(rec->orig, " sd=")) {
+                r = adopt_systemd(t, rec, e, false);
+                if (r <= 0) {
+                        group_systemd_done(&e->sd);
+                        sched_group_done(&e->group);
+                        return r;
+                }
+        } else if (!sched_group_state_equal(&e->group, &now, &written) &&
+                   !(state_parse(rec->previous, &previous) &&
+                     sched_group_state_equal(&e->group, &now, &previous))) {
                 if (!sched_group_state_equal(&e->group, &now, &orig))
                         log_info("%s: changed by someone else while no latniced ran: theirs.",
                                  e->group.name);
@@ -385,6 +479,7 @@ static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
         }
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
         if (!a) {
+                group_systemd_done(&e->sd);
                 sched_group_done(&e->group);
                 return -ENOMEM;
         }
@@ -423,6 +518,55 @@ int group_table_attach_state(GroupTable *t, StateFile *f)
         return r == -ENOMEM ? r : 0;
 }
 
+/* E no longer holds what latniced left (NOW): is that someone else's
+ * change? A unit's is theirs only if its CPUWeight= is not latniced's any
+ * more: systemd writes the files its own way, and a moment after the call.
+ * 1: theirs (E is user-owned now), 0: still latniced's, negative: cannot
+ * tell yet. */
+static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
+{
+        if (e->sd.set) {
+                int r = group_systemd_still_ours(t->systemd, &e->sd);
+
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        e->expected = *now;
+                        return 0;
+                }
+        }
+        e->user_owned = true;
+        state_file_cgroup_release(t->state, &e->state_slot);
+        log_info("%s: changed by someone else (weight %u%s), leaving it alone.", e->group.name,
+                 now->weight, now->idle ? ", idle" : "");
+        return 1;
+}
+
+/* Is E a systemd unit's cgroup? Asked once, before the first write. */
+static void entry_route(GroupTable *t, GroupEntry *e)
+{
+        int r;
+
+        if (e->route_known)
+                return;
+        e->route_known = true;
+        r = group_systemd_find(t->systemd, t->roots.cgroup2, &e->group, &e->sd);
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot ask systemd whether a unit owns it (%m): its "
+                                     "files are written.", e->group.name);
+        else if (r > 0)
+                log_debug("%s: a systemd unit's cgroup, set through its CPUWeight=.",
+                          e->group.name);
+}
+
+static int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
+                       const SchedGroupState *want)
+{
+        if (e->sd.unit_path)
+                return group_systemd_set(t->systemd, &e->sd, want);
+        return sched_group_write_state(&e->group, now, want);
+}
+
 /* Bring E to what S asks for (unset: its original). */
 static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s)
 {
@@ -448,13 +592,9 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         r = sched_group_read(&e->group, &now);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected)) {
-                e->user_owned = true;
-                state_file_cgroup_release(t->state, &e->state_slot);
-                log_info("%s: changed by someone else (weight %u%s), leaving it alone.",
-                         e->group.name, now.weight, now.idle ? ", idle" : "");
+        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected) &&
+            entry_foreign(t, e, &now) != 0)
                 return 0;
-        }
         if (settings_has(s, SETTING_CPU_WEIGHT))
                 weight = s->cpu_weight;
         if (settings_has(s, SETTING_CPU_IDLE))
@@ -467,8 +607,9 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                          want.weight, want.idle ? ", idle" : "", (int)pid);
                 return 1;
         }
+        entry_route(t, e);
         entry_record(t, e, &want, e->changed ? &e->expected : NULL);
-        r = sched_group_write_state(&e->group, &now, &want);
+        r = entry_write(t, e, &now, &want);
         if (r < 0) {
                 /* Not written: the record says what the group still has. */
                 if (e->changed)
@@ -481,8 +622,9 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                 return log_warning_errno(r, "Failed to set %s for %d: %m", e->group.name,
                                          (int)pid);
         }
-        /* What the kernel made of it (cpu.shares rounds). */
-        if (sched_group_read(&e->group, &e->expected) < 0)
+        /* What the kernel made of it (cpu.shares rounds); systemd writes a
+         * unit's files after its call returns. */
+        if (e->sd.unit_path || sched_group_read(&e->group, &e->expected) < 0)
                 e->expected = want;
         if (!sched_group_state_equal(&e->group, &e->expected, &want))
                 entry_record(t, e, &e->expected, NULL);
