@@ -88,7 +88,7 @@ struct ProcEvents {
         proc_event_handler_t handler;
         void *userdata;
         size_t rcvbuf;
-        uint64_t n_received, n_lost;
+        uint64_t n_received, n_lost, n_exec_skipped;
 };
 
 static const char *const event_names[_PROC_EV_MAX] = {
@@ -302,10 +302,23 @@ static void unsplit(ProcEvents *p)
         p->split = false;
 }
 
+/* Does the rest of C's batch hold the exit of process PID's main thread? */
+static bool channel_has_exit(const Channel *c, pid_t pid)
+{
+        for (size_t i = c->head; i < c->n_evs; i++)
+                if (c->evs[i].type == PROC_EV_EXIT && c->evs[i].tid == pid &&
+                    c->evs[i].pid == pid && (c->types & TYPE_BIT(PROC_EV_EXIT)))
+                        return true;
+        return false;
+}
+
 /* Hand on the collected events of both channels, each its own types, in
  * timestamp order (each channel's in the order it received them). Stops
  * when a channel that has more queued in the kernel runs out: its next
- * batch may hold events older than the other's rest. */
+ * batch may hold events older than the other's rest. An exec whose
+ * process's main thread exits later in the batch is not handed on: the
+ * process is gone, or a zombie, by now, which the handler would find out
+ * with system calls (a short-lived process in a storm); its exit is. */
 static void dispatch_merged(ProcEvents *p)
 {
         Channel *a = &p->ch[PROMPT], *b = &p->ch[DEFERRED];
@@ -324,6 +337,11 @@ static void dispatch_merged(ProcEvents *p)
                         from = b, e = &b->evs[b->head++];
                 if (!(from->types & TYPE_BIT(e->type)))
                         continue;
+                if (e->type == PROC_EV_EXEC && (channel_has_exit(a, e->pid) ||
+                                                channel_has_exit(b, e->pid))) {
+                        p->n_exec_skipped++;
+                        continue;
+                }
                 r = p->handler(e, p->userdata);
                 if (r < 0)
                         log_debug_errno(r, "Handling %s event of %d/%d failed: %m",
@@ -612,6 +630,11 @@ uint64_t proc_events_n_received(const ProcEvents *p)
 uint64_t proc_events_n_lost(const ProcEvents *p)
 {
         return p->n_lost;
+}
+
+uint64_t proc_events_n_exec_skipped(const ProcEvents *p)
+{
+        return p->n_exec_skipped;
 }
 
 bool proc_events_split(const ProcEvents *p)

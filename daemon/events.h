@@ -10,7 +10,8 @@
  *
  * Fork and exit events come on a second socket that does not wake the
  * daemon by itself more than once per 20 ms: they are handed on together
- * with the next exec or rename, in the kernel's order (see events.c).
+ * with the next exec or rename, in the kernel's order (see events.c). An
+ * exec whose process's exit is already in hand is not handed on.
  */
 #pragma once
 
@@ -112,6 +113,9 @@ size_t proc_events_rcvbuf(const ProcEvents *p);
 /* Datagrams received / ENOBUFS overflows seen so far. */
 uint64_t proc_events_n_received(const ProcEvents *p);
 uint64_t proc_events_n_lost(const ProcEvents *p);
+/* Exec events not handed on because the process's main thread exited
+ * later in the same batch (see events.c). */
+uint64_t proc_events_n_exec_skipped(const ProcEvents *p);
 /* True while fork and exit events come on a socket of their own, drained
  * with the others (see events.c); false once the kernel was found to
  * ignore the filter (before Linux 6.6). */
