@@ -19,15 +19,23 @@ typedef struct Reader {
         size_t error_pos;
 } Reader;
 
+static void field_done(AnanicyField *f)
+{
+        free(f->key);
+        free(f->string);
+        free(f->text);
+        for (size_t j = 0; j < f->n_strings; j++)
+                free(f->strings[j]);
+        free(f->strings);
+        *f = (AnanicyField){};
+}
+
 void ananicy_object_done(AnanicyObject *o)
 {
         if (!o)
                 return;
-        for (size_t i = 0; i < o->n; i++) {
-                free(o->fields[i].key);
-                free(o->fields[i].string);
-                free(o->fields[i].text);
-        }
+        for (size_t i = 0; i < o->n; i++)
+                field_done(&o->fields[i]);
         free(o->fields);
         *o = (AnanicyObject){};
 }
@@ -297,6 +305,50 @@ static int read_number(Reader *r, AnanicyField *f)
         return 0;
 }
 
+/* "[" (string ("," string)*)? "]": minq-ananicy's "cmdlines". */
+static int read_string_array(Reader *r, AnanicyField *f)
+{
+        r->pos++; /* '[' */
+        f->type = ANANICY_STRING_ARRAY;
+        skip_blanks(r);
+        if (r->pos < r->n && r->s[r->pos] == ']') {
+                r->pos++;
+                return 0;
+        }
+        for (;;) {
+                char **a, *str = NULL;
+                int k;
+
+                skip_blanks(r);
+                if (r->pos >= r->n || r->s[r->pos] != '"')
+                        return fail_expected(r, r->pos,
+                                             "a string in the array (arrays hold strings only)");
+                if (f->n_strings >= ANANICY_ARRAY_MAX)
+                        return fail(r, r->pos, "expected at most " STRINGIFY(ANANICY_ARRAY_MAX)
+                                               " strings in an array, found more");
+                k = read_string(r, &str);
+                if (k < 0)
+                        return k;
+                a = reallocarray(f->strings, f->n_strings + 1, sizeof(char *));
+                if (!a) {
+                        free(str);
+                        return -ENOMEM;
+                }
+                f->strings = a;
+                f->strings[f->n_strings++] = str;
+                skip_blanks(r);
+                if (r->pos < r->n && r->s[r->pos] == ',') {
+                        r->pos++;
+                        continue;
+                }
+                if (r->pos < r->n && r->s[r->pos] == ']') {
+                        r->pos++;
+                        return 0;
+                }
+                return fail_expected(r, r->pos, "',' or ']' after a string in the array");
+        }
+}
+
 static int read_value(Reader *r, AnanicyField *f)
 {
         static const struct {
@@ -319,10 +371,13 @@ static int read_value(Reader *r, AnanicyField *f)
         }
         if (c == '-' || is_digit(c))
                 return read_number(r, f);
-        if (c == '{' || c == '[')
+        if (c == '[')
+                return read_string_array(r, f);
+        if (c == '{')
                 return fail_expected(r, r->pos,
-                                     "a string, number, true, false or null (nested objects "
-                                     "and arrays are not part of ananicy's format)");
+                                     "a string, number, true, false, null or an array of "
+                                     "strings (nested objects are not part of ananicy's "
+                                     "format)");
         for (size_t i = 0; i < ELEMENTSOF(words); i++) {
                 size_t l = strlen(words[i].word);
                 if (r->n - r->pos >= l && memcmp(r->s + r->pos, words[i].word, l) == 0 &&
@@ -394,16 +449,13 @@ int ananicy_parse_line(const char *line, size_t len, AnanicyObject *ret, char **
                                         k = -ENOMEM;
                         }
                         if (k < 0) {
-                                free(f.key);
-                                free(f.string);
+                                field_done(&f);
                                 goto fail;
                         }
 
                         AnanicyField *a = reallocarray(o.fields, o.n + 1, sizeof(AnanicyField));
                         if (!a) {
-                                free(f.key);
-                                free(f.string);
-                                free(f.text);
+                                field_done(&f);
                                 k = -ENOMEM;
                                 goto fail;
                         }
@@ -423,11 +475,11 @@ int ananicy_parse_line(const char *line, size_t len, AnanicyObject *ret, char **
                         goto fail;
                 }
 
+        /* ananicy-cpp reads up to the '}' and ignores the rest of the line:
+         * so does this, and says where the ignored text starts. */
         skip_blanks(&r);
-        if (r.pos < r.n && r.s[r.pos] != '#') {
-                k = fail_expected(&r, r.pos, "the end of the line or a '#' comment after the object");
-                goto fail;
-        }
+        if (r.pos < r.n && r.s[r.pos] != '#')
+                o.trailing_column = (unsigned)MIN(r.pos, (size_t)UINT_MAX - 1) + 1;
         *ret = o;
         return 0;
 

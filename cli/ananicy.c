@@ -34,7 +34,7 @@ typedef struct Entry {
         const char *file; /* relative path, owned by the Converter */
         unsigned line;
         AnanicyObject obj;
-        bool superseded; /* types: a later definition of the same type wins */
+        bool superseded; /* a later type or rule of the same name wins */
 } Entry;
 
 typedef struct Malformed {
@@ -42,6 +42,12 @@ typedef struct Malformed {
         unsigned line, column;
         char *reason;
 } Malformed;
+
+/* A line with text after its object, ignored as ananicy-cpp does. */
+typedef struct Trailing {
+        const char *file;
+        unsigned line, column;
+} Trailing;
 
 typedef struct EntryList {
         Entry *items;
@@ -54,8 +60,11 @@ typedef struct Converter {
         EntryList rules, types, cgroups;
         Malformed *malformed;
         size_t n_malformed;
+        Trailing *trailing;
+        size_t n_trailing;
         size_t n_objects;
         Hashmap *type_index;  /* type name -> Entry* of the last definition */
+        Hashmap *rule_index;  /* rule name -> Entry* of the last rule of that name */
         Hashmap *profile_of;  /* type name -> profile section name (char*, owned) */
         Hashmap *used_names;  /* section names already written ("Rule x", "Profile y") */
         AnanicyStats stats;
@@ -64,9 +73,6 @@ typedef struct Converter {
 static const char *const drop_names[_DROP_MAX] = {
         [DROP_RTPRIO] = "rtprio",
         [DROP_SCHED_RT] = "sched-realtime",
-        [DROP_IOCLASS] = "ioclass",
-        [DROP_IONICE] = "ionice",
-        [DROP_OOM_SCORE_ADJ] = "oom_score_adj",
         [DROP_CGROUP] = "cgroup",
         [DROP_INVALID] = "invalid-value",
         [DROP_UNKNOWN_KEY] = "unknown-key",
@@ -95,6 +101,7 @@ static void converter_done(Converter *c)
         for (size_t i = 0; i < c->n_malformed; i++)
                 free(c->malformed[i].reason);
         free(c->malformed);
+        free(c->trailing);
         if (c->profile_of) {
                 size_t state = 0;
                 void *v;
@@ -103,6 +110,7 @@ static void converter_done(Converter *c)
         }
         hashmap_free(c->profile_of);
         hashmap_free(c->type_index);
+        hashmap_free(c->rule_index);
         hashmap_free(c->used_names);
         for (size_t i = 0; i < c->n_files; i++)
                 free(c->files[i]);
@@ -294,6 +302,17 @@ static int add_malformed(Converter *c, const char *file, unsigned line, unsigned
         return 0;
 }
 
+static int add_trailing(Converter *c, const char *file, unsigned line, unsigned column)
+{
+        Trailing *a = reallocarray(c->trailing, c->n_trailing + 1, sizeof(Trailing));
+
+        if (!a)
+                return -ENOMEM;
+        c->trailing = a;
+        c->trailing[c->n_trailing++] = (Trailing){ .file = file, .line = line, .column = column };
+        return 0;
+}
+
 static int add_entry(EntryList *l, const char *file, unsigned line, AnanicyObject *obj)
 {
         Entry *a = reallocarray(l->items, l->n + 1, sizeof(Entry));
@@ -388,6 +407,13 @@ static int read_stream(Converter *c, FILE *f, const char *rel, FileKind kind)
                         continue;
                 }
 
+                if (obj.trailing_column > 0) {
+                        r = add_trailing(c, rel, line, obj.trailing_column);
+                        if (r < 0) {
+                                ananicy_object_done(&obj);
+                                return r;
+                        }
+                }
                 if (c->n_objects >= ANANICY_OBJECTS_MAX) {
                         ananicy_object_done(&obj);
                         return -E2BIG;
@@ -503,20 +529,23 @@ static char *unique_name(Converter *c, const char *type, const char *base, bool 
         return TAKE_PTR(candidate);
 }
 
-/* The name: predicate matching exactly NAME: glob characters are put in
- * brackets, and the pattern is quoted (with \" and \\) unless it is plain. */
-static char *name_predicate(const char *name)
+/* The predicate KEY:PATTERN matching exactly LITERAL (SUBSTRING: LITERAL
+ * anywhere in it, "*LITERAL*"): glob characters are put in brackets, and
+ * the pattern is quoted (with \" and \\) unless it is plain. */
+static char *literal_predicate(const char *key, const char *literal, bool substring)
 {
         _cleanup_free_ char *glob = NULL, *out = NULL;
-        size_t n = strlen(name);
+        size_t n = strlen(literal);
         bool plain = true;
         char *p;
 
-        glob = malloc(n * 3 + 1);
+        glob = malloc(n * 3 + 3);
         if (!glob)
                 return NULL;
         p = glob;
-        for (const char *s = name; *s; s++) {
+        if (substring)
+                *p++ = '*';
+        for (const char *s = literal; *s; s++) {
                 if (*s == '*' || *s == '?' || *s == '[') {
                         *p++ = '[';
                         *p++ = *s;
@@ -527,6 +556,8 @@ static char *name_predicate(const char *name)
                 } else
                         *p++ = *s;
         }
+        if (substring)
+                *p++ = '*';
         *p = '\0';
 
         for (const char *s = glob; *s; s++) {
@@ -537,12 +568,12 @@ static char *name_predicate(const char *name)
                         plain = false;
         }
         if (plain)
-                return asprintf(&out, "name:%s", glob) < 0 ? NULL : TAKE_PTR(out);
+                return asprintf(&out, "%s:%s", key, glob) < 0 ? NULL : TAKE_PTR(out);
 
-        out = malloc(strlen(glob) * 2 + sizeof("name:\"\""));
+        out = malloc(strlen(key) + strlen(glob) * 2 + sizeof(":\"\""));
         if (!out)
                 return NULL;
-        p = stpcpy(out, "name:\"");
+        p = stpcpy(stpcpy(out, key), ":\"");
         for (const char *s = glob; *s; s++) {
                 if (*s == '"' || *s == '\\')
                         *p++ = '\\';
@@ -551,6 +582,30 @@ static char *name_predicate(const char *name)
         *p++ = '"';
         *p = '\0';
         return TAKE_PTR(out);
+}
+
+/* The Match= of rule E named NAME: name:NAME, and with minq-ananicy's
+ * "cmdlines" (an array of strings) each of them somewhere in the command
+ * line. NULL on ENOMEM; *RET_BAD is set if "cmdlines" is not an array of
+ * strings (then only the name is matched, and write_fields() says why). */
+static char *rule_match(const Entry *e, const char *name, bool *ret_bad)
+{
+        const AnanicyField *cl = ananicy_object_get(&e->obj, "cmdlines");
+        _cleanup_free_ char *m = literal_predicate("name", name, false);
+
+        *ret_bad = cl && cl->type != ANANICY_STRING_ARRAY;
+        if (!m || !cl || *ret_bad)
+                return TAKE_PTR(m);
+        for (size_t i = 0; i < cl->n_strings; i++) {
+                _cleanup_free_ char *pred = literal_predicate("cmdline", cl->strings[i], true);
+                char *t;
+
+                if (!pred || asprintf(&t, "%s && %s", m, pred) < 0)
+                        return NULL;
+                free(m);
+                m = t;
+        }
+        return TAKE_PTR(m);
 }
 
 /* Writes S to F for a comment: at most COMMENT_VALUE_MAX bytes (cut on a
@@ -594,6 +649,36 @@ static void drop(Converter *c, FILE *out, AnanicyDrop d, const AnanicyField *fie
 static bool integer_in(const AnanicyField *f, int64_t lo, int64_t hi)
 {
         return f->type == ANANICY_INTEGER && f->integer >= lo && f->integer <= hi;
+}
+
+/* ioclass, ionice and oom_score_adj of a type or rule (key of F). */
+static void write_io_oom(Converter *c, FILE *out, const AnanicyField *f)
+{
+        if (streq(f->key, "ioclass")) {
+                const char *s = f->type == ANANICY_STRING ? f->string : "";
+                const char *cls = streq(s, "rt") || streq(s, "realtime")       ? "realtime"
+                                  : streq(s, "be") || streq(s, "best-effort") ? "best-effort"
+                                  : streq(s, "idle")                          ? "idle"
+                                                                              : NULL;
+                if (!cls) {
+                        drop(c, out, DROP_INVALID, f, "expected rt, be or idle");
+                        return;
+                }
+                fprintf(out, "IOClass = %s\n", cls);
+        } else if (streq(f->key, "ionice")) {
+                if (!integer_in(f, 0, 7)) {
+                        drop(c, out, DROP_INVALID, f, "expected an integer in 0..7");
+                        return;
+                }
+                fprintf(out, "IONice = %" PRIi64 "\n", f->integer);
+        } else {
+                if (!integer_in(f, -1000, 1000)) {
+                        drop(c, out, DROP_INVALID, f, "expected an integer in -1000..1000");
+                        return;
+                }
+                fprintf(out, "OOMScoreAdj = %" PRIi64 "\n", f->integer);
+        }
+        c->stats.settings++;
 }
 
 /* The settings of a type or rule, as policy lines or comments. NAMING is the
@@ -653,18 +738,15 @@ static void write_fields(Converter *c, FILE *out, const Entry *e, const char *na
                         c->stats.settings++;
                 } else if (streq(k, "rtprio"))
                         drop(c, out, DROP_RTPRIO, f, "latnice never sets real-time priorities");
-                else if (streq(k, "ioclass"))
-                        drop(c, out, DROP_IOCLASS, f,
-                             "latnice does not set I/O priorities (use ionice(1), or "
-                             "IOSchedulingClass= in the service's unit)");
-                else if (streq(k, "ionice"))
-                        drop(c, out, DROP_IONICE, f,
-                             "latnice does not set I/O priorities (use ionice(1), or "
-                             "IOSchedulingPriority= in the service's unit)");
-                else if (streq(k, "oom_score_adj"))
-                        drop(c, out, DROP_OOM_SCORE_ADJ, f,
-                             "latnice does not change OOM scores (use OOMScoreAdjust= in the "
-                             "service's unit)");
+                else if (streq(k, "ioclass") || streq(k, "ionice") || streq(k, "oom_score_adj"))
+                        write_io_oom(c, out, f);
+                else if (streq(k, "cmdlines") && rule) {
+                        if (f->type != ANANICY_STRING_ARRAY)
+                                drop(c, out, DROP_INVALID, f,
+                                     "expected an array of strings (the rule matches on its "
+                                     "name only)");
+                        /* else it is part of Match= */
+                }
                 else if (streq(k, "cgroup"))
                         drop(c, out, DROP_CGROUP, f,
                              "latnice does not move processes between cgroups (a [Unit] "
@@ -772,36 +854,99 @@ static int write_profiles(Converter *c, FILE *out)
         return 0;
 }
 
+/* The last rule of a name wins, as in ananicy-cpp (it keeps rules in a map
+ * by name): the earlier ones are superseded. */
+static int index_rules(Converter *c)
+{
+        for (size_t i = 0; i < c->rules.n; i++) {
+                Entry *e = &c->rules.items[i];
+                const char *name = ananicy_object_get(&e->obj, "name")->string;
+                Entry *prev = hashmap_get(c->rule_index, name);
+                int r;
+
+                if (prev) {
+                        prev->superseded = true;
+                        c->stats.rules_duplicate++;
+                }
+                r = hashmap_replace(c->rule_index, name, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int write_rule(Converter *c, FILE *out, const Entry *e, const char *name)
+{
+        _cleanup_free_ char *base = NULL, *rule = NULL, *match = NULL;
+        bool renamed, bad;
+
+        base = section_name(name, "rule");
+        if (!base)
+                return -ENOMEM;
+        rule = unique_name(c, "Rule", base, &renamed);
+        match = rule_match(e, name, &bad);
+        if (!rule || !match)
+                return -ENOMEM;
+        c->stats.rules++;
+        if (renamed)
+                c->stats.rules_renamed++;
+        fprintf(out, "[Rule %s]\n", rule);
+        put_location(out, e->file, e->line);
+        if (renamed) {
+                fputs(" (the name \"", out);
+                put_comment_text(out, base);
+                fputs("\" is taken: renamed)", out);
+        }
+        fprintf(out, "\nMatch = %s\n", match);
+        write_fields(c, out, e, "name", true);
+        fputc('\n', out);
+        return 0;
+}
+
 static int write_rules(Converter *c, FILE *out)
 {
+        int r;
+
+        r = index_rules(c);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < c->rules.n; i++) {
                 const Entry *e = &c->rules.items[i];
                 const char *name = ananicy_object_get(&e->obj, "name")->string;
-                _cleanup_free_ char *base = NULL, *rule = NULL, *pred = NULL;
-                bool renamed;
 
-                base = section_name(name, "rule");
-                if (!base)
-                        return -ENOMEM;
-                rule = unique_name(c, "Rule", base, &renamed);
-                pred = name_predicate(name);
-                if (!rule || !pred)
-                        return -ENOMEM;
-                c->stats.rules++;
-                if (renamed)
-                        c->stats.rules_renamed++;
-                fprintf(out, "[Rule %s]\n", rule);
-                put_location(out, e->file, e->line);
-                if (renamed) {
-                        fputs(" (the name \"", out);
-                        put_comment_text(out, base);
-                        fputs("\" is taken: renamed)", out);
+                if (e->superseded) {
+                        const Entry *last = hashmap_get(c->rule_index, name);
+
+                        put_location(out, e->file, e->line);
+                        fputs(": rule \"", out);
+                        put_comment_text(out, name);
+                        fputs("\" is defined again at ", out);
+                        put_comment_text(out, last->file);
+                        fprintf(out, ":%u, which is used (ananicy-cpp keeps the last rule of a "
+                                     "name)\n\n",
+                                last->line);
+                        continue;
                 }
-                fprintf(out, "\nMatch = %s\n", pred);
-                write_fields(c, out, e, "name", true);
-                fputc('\n', out);
+                r = write_rule(c, out, e, name);
+                if (r < 0)
+                        return r;
         }
         return 0;
+}
+
+/* Lines whose text after the object was ignored. */
+static void write_trailing(Converter *c, FILE *out)
+{
+        if (c->n_trailing == 0)
+                return;
+        fprintf(out, "# %zu line%s had text after the object, ignored as ananicy-cpp does:\n",
+                c->n_trailing, c->n_trailing == 1 ? "" : "s");
+        for (size_t i = 0; i < c->n_trailing; i++) {
+                put_location(out, c->trailing[i].file, c->trailing[i].line);
+                fprintf(out, ":%u: text after '}' ignored\n", c->trailing[i].column);
+        }
+        fputc('\n', out);
+        c->stats.trailing = c->n_trailing;
 }
 
 static void write_malformed(Converter *c, FILE *out)
@@ -852,6 +997,7 @@ static int convert_write(Converter *c, const char *label, FILE *out, AnanicyStat
                 r = write_rules(c, out);
         if (r < 0)
                 return r;
+        write_trailing(c, out);
         write_malformed(c, out);
 
         if (ret_stats)
@@ -880,7 +1026,7 @@ int ananicy_convert(const char *dir, FILE *out, AnanicyStats *ret_stats, char **
                 return -errno;
 
         if (hashmap_new(&c.type_index) < 0 || hashmap_new(&c.profile_of) < 0 ||
-            hashmap_new(&c.used_names) < 0) {
+            hashmap_new(&c.used_names) < 0 || hashmap_new(&c.rule_index) < 0) {
                 r = -ENOMEM;
                 goto finish;
         }
@@ -925,7 +1071,7 @@ int ananicy_convert_buffers(const AnanicyBuffer *files, size_t n, const char *la
                 return -EINVAL;
 
         if (hashmap_new(&c.type_index) < 0 || hashmap_new(&c.profile_of) < 0 ||
-            hashmap_new(&c.used_names) < 0) {
+            hashmap_new(&c.used_names) < 0 || hashmap_new(&c.rule_index) < 0) {
                 r = -ENOMEM;
                 goto finish;
         }

@@ -22,6 +22,8 @@
 #define ANANICY_FIELDS_MAX 32
 /* Deepest directory nesting followed under the import directory. */
 #define ANANICY_DEPTH_MAX 16
+/* Most strings in one array ("cmdlines": [...]). */
+#define ANANICY_ARRAY_MAX 64
 
 typedef enum AnanicyValueType {
         ANANICY_STRING,
@@ -29,6 +31,7 @@ typedef enum AnanicyValueType {
         ANANICY_NUMBER,  /* any other JSON number */
         ANANICY_BOOL,
         ANANICY_NULL,
+        ANANICY_STRING_ARRAY, /* an array of strings (minq-ananicy's "cmdlines"), maybe empty */
 } AnanicyValueType;
 
 typedef struct AnanicyField {
@@ -38,6 +41,8 @@ typedef struct AnanicyField {
         int64_t integer;       /* ANANICY_INTEGER */
         double number;         /* ANANICY_INTEGER and ANANICY_NUMBER */
         bool boolean;          /* ANANICY_BOOL */
+        char **strings;        /* ANANICY_STRING_ARRAY: N_STRINGS unescaped strings */
+        size_t n_strings;
         unsigned column;       /* 1-based column of the key */
         unsigned value_column; /* 1-based column of the value */
         char *text;            /* the value as written in the source */
@@ -46,6 +51,8 @@ typedef struct AnanicyField {
 typedef struct AnanicyObject {
         AnanicyField *fields;
         size_t n;
+        unsigned trailing_column; /* 1-based column of text after the object that was
+                                   * ignored (not a '#' comment), 0: none */
 } AnanicyObject;
 
 void ananicy_object_done(AnanicyObject *o);
@@ -58,7 +65,9 @@ bool ananicy_line_is_blank(const char *line, size_t len);
 
 /*
  * Parse one line holding a JSON object (surrounding blanks and a trailing
- * '#' comment after the object are allowed). Returns 0, -EINVAL with a
+ * '#' comment after the object are allowed). Values are scalars or arrays of
+ * strings. Other text after the object's '}' is ignored, as ananicy-cpp
+ * does, and its column is in ret->trailing_column. Returns 0, -EINVAL with a
  * message in *ret_error ("expected ..., found ...") and the 1-based column in
  * *ret_column, or -ENOMEM. *ret is untouched on failure.
  */
@@ -68,9 +77,6 @@ int ananicy_parse_line(const char *line, size_t len, AnanicyObject *ret, char **
 typedef enum AnanicyDrop {
         DROP_RTPRIO,        /* rtprio */
         DROP_SCHED_RT,      /* sched rr/fifo/deadline/iso */
-        DROP_IOCLASS,       /* ioclass */
-        DROP_IONICE,        /* ionice */
-        DROP_OOM_SCORE_ADJ, /* oom_score_adj */
         DROP_CGROUP,        /* cgroup (in a rule or a type) */
         DROP_INVALID,       /* a value of the wrong type or out of range */
         DROP_UNKNOWN_KEY,   /* a key ananicy does not define */
@@ -78,17 +84,20 @@ typedef enum AnanicyDrop {
         _DROP_MAX,
 } AnanicyDrop;
 
-/* "rtprio", "sched-realtime", "ioclass", ... (stable, used in JSON) */
+/* "rtprio", "sched-realtime", "cgroup", ... (stable, used in JSON) */
 const char *ananicy_drop_to_string(AnanicyDrop d);
 
 typedef struct AnanicyStats {
         size_t files;          /* *.rules, *.types and *.cgroups files read */
         size_t rules;          /* rule objects read (every one becomes a [Rule]) */
         size_t rules_renamed;  /* rules whose section name had to be made unique */
+        size_t rules_duplicate;/* rules replaced by a later one of the same name */
+        size_t trailing;       /* lines with text after the object, ignored */
         size_t types;          /* type definitions that became a [Profile] */
         size_t types_duplicate;/* type definitions replaced by a later one */
         size_t cgroups;        /* cgroup definitions (comments only) */
-        size_t settings;       /* settings written (Nice, LatencyNice, Policy, Profile) */
+        size_t settings;       /* settings written (Nice, LatencyNice, Policy, IOClass,
+                                * IONice, OOMScoreAdj, Profile) */
         size_t dropped[_DROP_MAX];
         size_t malformed;      /* lines that are not a usable object */
 } AnanicyStats;

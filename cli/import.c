@@ -21,6 +21,7 @@ static void print_stats_json(const AnanicyStats *s, const char *dir, const char 
         json_kv_uint(&w, "files", s->files);
         json_kv_uint(&w, "rules", s->rules);
         json_kv_uint(&w, "rules_renamed", s->rules_renamed);
+        json_kv_uint(&w, "rules_duplicate", s->rules_duplicate);
         json_kv_uint(&w, "types", s->types);
         json_kv_uint(&w, "types_duplicate", s->types_duplicate);
         json_kv_uint(&w, "cgroups", s->cgroups);
@@ -31,6 +32,7 @@ static void print_stats_json(const AnanicyStats *s, const char *dir, const char 
                 json_kv_uint(&w, ananicy_drop_to_string(d), s->dropped[d]);
         json_end_object(&w);
         json_kv_uint(&w, "malformed_lines", s->malformed);
+        json_kv_uint(&w, "trailing_text_lines", s->trailing);
         json_end_object(&w);
         (void)json_writer_finish(&w);
 }
@@ -57,6 +59,16 @@ static void print_stats(const AnanicyStats *s)
                 }
                 fputc('\n', stderr);
         }
+        if (s->rules_duplicate > 0)
+                fprintf(stderr,
+                        "latnicectl: note: %zu rule%s replaced by a later rule of the same name, "
+                        "as ananicy-cpp does (see the comments)\n",
+                        s->rules_duplicate, s->rules_duplicate == 1 ? "" : "s");
+        if (s->trailing > 0)
+                fprintf(stderr,
+                        "latnicectl: warning: %zu line%s had text after the object; it was "
+                        "ignored, as ananicy-cpp does (see the comments)\n",
+                        s->trailing, s->trailing == 1 ? "" : "s");
         if (s->malformed > 0)
                 fprintf(stderr, "latnicectl: %zu malformed line%s skipped (see the comments)\n",
                         s->malformed, s->malformed == 1 ? "" : "s");

@@ -47,6 +47,33 @@ else
 fi
 echo "ok - -o replaces regular files only"
 
+# ioclass, ionice and oom_score_adj are carried, minq-ananicy's "cmdlines"
+# become cmdline: matches, text after '}' is ignored with a warning, and the
+# last rule of a name wins with a note (ananicy-cpp's behaviour).
+IO=$T/io
+mkdir -p "$IO"
+cat >"$IO/io.rules" <<'R'
+{ "name": "updatedb", "ioclass": "idle", "oom_score_adj": 500 }
+{ "name": "java", "cmdlines": ["minecraft"], "ionice": 1 }+
+{ "name": "updatedb", "ioclass": "be", "ionice": 7 }
+R
+expect_rc 0 import-ananicy "$IO" -o "$T/io.policy"
+grep -q "^latnicectl: note: 1 rule replaced by a later rule of the same name, as ananicy-cpp does" \
+        "$T/err" || fail "no note on the duplicate rule: $(cat "$T/err")"
+grep -q "^latnicectl: warning: 1 line had text after the object; it was ignored, as ananicy-cpp" \
+        "$T/err" || fail "no warning on the trailing text: $(cat "$T/err")"
+"$PY" - "$T/io.policy" <<'PYEOF' || fail "io.policy: $(cat "$T/io.policy")"
+import re, sys
+p = open(sys.argv[1]).read()
+rules = re.findall(r"^\[Rule (.+)\]\n# [^\n]*\n((?:[A-Za-z]+ = [^\n]*\n)*)", p, re.M)
+assert rules == [("java", 'Match = name:java && cmdline:"*minecraft*"\nIONice = 1\n'),
+                 ("updatedb", "Match = name:updatedb\nIOClass = best-effort\nIONice = 7\n")], rules
+assert "# io.rules:1: rule \"updatedb\" is defined again at io.rules:3, which is used" in p
+assert "# io.rules:2:59: text after '}' ignored" in p
+PYEOF
+expect_rc 0 check "$T/io.policy"
+echo "ok - ioclass, ionice, oom_score_adj, cmdlines, trailing text, duplicate rules"
+
 # A real ananicy rule set (such as CachyOS's ananicy-rules checkout), if one
 # is named: LATNICE_ANANICY_RULES=DIR.
 DATA=${LATNICE_ANANICY_RULES:-}
@@ -91,7 +118,8 @@ def no_dups(pairs):
         raise ValueError("duplicate key")
     return dict(pairs)
 
-rules, types, cgroups, malformed = [], [], [], 0
+rules, types, cgroups, malformed, trailing = [], [], [], 0, 0
+decoder = json.JSONDecoder(object_pairs_hook=no_dups)
 for path in files:
     kind = path.rsplit(".", 1)[1]
     key = {"rules": "name", "types": "type", "cgroups": "cgroup"}[kind]
@@ -100,10 +128,16 @@ for path in files:
             line = raw.decode("utf-8", "replace").strip()
             if not line or line.startswith("#"):
                 continue
+            # text after the object is ignored (as ananicy-cpp does), '#' or not
             try:
-                obj = json.loads(raw.decode("utf-8"), object_pairs_hook=no_dups)
+                text = raw.decode("utf-8").lstrip(" \t\r")
+                obj, end = decoder.raw_decode(text)
                 ok = isinstance(obj, dict) and all(
-                    v is None or isinstance(v, (str, int, float, bool)) for v in obj.values())
+                    v is None or isinstance(v, (str, int, float, bool)) or
+                    (isinstance(v, list) and all(isinstance(x, str) for x in v))
+                    for v in obj.values())
+                rest = text[end:].strip(" \t\r")
+                extra = ok and rest != "" and not rest.startswith("#")
             except (ValueError, UnicodeDecodeError):
                 ok = False
             if ok:
@@ -113,6 +147,7 @@ for path in files:
             if not ok:
                 malformed += 1
                 continue
+            trailing += extra
             {"rules": rules, "types": types, "cgroups": cgroups}[kind].append(obj)
 
 # types: the last definition of a name wins
@@ -121,8 +156,15 @@ for t in types:
     last[t["type"]] = t
 dup_types = len(types) - len(last)
 
-drops = {k: 0 for k in ["rtprio", "sched-realtime", "ioclass", "ionice", "oom_score_adj",
-                        "cgroup", "invalid-value", "unknown-key", "undefined-type"]}
+# rules: the last of a name wins, as in ananicy-cpp
+last_rule = {}
+for r in rules:
+    last_rule[r["name"]] = r
+dup_rules = len(rules) - len(last_rule)
+rules = [r for r in rules if last_rule[r["name"]] is r]
+
+drops = {k: 0 for k in ["rtprio", "sched-realtime", "cgroup", "invalid-value", "unknown-key",
+                        "undefined-type"]}
 settings = 0
 
 def fields(obj, naming, is_rule):
@@ -147,7 +189,21 @@ def fields(obj, naming, is_rule):
                 drops["sched-realtime"] += 1
             else:
                 drops["invalid-value"] += 1
-        elif k in ("rtprio", "ioclass", "ionice", "oom_score_adj", "cgroup"):
+        elif k == "ioclass":
+            if v in ("rt", "realtime", "be", "best-effort", "idle"):
+                settings += 1
+            else:
+                drops["invalid-value"] += 1
+        elif k in ("ionice", "oom_score_adj"):
+            lo, hi = (0, 7) if k == "ionice" else (-1000, 1000)
+            if type(v) is int and lo <= v <= hi:
+                settings += 1
+            else:
+                drops["invalid-value"] += 1
+        elif k == "cmdlines" and is_rule:
+            if not isinstance(v, list):
+                drops["invalid-value"] += 1
+        elif k in ("rtprio", "cgroup"):
             drops[k] += 1
         else:
             drops["unknown-key"] += 1
@@ -160,7 +216,7 @@ for r in rules:
 want = {
     "files": len(files), "rules": len(rules), "types": len(last),
     "types_duplicate": dup_types, "cgroups": len(cgroups), "settings": settings,
-    "malformed_lines": malformed,
+    "malformed_lines": malformed, "rules_duplicate": dup_rules, "trailing_text_lines": trailing,
 }
 for k, v in want.items():
     assert stats[k] == v, (k, stats[k], v)
@@ -175,11 +231,9 @@ assert len(re.findall(r"^Match = name:", policy, re.M)) == len(rules)
 comment = {
     "rtprio": r"rtprio = .*real-time priorities",
     "sched-realtime": r"sched = .*real-time policies",
-    "ioclass": r"ioclass = .*I/O priorities",
-    "ionice": r"ionice = .*I/O priorities",
-    "oom_score_adj": r"oom_score_adj = .*OOM scores",
     "cgroup": r"cgroup = .*cgroups",
-    "invalid-value": r"(nice|latency_nice|sched) = .*: expected ",
+    "invalid-value": r"(nice|latency_nice|sched|ioclass|ionice|oom_score_adj|cmdlines) = .*: "
+                     r"expected ",
     "unknown-key": r".*: not a key of ananicy",
     "undefined-type": r"type = ",
 }
@@ -187,10 +241,14 @@ for k, n in drops.items():
     got = len(re.findall(r"^# not converted: " + comment[k] + ".*$", policy, re.M))
     assert got == n, (k, got, n)
 assert len(re.findall(r"^# .*: malformed: ", policy, re.M)) == malformed
+assert len(re.findall(r"^# .*:[0-9]+:[0-9]+: text after '}' ignored$", policy, re.M)) == trailing
+assert len(re.findall(r"^# .*: rule \".*\" is defined again at ", policy, re.M)) == dup_rules
 assert check["errors"] == 0 and check["rules"] == len(rules), check
 
-print("rules %d, types %d (+%d redefined), cgroups %d, settings %d, malformed %d, not converted %s"
-      % (len(rules), len(last), dup_types, len(cgroups), settings, malformed, drops))
+print("rules %d (+%d redefined), types %d (+%d redefined), cgroups %d, settings %d, malformed %d, "
+      "trailing text %d, not converted %s"
+      % (len(rules), dup_rules, len(last), dup_types, len(cgroups), settings, malformed,
+         trailing, drops))
 PYEOF
 
 # spot checks on known entries of the set

@@ -114,12 +114,17 @@ static void test_bad(void)
         check_bad("{\"a\":}", 6, "expected a string, number, true, false or null, found '}'");
         check_bad("{\"a\":1,}", 8, "expected '\"' starting a key, found '}'");
         check_bad("{\"a\":1 \"b\":2}", 8, "expected ',' or '}' after a value, found '\"'");
-        check_bad("{\"a\":1}x", 8, "expected the end of the line or a '#' comment");
-        check_bad("{\"a\":1}}", 8, "expected the end of the line or a '#' comment");
         check_bad("{a:1}", 2, "expected '\"' starting a key, found 'a'");
         check_bad("{'a':1}", 2, "expected '\"' starting a key, found '''");
-        check_bad("{\"a\":{}}", 6, "expected a string, number, true, false or null (nested");
-        check_bad("{\"a\":[1]}", 6, "expected a string, number, true, false or null (nested");
+        check_bad("{\"a\":{}}", 6, "expected a string, number, true, false, null or an array "
+                                 "of strings (nested objects");
+        check_bad("{\"a\":[1]}", 7, "expected a string in the array (arrays hold strings "
+                                  "only), found '1'");
+        check_bad("{\"a\":[\"x\",]}", 11, "expected a string in the array");
+        check_bad("{\"a\":[\"x\" \"y\"]}", 11, "expected ',' or ']' after a string in the array");
+        check_bad("{\"a\":[\"x\"}", 10, "expected ',' or ']' after a string in the array, "
+                                      "found '}'");
+        check_bad("{\"a\":[[\"x\"]]}", 7, "expected a string in the array");
         check_bad("{\"a\":\"x}", 9, "expected '\"' closing the string, found end of line");
         check_bad("{\"a\":\"x\ty\"}", 8, "expected a character or an escape sequence in a "
                                          "string, found control character 0x09");
@@ -162,6 +167,42 @@ static void test_bad(void)
                                         (unsigned)strlen("\"k10\":10,") * (ANANICY_FIELDS_MAX - 10),
                           "expected at most 32 keys in an object");
         }
+}
+
+/* minq-ananicy's arrays of strings; text after the object, which
+ * ananicy-cpp ignores. */
+static void test_arrays_trailing(void)
+{
+        AnanicyObject o = {};
+        const AnanicyField *f;
+        char line[1024];
+        size_t p = 0;
+
+        check(parse("{\"cmdlines\": [\"a b\", \"\\u00e9\"], \"e\": []}", &o, NULL, NULL) == 0);
+        f = ananicy_object_get(&o, "cmdlines");
+        check(f && f->type == ANANICY_STRING_ARRAY && f->n_strings == 2);
+        if (f && f->n_strings == 2) {
+                check_streq(f->strings[0], "a b");
+                check_streq(f->strings[1], "\xc3\xa9");
+        }
+        f = ananicy_object_get(&o, "e");
+        check(f && f->type == ANANICY_STRING_ARRAY && f->n_strings == 0);
+        check(o.trailing_column == 0);
+        ananicy_object_done(&o);
+
+        check(parse("{\"a\":1}x", &o, NULL, NULL) == 0 && o.trailing_column == 8);
+        ananicy_object_done(&o);
+        check(parse("  {\"a\":1} } # y", &o, NULL, NULL) == 0 && o.trailing_column == 11);
+        ananicy_object_done(&o);
+        check(parse("{\"a\":1}  # only a comment", &o, NULL, NULL) == 0 && o.trailing_column == 0);
+        ananicy_object_done(&o);
+
+        /* at most ANANICY_ARRAY_MAX strings */
+        p += (size_t)snprintf(line + p, sizeof(line) - p, "{\"a\":[");
+        for (int i = 0; i <= ANANICY_ARRAY_MAX; i++)
+                p += (size_t)snprintf(line + p, sizeof(line) - p, "%s\"s\"", i ? "," : "");
+        snprintf(line + p, sizeof(line) - p, "]}");
+        check_bad(line, 7 + 4 * ANANICY_ARRAY_MAX, "expected at most 64 strings in an array");
 }
 
 static void test_long_line(void)
@@ -260,7 +301,12 @@ static void test_convert(void)
                    "{ \"name\": \"tab\\there\" }\n"
                    "{ \"type\": \"Game\" }\n"
                    "{ \"name\": \"broken\" +\n"
-                   "{ \"name\": \"bg\", \"type\": \"BG CPU\" }");
+                   "{ \"name\": \"bg\", \"type\": \"BG CPU\" }\n"
+                   "{ \"name\": \"java\", \"cmdlines\": [\"minecraft\", \"-Xmx*\"], \"ioclass\": \"rt\", "
+                   "\"ionice\": 2 }\n"
+                   "{ \"name\": \"trail\", \"nice\": 5 } extra text\n"
+                   "{ \"name\": \"iobad\", \"ioclass\": \"foo\", \"ionice\": 9, \"oom_score_adj\": -1001 }\n"
+                   "{ \"name\": \"cl\", \"cmdlines\": \"notarray\" }\n");
         /* a line longer than the reader's bound */
         longline = malloc(ANANICY_LINE_MAX + 64);
         check(longline);
@@ -282,33 +328,55 @@ static void test_convert(void)
         check(st.types == 4);           /* Game (last definition), BG CPU, RT, OOM */
         check(st.types_duplicate == 1);
         check(st.cgroups == 1);
-        check(st.rules == 10);          /* quake x2, Crab x2, Sex, 文字, batchy, x, bg, after-long */
-        check(st.rules_renamed == 2);   /* Crab-Game.x86_64, quake */
-        check(st.dropped[DROP_IOCLASS] == 0); /* only in the superseded Game */
-        check(st.dropped[DROP_IONICE] == 1);
+        /* quake (the last of two), Crab x2, Sex, 文字, batchy, x, bg, java, trail, iobad, cl,
+         * after-long */
+        check(st.rules == 13);
+        check(st.rules_duplicate == 1); /* quake: the last one wins, as in ananicy-cpp */
+        check(st.rules_renamed == 1);   /* Crab-Game.x86_64 */
+        check(st.trailing == 1);
         check(st.dropped[DROP_SCHED_RT] == 1);
         check(st.dropped[DROP_RTPRIO] == 1);
-        check(st.dropped[DROP_OOM_SCORE_ADJ] == 1);
         check(st.dropped[DROP_CGROUP] == 1);
         check(st.dropped[DROP_UNDEFINED_TYPE] == 1);
         check(st.dropped[DROP_UNKNOWN_KEY] == 1);
-        check(st.dropped[DROP_INVALID] == 3); /* nice 40, sched weird, latency_nice "-5" */
+        /* nice 40, sched weird, latency_nice "-5", ioclass foo, ionice 9, oom_score_adj -1001,
+         * cmdlines "notarray" */
+        check(st.dropped[DROP_INVALID] == 7);
         /* not-a-type (.types without "type"), empty name, tab in name, type in .rules,
          * broken, long line */
         check(st.malformed == 6);
 
         if (!out)
                 return;
-        check(count(out, "[Rule ") == 10);
+        check(count(out, "[Rule ") == 13);
         check(count(out, "[Profile ") == 4);
         check(strstr(out, "[Profile Game]\n# 00-types.types:6: type \"Game\"\nNice = -4\n"
                           "LatencyNice = -7\n"));
         check(strstr(out, "[Profile BG-CPU]\n"));
         check(strstr(out, "# 00-types.types:2: type \"Game\" is defined again at "
                           "00-types.types:6, which is used\n"));
-        check(strstr(out, "[Rule quake]\n# Games & Fun/games.rules:1\nMatch = name:quake\n"
-                          "Profile = Game\n"));
-        check(strstr(out, "[Rule quake-2]\n"));
+        check(strstr(out, "# Games & Fun/games.rules:1: rule \"quake\" is defined again at "
+                          "Games & Fun/games.rules:5, which is used (ananicy-cpp keeps the last "
+                          "rule of a name)\n"));
+        check(strstr(out, "[Rule quake]\n# Games & Fun/games.rules:5\nMatch = name:quake\n"
+                          "Nice = 3\n"));
+        check(!strstr(out, "[Rule quake-2]\n"));
+        check(strstr(out, "[Profile BG-CPU]\n# 00-types.types:3: type \"BG CPU\"\nNice = 16\n"
+                          "Policy = idle\nIONice = 7\n"));
+        check(strstr(out, "[Profile OOM]\n# 00-types.types:5: type \"OOM\"\nOOMScoreAdj = 1000\n"));
+        check(strstr(out, "[Rule java]\n# Games & Fun/games.rules:15\n"
+                          "Match = name:java && cmdline:\"*minecraft*\" && cmdline:\"*-Xmx[*]*\"\n"
+                          "IOClass = realtime\nIONice = 2\n"));
+        check(strstr(out, "# not converted: ioclass = \"foo\": expected rt, be or idle\n"));
+        check(strstr(out, "# not converted: ionice = 9: expected an integer in 0..7\n"));
+        check(strstr(out, "# not converted: oom_score_adj = -1001: expected an integer in "
+                          "-1000..1000\n"));
+        check(strstr(out, "[Rule cl]\n# Games & Fun/games.rules:18\nMatch = name:cl\n"
+                          "# not converted: cmdlines = \"notarray\": expected an array of strings"));
+        check(strstr(out, "[Rule trail]\n# Games & Fun/games.rules:16\nMatch = name:trail\n"
+                          "Nice = 5\n"));
+        check(strstr(out, "# 1 line had text after the object, ignored as ananicy-cpp does:\n"
+                          "# Games & Fun/games.rules:16:32: text after '}' ignored\n"));
         check(strstr(out, "[Rule Crab-Game.x86_64]\n# Games & Fun/games.rules:3\n"
                           "Match = name:\"Crab Game.x86_64\"\n"));
         check(strstr(out, "[Rule Crab-Game.x86_64-2]\n"));
@@ -337,7 +405,7 @@ static void test_convert(void)
                 fprintf(stderr, "diagnostic: %s\n", strna(d));
         }
         check(diagnostics_count(&diags, DIAG_ERROR) == 0);
-        check(p && policy_n_rules(p) == 10);
+        check(p && policy_n_rules(p) == 13);
         if (p) {
                 const char *odd = "Sex [18+] \"Q\" a\\b *?.exe";
                 TaskSnapshot t = { .pid = 1, .tid = 1, .names = { .comm = "zz", .argv0 = odd } };
@@ -354,7 +422,17 @@ static void test_convert(void)
                 check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1);
                 t.names.argv0 = "bg";
                 check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1 &&
-                      m.settings.policy == 5 /* SCHED_IDLE */ && m.settings.nice == 16);
+                      m.settings.policy == 5 /* SCHED_IDLE */ && m.settings.nice == 16 &&
+                      settings_has(&m.settings, SETTING_IO_NICE) && m.settings.io_nice == 7);
+                /* cmdlines: each string somewhere in the command line */
+                t.names.argv0 = "java";
+                t.cmdline = "java -Xmx* -jar minecraft.jar";
+                check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 1 &&
+                      m.settings.io_class == 1 && m.settings.io_nice == 2);
+                t.cmdline = "java -Xmx2G -jar minecraft.jar";
+                check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 0);
+                t.cmdline = "java -Xmx* -jar other.jar";
+                check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 0);
         }
         diagnostics_done(&diags);
 
@@ -385,6 +463,7 @@ int main(void)
         test_values();
         test_escapes();
         test_bad();
+        test_arrays_trailing();
         test_long_line();
         test_blank();
         test_convert();
