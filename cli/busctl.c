@@ -438,6 +438,7 @@ static int print_reply_json(sd_bus_message *reply)
 
 typedef struct StatusInfo {
         const char *version, *backend;
+        const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
                 user_owned, rules, files, units, fd_exhaustions;
@@ -489,6 +490,9 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 if (streq(contents, "s") && (streq(key, "Version") || streq(key, "Backend"))) {
                         r = sd_bus_message_read(reply, "v", "s",
                                                 streq(key, "Version") ? &i->version : &i->backend);
+                        done = true;
+                } else if (streq(contents, "s") && streq(key, "CoreScheduling")) {
+                        r = sd_bus_message_read(reply, "v", "s", &i->core_sched);
                         done = true;
                 } else if (streq(contents, "b") &&
                            (streq(key, "DryRun") || streq(key, "SchedExtActive"))) {
@@ -598,6 +602,8 @@ int verb_status(int argc, char **argv, const CliOptions *o)
                backend_explained(i.backend) ? ")" : "");
         if (i.sched_ext_active)
                 printf("    sched_ext: active: slice and latency nice have no effect\n");
+        if (i.core_sched)
+                printf("   Core sched: %s\n", i.core_sched);
         printf("      Dry run: %s\n", i.dry_run ? "yes (nothing is changed)" : "no");
         printf("       Policy: %" PRIu64 " rules in %" PRIu64 " files\n", i.rules, i.files);
         for (char **d = i.dirs; d && *d; d++)

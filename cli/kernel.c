@@ -19,6 +19,14 @@ static const char *autogroup_string(int a)
         return a > 0 ? "on" : a == 0 ? "off" : "unsupported";
 }
 
+/* SMT as the kernel reports it, for people: "on", "off (forceoff)", ... */
+static const char *smt_string(const CoreSchedSupport *c)
+{
+        if (!c->smt_control)
+                return c->smt_active > 0 ? "active" : c->smt_active == 0 ? "inactive" : "unknown";
+        return c->smt_control;
+}
+
 static void print_json(const KernelFeatures *k)
 {
         JsonWriter w;
@@ -36,6 +44,9 @@ static void print_json(const KernelFeatures *k)
         json_kv_string(&w, "cgroup_root", k->cgroup_root[0] ? k->cgroup_root : NULL);
         json_kv_bool(&w, "sched_ext_active", k->sched_ext_active);
         json_kv_string(&w, "autogroup", autogroup_string(k->autogroup));
+        json_kv_bool(&w, "core_scheduling", k->core_sched.status == CORE_SCHED_OK);
+        json_kv_string(&w, "core_scheduling_status", core_sched_status_to_string(&k->core_sched));
+        json_kv_string(&w, "smt_control", k->core_sched.smt_control);
         json_kv_uint(&w, "ncpus", k->ncpus);
         json_kv_uint(&w, "base_slice_ns", k->base_slice_ns);
         json_kv_string(&w, "base_slice_source", k->base_slice_from_debugfs ? "debugfs" : "computed");
@@ -132,6 +143,8 @@ static int print_text(const KernelFeatures *k, const CliOptions *o)
                k->cgroup_root[0] ? " (" : "", k->cgroup_root, k->cgroup_root[0] ? ")" : "");
         printf("sched_ext:                %s\n",
                k->sched_ext_active ? "active: slice and latency nice have no effect" : "inactive");
+        printf("Core scheduling:          %s\n", core_sched_status_to_string(&k->core_sched));
+        printf("SMT:                      %s\n", smt_string(&k->core_sched));
         printf("Autogroup:                %s%s\n", autogroup_string(k->autogroup),
                k->autogroup > 0 ? " (nice only competes inside a task's autogroup)" : "");
         printf("Base slice:               %s (%s, %u CPU%s)\n", base,

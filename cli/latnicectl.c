@@ -119,7 +119,7 @@ static void help(void)
                "Settings (KEY=VALUE): LatencyNice=-20..19  Slice=0.1ms..100ms  Nice=-20..19\n"
                "  Policy=other|batch|idle  UtilMin=, UtilMax=0..1024 or N%%\n"
                "  TimerSlack=1ns..100ms  IOClass=realtime|best-effort|idle  IONice=0..7\n"
-               "  OOMScoreAdj=-1000..1000\n"
+               "  OOMScoreAdj=-1000..1000  CoreSched=process|rule|none\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error.\n"
                "See latnicectl(1) and latnice.policy(5).\n");

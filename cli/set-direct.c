@@ -22,6 +22,8 @@ static int apply_threads(const ApplyContext *ctx, const CliOptions *o, pid_t pid
         uint32_t unsupported = 0;
         int r, first_error = 0;
 
+        ApplyContext c = *ctx;
+
         r = proc_threads(o->proc_root, pid, &tids, &n);
         if (r < 0)
                 return r;
@@ -29,7 +31,7 @@ static int apply_threads(const ApplyContext *ctx, const CliOptions *o, pid_t pid
                 SchedState before;
                 uint32_t applied = 0, u = 0;
 
-                r = settings_apply_tid(ctx, tids[i], s, &before, &applied, &u);
+                r = settings_apply_tid(&c, tids[i], s, &before, &applied, &u);
                 if (errno_is_gone(r))
                         continue; /* the thread exited meanwhile */
                 if (r < 0) {
@@ -37,6 +39,9 @@ static int apply_threads(const ApplyContext *ctx, const CliOptions *o, pid_t pid
                                 first_error = r;
                         continue;
                 }
+                /* CoreSched: the first thread's new cookie is the others'. */
+                if ((applied & SETTING_BIT(SETTING_CORE_SCHED)) && c.core_source == 0)
+                        c.core_source = tids[i];
                 unsupported |= u;
                 done++;
         }

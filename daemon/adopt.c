@@ -4,6 +4,7 @@
 
 #include "daemon/adopt.h"
 #include "lib/thread-settings.h"
+#include "lib/core-sched.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -70,6 +71,10 @@ int tasks_adopt(TaskTable *t, const StateRecord *recs, size_t n, const char *pro
                 alive = record_alive(rec, proc_root);
                 if (alive == 1) {
                         r = sched_state_read(rec->tid, &now);
+                        if (r >= 0 && ((rec->applied_mask | rec->pending_mask) &
+                                       SETTING_BIT(SETTING_CORE_SCHED)) &&
+                            core_sched_get(rec->tid, &now.core_cookie) < 0)
+                                now.core_cookie = 0;
                         if (r < 0)
                                 alive = errno_is_gone(r) ? 0 : r;
                 }

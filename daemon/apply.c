@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "daemon/apply.h"
+#include "daemon/cookies.h"
+#include "lib/core-sched.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -441,6 +443,11 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
                 task_table_remove(a->tasks, tid);
                 return errno_is_gone(r) ? 0 : r;
         }
+        /* The cookie is read only when latniced set it (daemon/cookies.h). */
+        t->expected.core_cookie = before->core_cookie;
+        if ((t->applied_mask & SETTING_BIT(SETTING_CORE_SCHED)) &&
+            core_sched_get(tid, &t->expected.core_cookie) < 0)
+                t->expected.core_cookie = 0;
         if (t->applied_mask == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
                 task_table_remove(a->tasks, tid);
@@ -524,6 +531,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         const pid_t pid = p->view.pid;
         const Task *leader;
         SchedState now;
+        Settings eff;
         uint32_t applied = 0, unsupported = 0, read_mask;
         uint64_t st;
         Task *t;
@@ -588,6 +596,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
 
         (void)task_set_rule(t, rule);
         (void)task_set_comm(t, thread_name ? thread_name : p->view.names.comm);
+        cookies_prepare(a, t, s, &now, &eff);
 
         if (a->ctx.dry_run)
                 return thread_dry_run(a, t, s, rule);
@@ -595,7 +604,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         /* The originals are in the state file before the thread changes
          * (tasks.h); evaluate() writes the outcome. */
         (void)task_table_save(a->tasks, t, s->mask);
-        r = settings_apply_tid_from(&a->ctx, tid, &now, s, &applied, &unsupported);
+        r = settings_apply_tid_from(&a->ctx, tid, &now, &eff, &applied, &unsupported);
         if (r == -EBUSY || r == -EAGAIN) {
                 thread_refused(a, t, is_new, r);
                 return 0;
@@ -610,6 +619,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                         task_table_remove(a->tasks, tid);
                 return 0;
         }
+        cookies_applied(a, t, unsupported);
         t->applied_mask |= applied;
         t->settings = *s;
 
@@ -1115,6 +1125,8 @@ int applier_set_manual(Applier *a, pid_t pid, const Settings *s, set_task_check_
                         goto finish;
         }
 
+        /* CoreSched: the first thread that gets a cookie passes it on. */
+        a->ctx.core_source = 0;
         /* Step 3: apply, thread by thread; the first failure is reported
          * only if no thread took the settings. */
         for (size_t i = 0; i < m.n; i++) {
@@ -1125,6 +1137,8 @@ int applier_set_manual(Applier *a, pid_t pid, const Settings *s, set_task_check_
                         goto finish;
                 if (r > 0)
                         n_done++;
+                if (r > 0 && settings_has(s, SETTING_CORE_SCHED) && a->ctx.core_source == 0)
+                        a->ctx.core_source = m.tids[i];
                 else if (r < 0 && first_error == 0) {
                         first_error = r;
                         first_message = TAKE_PTR(msg);

@@ -71,6 +71,7 @@ struct Applier {
         void (*configure_units)(void *userdata, const ProcTask *p);
         void *userdata;
         ApplierCounters counters;
+        bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */
 };
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */

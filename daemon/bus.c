@@ -336,6 +336,8 @@ static int method_get_status(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = append_entry(reply, "DryRun", "b", (int) st.dry_run);
         if (r >= 0)
                 r = append_entry(reply, "SchedExtActive", "b", (int) st.sched_ext_active);
+        if (r >= 0)
+                r = append_entry(reply, "CoreScheduling", "s", strempty(st.core_sched));
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(counter_properties); i++)
                 r = append_entry(reply, counter_properties[i].name, "t",
                                  *(const uint64_t *) ((const char *) &st +
@@ -387,6 +389,11 @@ static int method_get_kernel(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = append_entry(reply, "CgroupCPU", "b", (int) kf->cgroup2_cpu);
         if (r >= 0)
                 r = append_entry(reply, "SchedExtActive", "b", (int) kf->sched_ext_active);
+        if (r >= 0)
+                r = append_entry(reply, "CoreScheduling", "s",
+                                 core_sched_status_to_string(&kf->core_sched));
+        if (r >= 0)
+                r = append_entry(reply, "SMTControl", "s", strempty(kf->core_sched.smt_control));
         if (r >= 0)
                 r = append_entry(reply, "Autogroup", "i", (int32_t) kf->autogroup);
         if (r >= 0)

@@ -27,6 +27,7 @@ typedef struct ManagerStatus {
         const char *backend;          /* latency backend in use: "latency-nice", "slice", "none" */
         bool dry_run;
         bool sched_ext_active;
+        const char *core_sched;       /* core_sched_status_to_string(): "yes" or why not */
         uint64_t start_usec;          /* CLOCK_REALTIME */
         uint64_t last_reload_usec;
         uint64_t n_events;            /* proc connector events handled */

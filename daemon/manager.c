@@ -671,6 +671,7 @@ static void log_kernel(const KernelFeatures *k)
                  k->cgroup2_cpu ? "yes" : "no", k->base_slice_ns,
                  k->base_slice_from_debugfs ? "debugfs" : "computed", k->ncpus,
                  k->autogroup > 0 ? "on" : k->autogroup == 0 ? "off" : "n/a");
+        log_info("Core scheduling (CoreSched=): %s.", core_sched_status_to_string(&k->core_sched));
         if (k->sched_ext_active)
                 log_warning("sched_ext is active: slice and latency nice have no effect while "
                             "it runs.");
@@ -860,6 +861,7 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .backend = latency_backend_to_string(m->applier.ctx.backend),
                 .dry_run = m->opts.dry_run,
                 .sched_ext_active = m->kernel.sched_ext_active,
+                .core_sched = core_sched_status_to_string(&m->kernel.core_sched),
                 .start_usec = m->start_usec,
                 .last_reload_usec = m->last_reload_usec,
                 .n_events = m->n_events,

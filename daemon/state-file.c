@@ -12,10 +12,13 @@
 
 #include "daemon/state-file.h"
 #include "lib/ioprio.h"
+#include "lib/core-sched.h"
 #include "lib/macro.h"
 
 #define STATE_MAGIC "LNSTATE"
-#define STATE_VERSION 1u
+/* 2: CoreSched (the cookies and the setting) at the end of a copy. A
+ * version 1 file is set aside like any other version. */
+#define STATE_VERSION 2u
 #define STATE_INITIAL_RECORDS 256u
 /* 4 Mi records (1.6 GiB): far beyond any task count, a bound for a header
  * that says otherwise. */
@@ -44,6 +47,10 @@ typedef struct DiskCopy {
         uint8_t s_io_class, s_io_nice; /* were padding, as s_oom_score_adj */
         int16_t s_oom_score_adj;
         uint64_t s_slice_ns, s_timer_slack_ns;
+        uint64_t orig_core_cookie, expected_core_cookie; /* SchedState.core_cookie */
+        uint64_t s_core_group;
+        int32_t s_core_mode;
+        uint32_t pad_core;
         DiskSched orig, expected;
         uint64_t checksum; /* of everything before it; written last */
 } DiskCopy;
@@ -79,7 +86,7 @@ typedef struct DiskHeader {
 } DiskHeader;
 
 _Static_assert(sizeof(DiskSched) == 56, "DiskSched layout");
-_Static_assert(sizeof(DiskCopy) == 200, "DiskCopy layout");
+_Static_assert(sizeof(DiskCopy) == 232, "DiskCopy layout");
 _Static_assert(sizeof(DiskHeader) == 64, "DiskHeader layout");
 _Static_assert(sizeof(DiskCgCopy) == 4248, "DiskCgCopy layout");
 
@@ -214,6 +221,10 @@ static void record_encode(const StateRecord *rec, bool used, DiskCopy *c)
         c->s_io_class = (uint8_t)rec->settings.io_class;
         c->s_io_nice = (uint8_t)rec->settings.io_nice;
         c->s_oom_score_adj = (int16_t)rec->settings.oom_score_adj;
+        c->s_core_mode = rec->settings.core_sched.mode;
+        c->s_core_group = rec->settings.core_sched.group;
+        c->orig_core_cookie = rec->orig.core_cookie;
+        c->expected_core_cookie = rec->expected.core_cookie;
         sched_encode(&rec->orig, &c->orig);
         sched_encode(&rec->expected, &c->expected);
 }
@@ -238,6 +249,7 @@ static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
                         .util_min = c->s_util_min,
                         .util_max = c->s_util_max,
                         .timer_slack_ns = c->s_timer_slack_ns,
+                        .core_sched = { .mode = c->s_core_mode, .group = c->s_core_group },
                         .io_class = c->s_io_class,
                         .io_nice = c->s_io_nice,
                         .oom_score_adj = c->s_oom_score_adj,
@@ -251,6 +263,10 @@ static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
                 return false;
         if (!sched_decode(&c->orig, &r.orig) || !sched_decode(&c->expected, &r.expected))
                 return false;
+        if (c->s_core_mode < 0 || c->s_core_mode >= _CORE_SCHED_MAX || c->pad_core != 0)
+                return false;
+        r.orig.core_cookie = c->orig_core_cookie;
+        r.expected.core_cookie = c->expected_core_cookie;
         *rec = r;
         return true;
 }

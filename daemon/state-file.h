@@ -12,7 +12,7 @@
  * after which every pid is new anyway, empties it. The cost, a file that
  * others could corrupt, is covered by the checks below.
  *
- * Layout (native endianness, fixed sizes; version 1):
+ * Layout (native endianness, fixed sizes; version 2):
  *   header   magic "LNSTATE\0", version, header size, record size, record
  *            count, generation (incremented by every latniced that opens it),
  *            boot id (a file from another boot is set aside).

@@ -223,6 +223,7 @@ int kernel_probe(const char *cgroup_root, KernelFeatures *ret)
         k.eevdf_slice = probe_eevdf_slice(k.base_slice_ns);
         k.latency_nice_syscall = probe_latency_nice();
         k.uclamp_task = probe_uclamp();
+        core_sched_probe(NULL, &k.core_sched);
 
         if (!cgroup_root) {
                 int r = cg_find_mount(&found);

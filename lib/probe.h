@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core-sched.h"
 #include "lib/latency-slice.h"
 
 typedef enum LatencyBackend {
@@ -38,6 +39,7 @@ typedef struct KernelFeatures {
         unsigned ncpus;
         char cgroup_root[4096];         /* the cgroup2 hierarchy probed, "" if none */
         LatencyBackend best_backend;    /* what "auto" resolves to */
+        CoreSchedSupport core_sched;    /* PR_SCHED_CORE works; SMT control */
 } KernelFeatures;
 
 /* CGROUP_ROOT: the cgroup2 mount to look at, or NULL to find it in

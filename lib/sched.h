@@ -76,6 +76,9 @@ typedef struct SchedState {
         uint64_t timer_slack_ns; /* from /proc/PID/task/TID/timerslack_ns; 0 if unreadable */
         int ioprio;              /* raw ioprio_get() (lib/ioprio.h); 0 if unreadable */
         int oom_score_adj;       /* of the thread's process; 0 if unreadable */
+        uint64_t core_cookie;    /* core scheduling cookie id (lib/core-sched.h), 0: none;
+                                  * read only where CoreSched is involved (never by
+                                  * sched_state_read()) */
 } SchedState;
 
 /* Read the state of TID (0: the calling thread). -ESRCH if gone.

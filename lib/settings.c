@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/ioprio.h"
+#include "lib/core-sched.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 
@@ -386,6 +387,20 @@ static int parse_io_class_field(const SettingField *f, const char *v, void *fiel
         return 0;
 }
 
+/* CoreSched=: the mode; a rule's group is the policy loader's to set. */
+static int parse_core_sched_field(const SettingField *f, const char *v, void *field,
+                                  char **ret_error, unsigned *ret_column)
+{
+        int r = core_sched_mode_from_string(v);
+
+        if (r < 0) {
+                set_error(ret_error, "expected process, rule or none, found \"%s\"", v);
+                return -EINVAL;
+        }
+        *(CoreSchedSetting *)field = (CoreSchedSetting){ .mode = r };
+        return 0;
+}
+
 static int parse_util_field(const SettingField *f, const char *v, void *field, char **ret_error,
                             unsigned *ret_column)
 {
@@ -454,6 +469,15 @@ static int format_io_class_field(const SettingField *f, const void *field, char 
         return format_string(str, ret);
 }
 
+static int format_core_sched_field(const SettingField *f, const void *field, char **ret)
+{
+        const char *str = core_sched_mode_to_string(((const CoreSchedSetting *)field)->mode);
+
+        if (!str)
+                return format_int_field(f, field, ret); /* mode is the first member */
+        return format_string(str, ret);
+}
+
 static int format_util_field(const SettingField *f, const void *field, char **ret)
 {
         return format_util(*(const uint32_t *)field, ret);
@@ -488,6 +512,8 @@ static const SettingField setting_fields[_SETTING_MAX] = {
                               7, NULL },
         [SETTING_OOM_SCORE_ADJ] = { "OOMScoreAdj", 'i', FIELD(oom_score_adj), parse_int_field,
                                     format_int_field, OOM_SCORE_ADJ_MIN, OOM_SCORE_ADJ_MAX, NULL },
+        [SETTING_CORE_SCHED] = { "CoreSched", 's', FIELD(core_sched), parse_core_sched_field,
+                                 format_core_sched_field, 0, 0, NULL, core_sched_mode_to_string },
         [SETTING_CPU_WEIGHT] = { "CPUWeight", 'u', FIELD(cpu_weight), parse_int_field,
                                  format_int_field, 1, 10000, NULL },
         [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), parse_bool_field,
@@ -607,7 +633,7 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
         if (id < 0) {
                 set_error(ret_error,
                           "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CPUWeight, CPUIdle), found "
+                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle), found "
                           "\"%s\"",
                           key);
                 return -EINVAL;

@@ -24,6 +24,7 @@ typedef enum SettingId {
         SETTING_IO_CLASS,     /* LN_IOPRIO_CLASS_RT, _BE, _IDLE (lib/ioprio.h) */
         SETTING_IO_NICE,      /* 0..7, the I/O priority level within the class */
         SETTING_OOM_SCORE_ADJ, /* -1000..1000, per process */
+        SETTING_CORE_SCHED,   /* CoreSchedMode: none, process, rule (lib/core-sched.h) */
         SETTING_CPU_WEIGHT,   /* 1..10000, [Unit] only */
         SETTING_CPU_IDLE,     /* bool, [Unit] only */
         _SETTING_MAX,
@@ -38,6 +39,7 @@ typedef enum SettingId {
 #define SETTINGS_TASK_MASK                                                                     \
         (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE) |                      \
          SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) |                             \
+         SETTING_BIT(SETTING_CORE_SCHED) |                                                     \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
          SETTING_BIT(SETTING_TIMER_SLACK) | SETTINGS_IO_MASK |                                 \
          SETTING_BIT(SETTING_OOM_SCORE_ADJ))
@@ -53,6 +55,17 @@ typedef enum SettingId {
          SETTING_BIT(SETTING_CPU_IDLE) | SETTING_BIT(SETTING_UTIL_MIN) |                       \
          SETTING_BIT(SETTING_UTIL_MAX) | SETTING_BIT(SETTING_SLICE))
 
+/* CoreSched=: the mode, and for "rule" whose cookie: the policy loader
+ * (policy/parser.c) gives every rule's CoreSched=rule a group of that rule's
+ * own, derived from its name, so that it survives in the state file and a
+ * reload. Compared and copied whole with the other settings. On D-Bus
+ * CoreSched is 's', the mode's name ("process", ...): the group stays here. */
+typedef struct CoreSchedSetting {
+        int32_t mode;   /* CoreSchedMode; first, as the D-Bus value is its name */
+        uint32_t zero;  /* padding made explicit and kept 0 (settings are memcmp'd) */
+        uint64_t group; /* CORE_SCHED_RULE: the rule's group (never 0), else 0 */
+} CoreSchedSetting;
+
 typedef struct Settings {
         uint32_t mask; /* SETTING_BIT(id) set for every present setting */
         int32_t latency_nice;
@@ -65,6 +78,7 @@ typedef struct Settings {
         int32_t io_class;
         int32_t io_nice;
         int32_t oom_score_adj;
+        CoreSchedSetting core_sched;
         uint32_t cpu_weight;
         bool cpu_idle;
 } Settings;

@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 
 #include "lib/ioprio.h"
+#include "lib/core-sched.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 
@@ -133,6 +134,9 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
         r = sched_state_read(tid, &before);
         if (r < 0)
                 return r;
+        /* sched_state_read() leaves the cookie out: needed only here. */
+        if (settings_has(s, SETTING_CORE_SCHED) && core_sched_get(tid, &before.core_cookie) < 0)
+                before.core_cookie = 0;
         r = settings_apply_tid_from(c, tid, &before, s, ret_applied, ret_unsupported);
         if (r < 0)
                 return r;
@@ -324,6 +328,35 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
         return io_oom_apply(c, tid, before, s, mask, nice, done);
 }
 
+/* CoreSched= (see settings_apply_tid()). Adds to *DONE and *UNSUPPORTED; a
+ * negative errno means the caller puts DONE back. */
+static int core_sched_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
+                            const Settings *s, uint32_t *done, uint32_t *unsupported)
+{
+        const pid_t source = c->core_source;
+        uint64_t want = 0;
+        int r;
+
+        if (s->core_sched.mode == CORE_SCHED_NONE)
+                r = before->core_cookie == 0 ? 0 : core_sched_clear(tid);
+        else if (source == tid && before->core_cookie != 0)
+                r = 0; /* its own cookie, the caller says so */
+        else if (source > 0 && source != tid) {
+                r = core_sched_get(source, &want);
+                if (r >= 0 && (want == 0 || want != before->core_cookie))
+                        r = want == 0 ? core_sched_create(tid) : core_sched_share(source, tid);
+        } else
+                r = core_sched_create(tid);
+        if (r == -EINVAL || r == -ENODEV) {
+                *unsupported |= SETTING_BIT(SETTING_CORE_SCHED);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        *done |= SETTING_BIT(SETTING_CORE_SCHED);
+        return 0;
+}
+
 int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
                             const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported)
 {
@@ -349,6 +382,8 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                 if (r >= 0)
                         r = extras_apply(c, tid, &before, s, p.mask, p.nice, &done,
                                          &unsupported);
+                if (r >= 0 && (p.mask & SETTING_BIT(SETTING_CORE_SCHED)))
+                        r = core_sched_apply(c, tid, &before, s, &done, &unsupported);
                 if (r < 0) {
                         if (done != 0)
                                 (void)sched_state_restore_full(c->proc_root ?: "/proc", tid,
@@ -432,6 +467,15 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                 if (r < 0 && ret == 0)
                         ret = r;
         }
+        /* The original is no cookie (latniced never takes over one someone
+         * else set): take latniced's away. */
+        if ((mask & SETTING_BIT(SETTING_CORE_SCHED)) && orig->core_cookie == 0) {
+                r = core_sched_clear(tid);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && r != -EINVAL && r != -ENODEV && ret == 0)
+                        ret = r;
+        }
         return ret;
 }
 
@@ -459,6 +503,13 @@ int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, Sche
                         return r;
                 if (r < 0)
                         s->oom_score_adj = 0;
+        }
+        if (mask & SETTING_BIT(SETTING_CORE_SCHED)) {
+                r = core_sched_get(tid, &s->core_cookie);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0) /* no core scheduling here (EINVAL, ENODEV): no cookie */
+                        s->core_cookie = 0;
         }
         return 0;
 }
@@ -497,6 +548,8 @@ uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, 
                 changed |= SETTINGS_IO_MASK;
         if (now->oom_score_adj != expected->oom_score_adj)
                 changed |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+        if (now->core_cookie != expected->core_cookie)
+                changed |= SETTING_BIT(SETTING_CORE_SCHED);
         return changed & mask;
 }
 

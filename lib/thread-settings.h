@@ -19,6 +19,10 @@ typedef struct ApplyContext {
         uint64_t base_slice_ns;  /* for the latency nice -> slice mapping; 0: sched_base_slice() */
         bool dry_run;            /* read and decide, change nothing */
         const char *proc_root;   /* for timerslack_ns; NULL: "/proc" */
+        /* CoreSched=process or rule: the thread whose cookie TID is to have
+         * (TID itself: keep the one it has), 0: a new cookie (see
+         * settings_apply_tid()). The caller picks it per process. */
+        pid_t core_source;
 } ApplyContext;
 
 /*
@@ -35,6 +39,13 @@ typedef struct ApplyContext {
  *   UtilMin/Max   SCHED_FLAG_UTIL_CLAMP_MIN/MAX|KEEP_ALL; EOPNOTSUPP makes
  *                 them unsupported, not an error
  *   TimerSlack    PROC_ROOT/TID/timerslack_ns
+ *   CoreSched     none: no cookie (PR_SCHED_CORE_SHARE_TO from the calling
+ *                 thread, which must have none); process/rule: the cookie of
+ *                 C->core_source (lib/core-sched.h core_sched_share()), or a
+ *                 new one (core_sched_create()) when that is 0 or TID has
+ *                 none while it is its own source. A thread that already has
+ *                 the cookie costs no syscall. EINVAL/ENODEV (no
+ *                 CONFIG_SCHED_CORE, no SMT) make it unsupported.
  *   IOClass/IONice ioprio_set(IOPRIO_WHO_PROCESS, tid): one value, so a
  *                 class alone keeps the level and a level alone the class
  *                 (lib/ioprio.h ioprio_compose())
@@ -71,7 +82,8 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
 /*
  * Fill in what sched_state_read_attr() leaves out and MASK (SETTING_BITs)
  * needs: the timer slack for TimerSlack, the ioprio for IOClass/IONice, the
- * oom_score_adj for OOMScoreAdj (PROC_ROOT NULL: "/proc"). An unreadable one
+ * oom_score_adj for OOMScoreAdj (PROC_ROOT NULL: "/proc"). The core scheduling
+ * cookie for CoreSched. An unreadable one
  * reads as 0, as in sched_state_read(). 0, or -ESRCH if TID is gone; the
  * others of S are untouched.
  */

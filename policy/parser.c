@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core-sched.h"
 #include "lib/macro.h"
 #include "policy/diagnostic.h"
 #include "policy/parser.h"
@@ -1190,6 +1191,19 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
         return 0;
 }
 
+/* The cookie group of CoreSched=rule in rule NAME (lib/settings.h): FNV-1a
+ * of the name, never 0. Rules of one name share a cookie. */
+static uint64_t core_sched_group_of(const char *name)
+{
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        for (const char *p = name; *p; p++) {
+                h ^= (uint8_t)*p;
+                h *= UINT64_C(0x100000001b3);
+        }
+        return h ?: 1;
+}
+
 static int resolve_profiles(FileParser *fp)
 {
         _cleanup_(hashmap_freep) Hashmap *own = NULL;
@@ -1229,6 +1243,9 @@ static int resolve_profiles(FileParser *fp)
                 if (profile)
                         settings_merge(&rule->settings, &profile->settings);
                 settings_merge(&rule->settings, &rule->own);
+                if (settings_has(&rule->settings, SETTING_CORE_SCHED) &&
+                    rule->settings.core_sched.mode == CORE_SCHED_RULE)
+                        rule->settings.core_sched.group = core_sched_group_of(rule->name);
         }
         return 0;
 }

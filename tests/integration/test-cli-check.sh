@@ -160,11 +160,15 @@ d = json.load(open(sys.argv[1]))
 keys = {"kernel_release", "latency_nice_backend", "latency_nice_syscall", "latency_nice_cgroup",
         "eevdf_slice", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
         "sched_ext_active", "autogroup", "ncpus", "base_slice_ns", "base_slice_source",
-        "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table"}
+        "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table",
+        "core_scheduling", "core_scheduling_status", "smt_control"}
 assert set(d) == keys, set(d) ^ keys
 assert d["initial_namespaces"] is True and d["namespace_problem"] is None
 assert d["kernel_release"] == os.uname().release
 assert d["latency_nice_backend"] in ("none", "slice", "latency-nice")
+assert d["core_scheduling"] == (d["core_scheduling_status"] == "yes"), d
+assert d["smt_control"] in (None, "on", "off", "forceoff", "notsupported", "notimplemented",
+                            "unknown"), d["smt_control"]
 t = d["latency_nice_table"]
 assert [x["latency_nice"] for x in t] == list(range(-20, 20))
 # the mapping, computed here: base * 1024 / weight, clamped to [0.1 ms, 100 ms], 0 for 0

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/macro.h"
+#include "lib/core-sched.h"
 #include "lib/settings.h"
 #include "tests/unit/test-util.h"
 
@@ -47,12 +48,14 @@ static void test_fields(void)
                 [SETTING_LATENCY_NICE] = "-7", [SETTING_SLICE] = "2.5ms", [SETTING_NICE] = "4",
                 [SETTING_POLICY] = "batch",   [SETTING_UTIL_MIN] = "300", [SETTING_UTIL_MAX] = "50%",
                 [SETTING_TIMER_SLACK] = "7ns", [SETTING_CPU_WEIGHT] = "250", [SETTING_CPU_IDLE] = "yes",
+                [SETTING_CORE_SCHED] = "process",
                 [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
                 [SETTING_POLICY] = "idle",    [SETTING_UTIL_MIN] = "301", [SETTING_UTIL_MAX] = "51%",
                 [SETTING_TIMER_SLACK] = "8ns", [SETTING_CPU_WEIGHT] = "251", [SETTING_CPU_IDLE] = "no",
+                [SETTING_CORE_SCHED] = "rule",
                 [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
                 [SETTING_OOM_SCORE_ADJ] = "200",
         };
@@ -87,6 +90,20 @@ static void test_fields(void)
         check(all.latency_nice == -7 && all.slice_ns == 2500000 && all.nice == 4 &&
               all.policy == SCHED_BATCH && all.util_min == 300 && all.util_max == 512 &&
               all.timer_slack_ns == 7 && all.cpu_weight == 250 && all.cpu_idle);
+        {
+                _cleanup_free_ char *err = NULL;
+                SettingBusValue v;
+                Settings s = {};
+
+                check(setting_to_bus_value(&all, SETTING_CORE_SCHED, &v) == 0 && v.type == 's' &&
+                      streq(v.s, "process"));
+                /* A rule's group is the loader's: parsing "rule" leaves it 0. */
+                check(settings_parse(&s, SETTING_CORE_SCHED, " rule ", NULL, NULL) == 0 &&
+                      s.core_sched.mode == CORE_SCHED_RULE && s.core_sched.group == 0);
+                check(settings_parse(&s, SETTING_CORE_SCHED, "yes", &err, NULL) == -EINVAL);
+                check(err && streq(err, "expected process, rule or none, found \"yes\""));
+                check(s.core_sched.mode == CORE_SCHED_RULE);
+        }
         {
                 SettingBusValue v;
 

@@ -25,9 +25,9 @@
 #include "test-util.h"
 
 /* The file layout (state-file.c): a 64-byte header, then records of two
- * 200-byte copies. */
+ * 232-byte copies. */
 #define HEADER_SIZE 64
-#define COPY_SIZE 200
+#define COPY_SIZE 232
 #define RECORD_SIZE (2 * COPY_SIZE)
 
 static char dir[] = "/tmp/test-state-file.XXXXXX";
@@ -35,7 +35,7 @@ static char dir[] = "/tmp/test-state-file.XXXXXX";
 /* Every field derived from K, so a record mixing two writes is visible. */
 static StateRecord rec_of(uint32_t slot, uint32_t k)
 {
-        return (StateRecord){
+        StateRecord r = {
                 .slot = slot,
                 .pid = (pid_t)(1000 + k),
                 .tid = (pid_t)(2000 + k),
@@ -54,10 +54,26 @@ static StateRecord rec_of(uint32_t slot, uint32_t k)
                               .util_max = k % 1024, .oom_score_adj = -(int)(k % 1001),
                               .ioprio = (int)(3 << 13) },
         };
+
+        if (k % 4) {
+                r.settings.mask |= SETTING_BIT(SETTING_CORE_SCHED);
+                r.settings.core_sched.mode = (int32_t)(k % 4) - 1;
+                r.settings.core_sched.group = k % 4 == 3 ? UINT64_C(0x9e3779b97f4a7c15) * k : 0;
+                r.expected.core_cookie = UINT64_C(0xc0c1e00000000) + k;
+        }
+        return r;
 }
 
 static bool rec_is(const StateRecord *r, uint32_t k)
 {
+        StateRecord c = rec_of(r->slot, k);
+
+        /* CoreSched: the setting (its group too) and both cookies. */
+        if (r->settings.core_sched.mode != c.settings.core_sched.mode ||
+            r->settings.core_sched.group != c.settings.core_sched.group ||
+            r->orig.core_cookie != c.orig.core_cookie ||
+            r->expected.core_cookie != c.expected.core_cookie)
+                return false;
         StateRecord w = rec_of(r->slot, k);
 
         return r->pid == w.pid && r->tid == w.tid && r->starttime == w.starttime &&
