@@ -27,4 +27,5 @@ LATNICE_BUILD_PACKAGES=(
 # What the tests use on top.
 LATNICE_TEST_PACKAGES=(
         clang libclang-rt-14-dev dbus systemd util-linux procps python3 groff-base zsh
+        mmdebstrap e2fsprogs
 )
