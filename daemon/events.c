@@ -81,6 +81,9 @@ typedef struct Channel {
  * hands on only its own types, so every event is still handled once, and
  * the first event a channel did not ask for, stamped after it asked, ends
  * the split: the deferred socket is closed and the prompt one handles all.
+ * A fork or exit the deferred socket had handed on before the prompt one
+ * read it is then handed on a second time, once: handlers take that (an
+ * exit forgets what is gone already, a thread is evaluated again).
  */
 struct ProcEvents {
         Channel ch[_CHANNEL_MAX];
