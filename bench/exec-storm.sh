@@ -19,6 +19,11 @@
 # APPLY_LATENCY (default: bench/apply-latency of LATNICED's build directory,
 # skipped if there is none).
 #
+# With LATNICE_ANANICY_RULES=DIR (a checkout of an ananicy rule set, as for
+# bench/policy-scale.sh), the rule set is converted by latnicectl
+# import-ananicy (LATNICED's build directory) and the RSS of a second
+# latniced that loads it alone is printed at the end.
+#
 # CPU per process: latniced handles every process of the machine, not only
 # the storm's, so its CPU time is divided by all processes started while it
 # was measured (/proc/stat "processes"); on a quiet machine that is the
@@ -153,3 +158,23 @@ else
 fi
 grep -E "VmRSS|VmHWM|RssAnon|RssFile" "/proc/$D/status" | tr -s ' \t' ' '
 grep -E "^Pss:" "/proc/$D/smaps_rollup" | tr -s ' \t' ' '
+
+# The RSS of a large policy: a second latniced on the converted rule set.
+data=${LATNICE_ANANICY_RULES:-}
+ctl=$(dirname "$LATNICED")/../cli/latnicectl
+if [ -n "$data" ] && [ -d "$data" ] && [ -x "$ctl" ]; then
+        stop_daemon
+        mkdir "$T/large"
+        "$ctl" import-ananicy "$data" -o "$T/large/50-ananicy.policy" >/dev/null 2>&1 ||
+                echo "exec-storm: latnicectl import-ananicy $data failed" >&2
+        setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null \
+                --policy-dir "$T/large" --log-level info --state-file "$T/state-large" 2>"$T/log-large" &
+        D=$!
+        for _ in $(seq 600); do
+                grep -q "Ready:" "$T/log-large" && break
+                running "$D" || break
+                sleep 0.05
+        done
+        echo "large policy: $(grep -o "Policy: [0-9]* rule(s)" "$T/log-large" || echo "not loaded")"
+        grep -E "VmHWM|RssAnon" "/proc/$D/status" | tr -s ' \t' ' ' | sed 's/^/  /'
+fi
