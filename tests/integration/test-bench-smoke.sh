@@ -275,4 +275,19 @@ if [ "$cgroups" = 1 ]; then
         interrupt_cgroups TERM
         interrupt_cgroups INT
 fi
+
+# ---- io-effect: 16 MiB, one repeat (77: no O_DIRECT under $TMP) --------------------
+echo "# io-effect"
+rc=0
+bash bench/io-effect.sh --smoke --dir "$TMP" --out "$TMP/io" >"$TMP/io.out" 2>&1 || rc=$?
+if [ $rc = 77 ]; then
+        echo "# io-effect skipped: $(cat "$TMP/io.out")"
+else
+        [ $rc = 0 ] || { cat "$TMP/io.out" >&2; fail "io-effect exited with $rc"; }
+        cat "$TMP/io.out"
+        for c in alone writer writer-be7 writer-idle writer-nice19; do
+                has "$TMP/io.out" "^\\| $c \\| $num \\| $num""x \\| ($num|-) \\|$" io-effect
+        done
+        ls -d "$TMP"/latnice-io-effect.* 2>/dev/null && fail "io-effect left its files behind"
+fi
 echo "PASS"

@@ -2,7 +2,8 @@
 # The shipped default policy under the real latniced: processes named like
 # the rules of each category (argv[0], cmdline, thread names set here) get
 # their class, as the kernel reports it (sched_getattr via ln-getattr and
-# /proc/TID/timerslack_ns); lookalikes the policy must leave alone stay
+# /proc/TID/timerslack_ns, and the I/O class, which no class changes, with
+# ionice -p); lookalikes the policy must leave alone stay
 # untouched; `latnicectl check` reports no error and no warning.
 #
 #   test-default-policy.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL SOURCE_ROOT
@@ -37,11 +38,12 @@ cp "$DEFAULT"/*.policy "$POL"/
 HAS_LN=no
 "$GETATTR" $$ | grep -q 'latency_nice=n/a' || HAS_LN=yes
 # An untouched task keeps what it inherited from this shell.
+OWN_IO=$(ionice -p $$)
 OWN_NICE=$(attr $$ nice)
 OWN_SLACK=$(attr $$ timerslack_ns)
 
 expect() { # what tid class
-        local what=$1 tid=$2 class=$3 nice policy slack ln
+        local what=$1 tid=$2 class=$3 nice policy slack ln io=$OWN_IO
         case $class in
         audio) nice=-11 policy=other slack=1000 ln=-15 ;;
         media | display) nice=-6 policy=other slack=1000 ln=-10 ;;
@@ -60,6 +62,8 @@ expect() { # what tid class
                 fail "$what (tid $tid): policy $(attr "$tid" policy), expected $policy ($class)"
         wait_until 3 attr_is "$tid" timerslack_ns "$slack" ||
                 fail "$what (tid $tid): timer slack $(attr "$tid" timerslack_ns), expected $slack"
+        wait_until 3 eval '[ "$(ionice -p "$tid")" = "$io" ]' ||
+                fail "$what (tid $tid): I/O class $(ionice -p "$tid"), expected $io ($class)"
         if [ -z "$ln" ] || [ "$ln" = - ]; then
                 # no LatencyNice in the class: no custom slice either
                 [ "$policy" = idle ] || attr_is "$tid" custom_slice no ||
