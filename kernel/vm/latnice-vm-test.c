@@ -1212,6 +1212,8 @@ out:
 
 /* ------------------------------------------------------------------------- */
 
+#include "groups.inc.c"
+
 struct test {
         const char *name;
         int (*fn)(void);
@@ -1236,6 +1238,8 @@ static const struct test tests[] = {
         { "daemon-backend", test_daemon_backend, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
         { "daemon-apply", test_daemon_apply, daemon_present,
+          "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
+        { "daemon-groups", test_daemon_groups, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
 };
 
