@@ -1214,6 +1214,8 @@ out:
 
 #include "groups.inc.c"
 
+#include "core-sched.inc.c"
+
 struct test {
         const char *name;
         int (*fn)(void);
@@ -1235,9 +1237,12 @@ static const struct test tests[] = {
         { "cgroup-slice", test_cgroup_slice, NULL, NULL },
         { "cgroup-v1", test_cgroup_v1, NULL, NULL },
         { "wakeup-latency", test_wakeup_latency, NULL, NULL },
+        { "core-sched-bench", test_core_sched_bench, NULL, NULL },
         { "daemon-backend", test_daemon_backend, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
         { "daemon-apply", test_daemon_apply, daemon_present,
+          "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
+        { "core-sched", test_core_sched, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
         { "daemon-groups", test_daemon_groups, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
