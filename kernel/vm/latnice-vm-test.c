@@ -162,7 +162,8 @@ static int get_ln(pid_t pid, int *ret)
         return 0;
 }
 
-/* The latency nice -> slice mapping (latnicectl kernel), computed independently of the kernel. */
+/* The latency nice -> slice mapping (latnicectl kernel), computed independently of the
+ * kernel: base * 1024 / weight, clamped. */
 static uint64_t expected_slice(uint64_t base, int latency_nice)
 {
         uint64_t s;
@@ -175,6 +176,13 @@ static uint64_t expected_slice(uint64_t base, int latency_nice)
         if (s > SLICE_MAX_NS)
                 s = SLICE_MAX_NS;
         return s;
+}
+
+/* The kernel multiplies by the inverse weight (sched_prio_to_wmult) instead of dividing:
+ * its result may be off by a nanosecond per scaling from the exact quotient. */
+static bool slice_near(uint64_t got, uint64_t want)
+{
+        return got + 2 >= want && got <= want + 2;
 }
 
 static int read_file(const char *path, char **ret)
@@ -508,7 +516,9 @@ static int test_uapi_reset_on_fork(void)
                         _exit(10);
                 if (c.sched_latency_nice != 0)
                         _exit(11);
-                if (c.sched_runtime != base)
+                long long slice = 0;
+                if (c.sched_runtime != 0 || proc_sched_field(getpid(), "se.slice", &slice) < 0 ||
+                    (uint64_t) slice != base)
                         _exit(12);
                 if (c.sched_flags & F_RESET_ON_FORK)
                         _exit(13);
@@ -655,10 +665,24 @@ static int test_proc_sched(void)
         return 0;
 }
 
+/* The slice in effect for PID, from /proc/PID/sched (se.slice). */
+static int slice_of(pid_t pid, uint64_t *ret)
+{
+        long long v;
+        int r = proc_sched_field(pid, "se.slice", &v);
+
+        if (r < 0)
+                return r;
+        if (v <= 0)
+                return -EINVAL;
+        *ret = (uint64_t) v;
+        return 0;
+}
+
 static int test_slice_mapping(void)
 {
-        uint64_t base;
-        long long proc_slice;
+        uint64_t base, slice = 0;
+        struct ln_attr a;
         int r;
 
         r = read_base_slice(&base);
@@ -666,46 +690,45 @@ static int test_slice_mapping(void)
         note("base_slice_ns %" PRIu64, base);
 
         for (int v = -20; v <= 19; v++) {
-                struct ln_attr a;
                 uint64_t want = expected_slice(base, v);
                 CHECK(set_ln(0, v) == 0, "set %d", v);
                 CHECK(get_attr(0, &a) == 0, "getattr");
-                CHECK(a.sched_runtime == want, "latency nice %d: slice %" PRIu64
-                      " ns, expected %" PRIu64, v, (uint64_t) a.sched_runtime, want);
-                r = proc_sched_field(getpid(), "se.slice", &proc_slice);
-                CHECK(r == 0 && (uint64_t) proc_slice == want,
-                      "latency nice %d: /proc se.slice %lld, expected %" PRIu64, v, proc_slice,
+                /* sched_runtime is the slice asked for: none. */
+                CHECK(a.sched_runtime == 0, "latency nice %d: sched_runtime %" PRIu64
+                      ", expected 0 (no custom slice)", v, (uint64_t) a.sched_runtime);
+                r = slice_of(getpid(), &slice);
+                CHECK(r == 0 && slice_near(slice, want),
+                      "latency nice %d: /proc se.slice %" PRIu64 ", expected %" PRIu64, v, slice,
                       want);
                 if (v % 10 == 0 || v == 19)
-                        note("latency nice %3d -> slice %" PRIu64 " ns", v, want);
+                        note("latency nice %3d -> slice %" PRIu64 " ns", v, slice);
         }
 
         /* The slice follows base_slice_ns when it is changed. */
         r = write_ll(DEBUGFS "/sched/base_slice_ns", 3000000);
         CHECK(r == 0, "write base_slice_ns: %s", strerror(-r));
         CHECK(set_ln(0, -5) == 0, "set -5");
-        struct ln_attr a;
-        CHECK(get_attr(0, &a) == 0, "getattr");
+        r = slice_of(getpid(), &slice);
         (void) write_ll(DEBUGFS "/sched/base_slice_ns", (long long) base);
-        CHECK(a.sched_runtime == expected_slice(3000000, -5),
-              "with base 3 ms, latency nice -5: %" PRIu64 " ns, expected %" PRIu64,
-              (uint64_t) a.sched_runtime, expected_slice(3000000, -5));
+        CHECK(r == 0 && slice_near(slice, expected_slice(3000000, -5)),
+              "with base 3 ms, latency nice -5: %" PRIu64 " ns, expected %" PRIu64, slice,
+              expected_slice(3000000, -5));
 
         /* A forked child gets the mapped slice from the start. */
         CHECK(set_ln(0, 15) == 0, "set 15");
         pid_t pid = spawn_sleeper();
         CHECK(pid > 0, "fork: %m");
-        r = get_attr(pid, &a);
+        r = slice_of(pid, &slice);
         kill_wait(pid);
-        CHECK(r == 0 && a.sched_runtime == expected_slice(base, 15),
-              "child of a latency nice 15 task: slice %" PRIu64 ", expected %" PRIu64,
-              (uint64_t) a.sched_runtime, expected_slice(base, 15));
+        CHECK(r == 0 && slice_near(slice, expected_slice(base, 15)),
+              "child of a latency nice 15 task: slice %" PRIu64 ", expected %" PRIu64, slice,
+              expected_slice(base, 15));
         return 0;
 }
 
 static int test_slice_custom_wins(void)
 {
-        uint64_t base;
+        uint64_t base, slice = 0;
         struct ln_attr a = {
                 .size = SCHED_ATTR_SIZE_VER2,
                 .sched_policy = SCHED_OTHER,
@@ -722,38 +745,182 @@ static int test_slice_custom_wins(void)
         CHECK(a.sched_runtime == 3000000 && a.sched_latency_nice == -20,
               "slice %" PRIu64 " latency nice %d: explicit slice must win",
               (uint64_t) a.sched_runtime, a.sched_latency_nice);
+        CHECK(slice_of(getpid(), &slice) == 0 && slice == 3000000, "se.slice %" PRIu64, slice);
 
         /* Changing latency nice keeps the explicit slice. */
         CHECK(set_ln(0, 10) == 0, "set 10");
         CHECK(get_attr(0, &a) == 0, "getattr");
         CHECK(a.sched_runtime == 3000000, "slice %" PRIu64 " after latency nice change",
               (uint64_t) a.sched_runtime);
+        CHECK(slice_of(getpid(), &slice) == 0 && slice == 3000000, "se.slice %" PRIu64, slice);
 
         /* Dropping the explicit slice (runtime 0, old 48-byte attr) brings the mapping back. */
         struct ln_attr o = { .size = SCHED_ATTR_SIZE_VER0, .sched_policy = SCHED_OTHER };
         CHECK(sys_setattr(0, &o, 0) == 0, "clear slice");
         CHECK(get_attr(0, &a) == 0, "getattr");
-        CHECK(a.sched_latency_nice == 10 && a.sched_runtime == expected_slice(base, 10),
-              "after clearing: latency nice %d slice %" PRIu64 ", expected %" PRIu64,
-              a.sched_latency_nice, (uint64_t) a.sched_runtime, expected_slice(base, 10));
+        CHECK(slice_of(getpid(), &slice) == 0, "se.slice");
+        CHECK(a.sched_latency_nice == 10 && a.sched_runtime == 0 &&
+              slice_near(slice, expected_slice(base, 10)),
+              "after clearing: latency nice %d sched_runtime %" PRIu64 " se.slice %" PRIu64
+              ", expected 0 and %" PRIu64, a.sched_latency_nice, (uint64_t) a.sched_runtime, slice,
+              expected_slice(base, 10));
 
-        /* And 0 is exactly the stock behaviour. */
+        /* And 0 is exactly the stock slice. */
         CHECK(set_ln(0, 0) == 0, "set 0");
-        CHECK(get_attr(0, &a) == 0 && a.sched_runtime == base, "latency nice 0: slice %" PRIu64,
-              (uint64_t) a.sched_runtime);
+        CHECK(slice_of(getpid(), &slice) == 0 && slice == base, "latency nice 0: slice %" PRIu64,
+              slice);
         return 0;
 }
 
-/* Range and round trip of cpu.latency.nice in group directory DIR. */
-static int check_group_file(const char *dir, const char *root)
+/*
+ * Bug 2 of v1: an explicit slice equal to the mapped one was taken as "no
+ * change" and left the task following latency nice, and sched_getattr()
+ * reported the mapped slice, so a get -> set round trip pinned it.
+ */
+static int test_slice_request(void)
 {
-        static const char *const bad[] = { "-21", "20", "abc", "\n", "1x", "99999999999999999999" };
+        uint64_t base, mapped, slice = 0;
+        struct ln_attr a;
+        int r;
+
+        CHECK(read_base_slice(&base) == 0, "base slice");
+        mapped = expected_slice(base, -5);
+
+        /* Round trip: get, change nice, set the rest back as read (no KEEP_PARAMS). */
+        CHECK(set_ln(0, -5) == 0, "set -5");
+        CHECK(get_attr(0, &a) == 0, "getattr");
+        CHECK(a.sched_runtime == 0, "no custom slice, sched_runtime reads %" PRIu64,
+              (uint64_t) a.sched_runtime);
+        a.size = SCHED_ATTR_SIZE_VER2;
+        a.sched_flags = 0;
+        a.sched_nice = 2;
+        r = sys_setattr(0, &a, 0);
+        CHECK(r == 0, "set back what was read, nice 2: %s", strerror(-r));
+        CHECK(set_ln(0, -10) == 0, "set -10");
+        CHECK(slice_of(getpid(), &slice) == 0, "se.slice");
+        CHECK(slice_near(slice, expected_slice(base, -10)),
+              "after a get/set round trip latency nice -10 gives slice %" PRIu64 ", expected %"
+              PRIu64 ": the round trip pinned the slice", slice, expected_slice(base, -10));
+
+        /* An explicit slice equal to the mapped slice is a custom slice all the same. */
+        CHECK(set_ln(0, -5) == 0, "set -5");
+        CHECK(slice_of(getpid(), &slice) == 0 && slice_near(slice, mapped), "se.slice %" PRIu64,
+              slice);
+        a = (struct ln_attr) {
+                .size = SCHED_ATTR_SIZE_VER0,
+                .sched_policy = SCHED_OTHER,
+                .sched_nice = 2,
+                .sched_runtime = slice,
+        };
+        r = sys_setattr(0, &a, 0);
+        CHECK(r == 0, "explicit slice %" PRIu64 ": %s", slice, strerror(-r));
+        CHECK(get_attr(0, &a) == 0, "getattr");
+        CHECK(a.sched_runtime == slice, "explicit slice %" PRIu64 " reads back as %" PRIu64,
+              slice, (uint64_t) a.sched_runtime);
+        CHECK(set_ln(0, 5) == 0, "set 5");
+        uint64_t after = 0;
+        CHECK(slice_of(getpid(), &after) == 0, "se.slice");
+        CHECK(after == slice, "explicit slice %" PRIu64 " moved to %" PRIu64
+              " by a latency nice change", slice, after);
+        return 0;
+}
+
+/* The slice column of PID's line in the "runnable tasks" list of the
+ * scheduler debug file, which lists every task of each CPU, also sleeping
+ * ones (/proc/PID/sched shows se.slice for SCHED_NORMAL and SCHED_BATCH only). */
+static int debug_task_slice(pid_t pid, uint64_t *ret)
+{
+        char pidstr[16], *s, *line, *save = NULL;
+        int r = -ENOENT;
+
+        snprintf(pidstr, sizeof(pidstr), "%d", (int) pid);
+        if (read_file(DEBUGFS "/sched/debug", &s) < 0)
+                return -errno;
+        for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *tok[12], *save2 = NULL;
+                int n = 0;
+                for (char *t = strtok_r(line, " ", &save2); t && n < 12; t = strtok_r(NULL, " ", &save2))
+                        tok[n++] = t;
+                /* state comm PID vruntime E|N deadline [S] slice ... */
+                if (n < 8 || strcmp(tok[2], pidstr) != 0)
+                        continue;
+                const char *sl = strcmp(tok[6], "S") == 0 ? tok[7] : tok[6];
+                long long ms;
+                long frac;
+                if (sscanf(sl, "%lld.%ld", &ms, &frac) == 2) {
+                        *ret = (uint64_t) ms * 1000000ULL + (uint64_t) frac;
+                        r = 0;
+                }
+                break;
+        }
+        free(s);
+        return r;
+}
+
+/* The latency nice of a SCHED_IDLE or SCHED_BATCH task sets its slice at once
+ * (read while the task sleeps, so no enqueue or deadline update can do it). */
+static int test_slice_batch_idle(void)
+{
+        static const int policies[] = { SCHED_BATCH, SCHED_IDLE };
+        uint64_t base, slice = 0;
+        int ret = 0;
+
+        CHECK(read_base_slice(&base) == 0, "base slice");
+        for (size_t i = 0; i < 2 && ret == 0; i++) {
+                struct ln_attr a = { .size = SCHED_ATTR_SIZE_VER0, .sched_policy = policies[i] };
+                const char *name = policies[i] == SCHED_IDLE ? "SCHED_IDLE" : "SCHED_BATCH";
+                pid_t pid = spawn_sleeper();
+                int r;
+
+                CHECK(pid > 0, "fork: %m");
+                sleep_ms(20);
+                r = sys_setattr(pid, &a, 0);
+                if (r == 0)
+                        r = set_ln(pid, -10);
+                if (r == 0)
+                        r = debug_task_slice(pid, &slice);
+                if (r < 0) {
+                        note("%s: %s", name, strerror(-r));
+                        ret = 1;
+                } else if (!slice_near(slice, expected_slice(base, -10))) {
+                        note("%s task at latency nice -10: se.slice %" PRIu64 ", expected %" PRIu64,
+                             name, slice, expected_slice(base, -10));
+                        ret = 1;
+                } else {
+                        note("%s task at latency nice -10: se.slice %" PRIu64, name, slice);
+                }
+                kill_wait(pid);
+        }
+        return ret;
+}
+
+/*
+ * Range and round trip of cpu.latency.nice in group directory DIR. As in the
+ * latency-nice series v12 (and cpu.weight.nice), a number out of range is
+ * ERANGE, text that is no number EINVAL. ROOT is the hierarchy's root: on
+ * cgroup v2 it has no such file; on v1 it has one, as cpu.shares, reading 0
+ * and refusing writes.
+ */
+static int check_group_file(const char *dir, const char *root, bool v1)
+{
+        static const struct { const char *s; int err; } bad[] = {
+                { "-21", ERANGE }, { "20", ERANGE }, { "-9999", ERANGE }, { "abc", EINVAL },
+                { "\n", EINVAL }, { "1x", EINVAL }, { "99999999999999999999", ERANGE },
+        };
         char path[256];
         long long v;
         int r;
 
         snprintf(path, sizeof(path), "%s/cpu.latency.nice", root);
-        CHECK(access(path, F_OK) < 0, "%s exists on the root group", path);
+        if (v1) {
+                r = read_ll(path, &v);
+                CHECK(r == 0 && v == 0, "%s: read %lld (%s), expected 0", path, v, strerror(-r));
+                r = write_ll(path, -3);
+                CHECK(r == -EINVAL, "writing -3 to %s: %s, expected EINVAL", path,
+                      r ? strerror(-r) : "success");
+        } else {
+                CHECK(access(path, F_OK) < 0, "%s exists on the root group", path);
+        }
 
         snprintf(path, sizeof(path), "%s/cpu.latency.nice", dir);
         r = read_ll(path, &v);
@@ -765,8 +932,9 @@ static int check_group_file(const char *dir, const char *root)
                 CHECK(read_ll(path, &v) == 0 && v == x, "wrote %d, read %lld", x, v);
         }
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-                r = write_str(path, bad[i]);
-                CHECK(r < 0, "writing \"%s\" to %s succeeded", bad[i], path);
+                r = write_str(path, bad[i].s);
+                CHECK(r == -bad[i].err, "writing \"%s\" to %s: %s, expected %s", bad[i].s, path,
+                      r ? strerror(-r) : "success", strerror(bad[i].err));
                 CHECK(read_ll(path, &v) == 0 && v == 19, "value %lld after rejected write", v);
         }
         CHECK(write_ll(path, 0) == 0, "reset");
@@ -797,7 +965,7 @@ static int test_cgroup_v1(void)
                 umount(mnt);
                 return 1;
         }
-        ret = check_group_file("/tmp/cgv1/lntest", mnt);
+        ret = check_group_file("/tmp/cgv1/lntest", mnt, true);
         rmdir("/tmp/cgv1/lntest");
         if (umount(mnt) < 0)
                 note("umount %s: %m", mnt);
@@ -825,7 +993,7 @@ static int test_cgroup_v2(void)
         CHECK(r == 0, "enable +cpu in %s/cgroup.subtree_control: %s", CGROUP2, strerror(-r));
         if (mkdir(CGROUP2 "/lntest", 0755) < 0 && errno != EEXIST)
                 CHECK(false, "mkdir: %m");
-        ret = check_group_file(CGROUP2 "/lntest", CGROUP2);
+        ret = check_group_file(CGROUP2 "/lntest", CGROUP2, false);
         rmdir(CGROUP2 "/lntest");
         return ret;
 }
@@ -868,7 +1036,7 @@ static int wait_group_slice(const char *path, int cpu, uint64_t want, uint64_t *
 
         for (int i = 0; i < 40; i++) {
                 r = group_se_slice(path, cpu, ret);
-                if (r == 0 && *ret == want)
+                if (r == 0 && slice_near(*ret, want))
                         return 0;
                 sleep_ms(25);
         }
@@ -914,7 +1082,7 @@ static int test_cgroup_slice(void)
                         break;
                 }
                 r = wait_group_slice("/lnslice", 1, want, &got);
-                if (r < 0 || got != want) {
+                if (r < 0 || !slice_near(got, want)) {
                         note("group latency nice %d, task latency nice %d: group entity slice "
                              "%" PRIu64 ", expected %" PRIu64 " (%s)", g, t, got, want,
                              r < 0 ? strerror(-r) : "mismatch");
@@ -927,6 +1095,483 @@ static int test_cgroup_slice(void)
         /* The group goes away once the hog is reaped. */
         for (int i = 0; i < 40 && rmdir(dir) < 0 && errno == EBUSY; i++)
                 sleep_ms(25);
+        return ret;
+}
+
+/* The state letter of /proc/PID/stat ('R', 'S', ...), 0 if unreadable. */
+static char proc_state(pid_t pid)
+{
+        char path[64], *s, *p;
+        char c = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        if (read_file(path, &s) < 0)
+                return 0;
+        p = strrchr(s, ')');
+        if (p && p[1] == ' ')
+                c = p[2];
+        free(s);
+        return c;
+}
+
+static int move_to_group(const char *dir, pid_t pid)
+{
+        char path[256], buf[32];
+
+        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
+        return write_str(path, buf);
+}
+
+static void spin_us(unsigned us)
+{
+        uint64_t end = now_ns() + (uint64_t) us * 1000;
+
+        while (now_ns() < end)
+                ;
+}
+
+/* Wait for the group PATH to go away once its tasks are reaped. */
+static void remove_group(const char *dir)
+{
+        for (int i = 0; i < 80 && rmdir(dir) < 0 && errno == EBUSY; i++)
+                sleep_ms(25);
+}
+
+/*
+ * Bug 1 of v1: when the last task of a group sleeps while the group entity
+ * is ineligible, DELAY_DEQUEUE keeps the entity queued and dequeue_entities()
+ * set its slice to the shortest slice of its own level, already scaled by
+ * cpu.latency.nice, and scaled it again: at -5 next to a task with the base
+ * slice, 0.459 ms became 0.150 ms (and kept shrinking on each delay).
+ *
+ * A task in a group at -5 and a CPU hog in the root group share CPU 1; the
+ * task runs for a varying time, then sleeps; while it sleeps the group
+ * entity's slice on CPU 1 is read from the scheduler debug file. Whether the
+ * group was delayed or not, it must read the -5 slice of the base slice
+ * (the shortest at its level); the running time varies so that the sleep
+ * falls on both sides of the group's eligibility.
+ */
+static int test_group_delayed_slice(void)
+{
+        const char *dir = CGROUP2 "/lndelay";
+        int go[2] = { -1, -1 }, done[2] = { -1, -1 };
+        uint64_t base, want, got = 0;
+        pid_t hog = -1, task = -1;
+        int r, ret = 1, iters = 60;
+
+        CHECK(read_base_slice(&base) == 0, "base slice");
+        want = expected_slice(base, -5);
+        CHECK(pin_cpu(0, 0) == 0, "pin: %m");
+        r = enable_cpu_controller();
+        CHECK(r == 0, "enable +cpu: %s", strerror(-r));
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                CHECK(false, "mkdir %s: %m", dir);
+        r = write_ll(CGROUP2 "/lndelay/cpu.latency.nice", -5);
+        CHECK(r == 0, "write cpu.latency.nice: %s", strerror(-r));
+        CHECK(pipe2(go, O_CLOEXEC) == 0 && pipe2(done, O_CLOEXEC) == 0, "pipe: %m");
+
+        task = fork();
+        CHECK(task >= 0, "fork: %m");
+        if (task == 0) {
+                char c;
+                alarm(120);
+                (void) pin_cpu(0, 1);
+                for (unsigned i = 0; read(go[0], &c, 1) == 1; i++) {
+                        spin_us(300 + (i * 373) % 2300);
+                        if (write(done[1], &c, 1) != 1)
+                                _exit(1);
+                }
+                _exit(0);
+        }
+        if (move_to_group(dir, task) < 0) {
+                note("move task to %s: %m", dir);
+                goto out;
+        }
+        hog = spawn_hog(1, 0);
+        if (hog < 0) {
+                note("fork: %m");
+                goto out;
+        }
+        sleep_ms(50);
+
+        for (int i = 0; i < iters; i++) {
+                char c = 'x';
+                if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1) {
+                        note("talking to the task: %m");
+                        goto out;
+                }
+                /* Sleeping in read() once it shows 'S'. */
+                for (int k = 0; k < 1000 && proc_state(task) != 'S'; k++)
+                        sleep_ms(1);
+                r = group_se_slice("/lndelay", 1, &got);
+                if (r < 0) {
+                        note("iteration %d: no slice for /lndelay on CPU 1: %s", i, strerror(-r));
+                        goto out;
+                }
+                if (!slice_near(got, want)) {
+                        note("iteration %d: group at -5 whose task sleeps: group entity slice %"
+                             PRIu64 " ns, expected %" PRIu64, i, got, want);
+                        goto out;
+                }
+        }
+        note("%d sleeps, group entity slice %" PRIu64 " ns each time", iters, want);
+        ret = 0;
+out:
+        if (go[1] >= 0)
+                close(go[1]);
+        kill_wait(task);
+        kill_wait(hog);
+        remove_group(dir);
+        return ret;
+}
+
+static int hog_counters(pid_t hog, long long *ret_switches, long long *ret_runtime_ns)
+{
+        long long sw, rt;
+        int r = proc_sched_field(hog, "nr_involuntary_switches", &sw);
+
+        if (r < 0)
+                return r;
+        /* se.sum_exec_runtime is printed in ms with 6 decimals. */
+        char path[64], *s, *p;
+        long long ms;
+        long frac;
+        snprintf(path, sizeof(path), "/proc/%d/sched", (int) hog);
+        r = read_file(path, &s);
+        if (r < 0)
+                return r;
+        p = strstr(s, "se.sum_exec_runtime");
+        if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, " %lld.%ld", &ms, &frac) != 2) {
+                free(s);
+                return -ENODATA;
+        }
+        free(s);
+        rt = ms * 1000000LL + frac;
+        *ret_switches = sw;
+        *ret_runtime_ns = rt;
+        return 0;
+}
+
+static pid_t spawn_policy_hog(int policy)
+{
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                struct ln_attr a = { .size = SCHED_ATTR_SIZE_VER0, .sched_policy = policy };
+                alarm(120);
+                (void) pin_cpu(0, 1);
+                if (sys_setattr(0, &a, 0) < 0 || set_ln(0, 0) < 0)
+                        _exit(1);
+                for (;;)
+                        ;
+        }
+        return pid;
+}
+
+/*
+ * How often a CPU hog B is switched out by the scheduler while it shares CPU
+ * 1 with another CPU hog A (latency nice 0, root group): B's involuntary
+ * switches per millisecond of B's CPU time, both counted by the kernel in
+ * /proc/PID/sched. Between two hogs nothing wakes up, so B loses the CPU
+ * only when it has used up its slice: update_deadline() at a tick finds its
+ * deadline passed and reschedules. B at latency nice 0 (slice 1.4 ms on 2
+ * CPUs) is switched out about every tick or two; at 19 (95.6 ms) about every
+ * 95 ms of its CPU time. Short slices are not compared this way: the tick
+ * (1 ms at HZ=1000, 4 ms at HZ=250) bounds how often a running task's slice
+ * can end (see Documentation/scheduler/sched-latency-nice.rst).
+ *
+ * SETUP(ARG) runs in B (pinned to CPU 1) before it starts spinning;
+ * B_GROUP is the cgroup B is moved to (NULL: the root group).
+ */
+static int measure_switch_rate(void (*setup)(int), int arg, const char *b_group, double *ret)
+{
+        long long sw0 = 0, rt0 = 0, sw1 = 0, rt1 = 0;
+        int go[2], r = 0;
+        pid_t a, b;
+        char c = 'x';
+
+        if (pin_cpu(0, 0) < 0 || pipe2(go, O_CLOEXEC) < 0)
+                return -errno;
+        a = spawn_policy_hog(SCHED_OTHER);
+        if (a < 0)
+                return -errno;
+        b = fork();
+        if (b == 0) {
+                alarm(120);
+                close(go[1]);
+                (void) pin_cpu(0, 1);
+                setup(arg);
+                if (read(go[0], &c, 1) != 1)
+                        _exit(2);
+                for (;;)
+                        ;
+        }
+        close(go[0]);
+        if (b < 0)
+                r = -errno;
+        if (r == 0 && b_group)
+                r = move_to_group(b_group, b);
+        if (r == 0 && write(go[1], &c, 1) != 1)
+                r = -errno;
+        close(go[1]);
+        sleep_ms(100);
+        if (r == 0)
+                r = hog_counters(b, &sw0, &rt0);
+        sleep_ms(1500);
+        if (r == 0)
+                r = hog_counters(b, &sw1, &rt1);
+        if (r == 0 && proc_state(b) != 'R')
+                r = -ECHILD; /* SETUP failed and B exited */
+        kill_wait(b);
+        kill_wait(a);
+        if (r < 0)
+                return r;
+        if (rt1 <= rt0)
+                return -ENODATA;
+        *ret = (double) (sw1 - sw0) * 1e6 / (double) (rt1 - rt0);
+        return 0;
+}
+
+/*
+ * B set up with SHORT_ARG (and the group with GSHORT) must be switched out
+ * at least 4 times as often as with LONG_ARG (GLONG), in each of 3 rounds.
+ * The ratio of the slices is 68 (40 for the nested groups); measured in TCG
+ * guests on a loaded host: 15-23 for single tasks, 6-15 for the nested
+ * groups (late ticks let a hog run past its slice).
+ */
+static int compare_switch_rate(const char *what, void (*setup)(int), int short_arg, int long_arg,
+                               const char *group, void (*group_set)(int), int gshort, int glong)
+{
+        for (int round = 0; round < 3; round++) {
+                double s = 0, l = 0;
+                int r;
+
+                if (group_set)
+                        group_set(gshort);
+                r = measure_switch_rate(setup, short_arg, group, &s);
+                if (r == 0 && group_set)
+                        group_set(glong);
+                if (r == 0)
+                        r = measure_switch_rate(setup, long_arg, group, &l);
+                CHECK(r == 0, "%s: measuring: %s", what, strerror(-r));
+                printf("LATNICE-VM-RESULT switches %s round=%d short=%.3f/ms long=%.3f/ms\n", what,
+                       round, s, l);
+                CHECK(s > 0 && s >= 4 * l,
+                      "%s: the hog is switched out %.3f times per ms of its CPU time with the "
+                      "short slice, %.3f with the long one: expected at least 4 times as often",
+                      what, s, l);
+        }
+        return 0;
+}
+
+static void setup_policy_ln(int policy, int ln)
+{
+        struct ln_attr a = {
+                .size = SCHED_ATTR_SIZE_VER2,
+                .sched_policy = (uint32_t) policy,
+                .sched_flags = F_LATENCY_NICE,
+                .sched_latency_nice = ln,
+        };
+        if (sys_setattr(0, &a, 0) < 0)
+                _exit(3);
+}
+
+static void setup_other_ln(int ln)
+{
+        setup_policy_ln(SCHED_OTHER, ln);
+}
+
+static void setup_batch_ln(int ln)
+{
+        setup_policy_ln(SCHED_BATCH, ln);
+}
+
+/* RT -> fair: latency nice set while SCHED_FIFO, then back to SCHED_OTHER. */
+static void setup_rt_then_fair(int ln)
+{
+        struct ln_attr a = {
+                .size = SCHED_ATTR_SIZE_VER2,
+                .sched_policy = SCHED_FIFO,
+                .sched_priority = 10,
+                .sched_flags = F_LATENCY_NICE,
+                .sched_latency_nice = ln,
+        };
+        struct ln_attr f = { .size = SCHED_ATTR_SIZE_VER0, .sched_policy = SCHED_OTHER };
+
+        if (sys_setattr(0, &a, 0) < 0)
+                _exit(3);
+        spin_us(2000);
+        if (sys_setattr(0, &f, 0) < 0)
+                _exit(4);
+}
+
+/* A hog at latency nice 19 runs ~95 ms between switches, at 0 ~1.4 ms. */
+static int test_switch_task(void)
+{
+        return compare_switch_rate("task-ln0-vs-19", setup_other_ln, 0, 19, NULL, NULL, 0, 0);
+}
+
+/* The same for a SCHED_BATCH hog: its slice follows latency nice too. */
+static int test_switch_batch(void)
+{
+        return compare_switch_rate("batch-ln0-vs-19", setup_batch_ln, 0, 19, NULL, NULL, 0, 0);
+}
+
+/* Latency nice set while SCHED_FIFO acts once the task is back in the fair class. */
+static int test_switch_rt_to_fair(void)
+{
+        return compare_switch_rate("rt-to-fair-ln0-vs-19", setup_rt_then_fair, 0, 19, NULL, NULL,
+                                   0, 0);
+}
+
+static void outer_group_set(int ln)
+{
+        int r = write_ll(CGROUP2 "/lnO/cpu.latency.nice", ln);
+
+        if (r < 0)
+                note("write lnO/cpu.latency.nice %d: %s", ln, strerror(-r));
+}
+
+/*
+ * Nested groups: the hog B (latency nice 0) in I (19) inside O, against the
+ * hog A in the root group. At the root A competes with O's entity, whose
+ * slice is I's (95.6 ms) scaled by O's value: O at 0 keeps 95.6 ms, O at -20
+ * makes it ~1.1 ms. So the outer value decides how the subtree competes.
+ */
+static int test_switch_nested(void)
+{
+        const char *o = CGROUP2 "/lnO", *i = CGROUP2 "/lnO/lnI";
+        int r, ret;
+
+        r = enable_cpu_controller();
+        CHECK(r == 0, "enable +cpu: %s", strerror(-r));
+        if (mkdir(o, 0755) < 0 && errno != EEXIST)
+                CHECK(false, "mkdir %s: %m", o);
+        r = write_str(CGROUP2 "/lnO/cgroup.subtree_control", "+cpu");
+        if (r == 0 && mkdir(i, 0755) < 0 && errno != EEXIST)
+                r = -errno;
+        if (r == 0)
+                r = write_ll(CGROUP2 "/lnO/lnI/cpu.latency.nice", 19);
+        if (r < 0) {
+                note("setting up %s: %s", i, strerror(-r));
+                remove_group(i);
+                remove_group(o);
+                return 1;
+        }
+        ret = compare_switch_rate("nested-I19-in-O-20-vs-O0", setup_other_ln, 0, 0, i,
+                                  outer_group_set, -20, 0);
+        remove_group(i);
+        remove_group(o);
+        return ret;
+}
+
+/*
+ * Concurrent cpu.latency.nice writes (a group and one of its two children),
+ * tasks sleeping and waking in the children, task latency nice changes and CPU 1 going offline and online, for
+ * STRESS_SECONDS. Checks nothing itself beyond the writes succeeding: under
+ * kernel/vm-test --debug (lockdep, KASAN, KCSAN) the console must stay free
+ * of splats, which vm-test checks.
+ */
+#define STRESS_SECONDS 6
+
+static void stress_writer(const char *path, unsigned seed)
+{
+        uint64_t end = now_ns() + STRESS_SECONDS * 1000000000ULL;
+
+        alarm(STRESS_SECONDS + 60);
+        while (now_ns() < end) {
+                seed = seed * 1103515245 + 12345;
+                if (write_ll(path, (long long) ((seed >> 16) % 40) - 20) < 0)
+                        _exit(1);
+        }
+        _exit(0);
+}
+
+static void stress_task(unsigned seed)
+{
+        alarm(STRESS_SECONDS + 60);
+        for (;;) {
+                seed = seed * 1103515245 + 12345;
+                (void) set_ln(0, (int) ((seed >> 16) % 40) - 20);
+                spin_us(50 + (seed >> 8) % 500);
+                usleep(50 + (seed >> 12) % 300);
+        }
+}
+
+static int test_stress_hotplug(void)
+{
+        /* The writers change the parent and one leaf; the tasks live in the leaves
+         * (a cgroup2 group with controllers enabled below it holds no tasks). */
+        static const char *const groups[] = { CGROUP2 "/lnstress", CGROUP2 "/lnstress/a",
+                                              CGROUP2 "/lnstress/b" };
+        const char *online = "/sys/devices/system/cpu/cpu1/online";
+        pid_t kids[8];
+        int n = 0, r, ret = 0, toggles = 0;
+
+        r = enable_cpu_controller();
+        CHECK(r == 0, "enable +cpu: %s", strerror(-r));
+        if (mkdir(groups[0], 0755) < 0 && errno != EEXIST)
+                CHECK(false, "mkdir %s: %m", groups[0]);
+        r = write_str(CGROUP2 "/lnstress/cgroup.subtree_control", "+cpu");
+        CHECK(r == 0, "enable +cpu in %s: %s", groups[0], strerror(-r));
+        for (int i = 1; i < 3; i++)
+                if (mkdir(groups[i], 0755) < 0 && errno != EEXIST)
+                        CHECK(false, "mkdir %s: %m", groups[i]);
+
+        for (int i = 0; i < 2; i++) {
+                char path[256];
+                snprintf(path, sizeof(path), "%s/cpu.latency.nice", groups[i]);
+                kids[n] = fork();
+                if (kids[n] == 0)
+                        stress_writer(path, 17u + (unsigned) i);
+                n++;
+        }
+        for (int i = 0; i < 4; i++) {
+                kids[n] = fork();
+                if (kids[n] == 0)
+                        stress_task(99u * (unsigned) i + 1);
+                r = kids[n] > 0 ? move_to_group(groups[1 + i % 2], kids[n]) : -ECHILD;
+                if (r < 0) {
+                        note("move task %d to %s: %s", (int) kids[n], groups[1 + i % 2],
+                             strerror(-r));
+                        ret = 1;
+                }
+                n++;
+        }
+
+        uint64_t end = now_ns() + STRESS_SECONDS * 1000000000ULL;
+        bool hotplug = access(online, W_OK) == 0;
+        if (!hotplug)
+                note("%s not writable: no CPU hotplug in this kernel", online);
+        while (now_ns() < end) {
+                if (hotplug) {
+                        r = write_str(online, toggles % 2 ? "1" : "0");
+                        if (r < 0 && r != -EBUSY) {
+                                note("write %s: %s", online, strerror(-r));
+                                ret = 1;
+                                break;
+                        }
+                        toggles++;
+                }
+                sleep_ms(200);
+        }
+        if (hotplug)
+                (void) write_str(online, "1");
+        for (int i = 0; i < n; i++) {
+                int status;
+                if (i >= 2)
+                        kill(kids[i], SIGKILL);
+                if (kids[i] > 0 && waitpid(kids[i], &status, 0) == kids[i] && i < 2 &&
+                    !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+                        note("cpu.latency.nice writer %d failed", i);
+                        ret = 1;
+                }
+        }
+        note("%d hotplug transitions of CPU 1", toggles);
+        remove_group(groups[2]);
+        remove_group(groups[1]);
+        remove_group(groups[0]);
         return ret;
 }
 
@@ -1191,14 +1836,16 @@ out:
                 /* RestoreOnExit=yes: latency nice back to 0, and with it the default slice. */
                 if (ret == 0 && before > 0) {
                         struct ln_attr a;
-                        uint64_t base;
+                        uint64_t base, slice = 0;
 
                         if (get_attr(before, &a) != 0 || a.sched_latency_nice != 0) {
                                 note("latniced exited without restoring latency nice 0");
                                 ret = 1;
-                        } else if (read_base_slice(&base) == 0 && a.sched_runtime != base) {
-                                note("after restore the slice is %" PRIu64 " ns, not the base %"
-                                     PRIu64, (uint64_t) a.sched_runtime, base);
+                        } else if (a.sched_runtime != 0 || read_base_slice(&base) < 0 ||
+                                   slice_of(before, &slice) < 0 || slice != base) {
+                                note("after restore sched_runtime is %" PRIu64 " and the slice %"
+                                     PRIu64 " ns, not 0 and the base slice",
+                                     (uint64_t) a.sched_runtime, slice);
                                 ret = 1;
                         }
                 }
@@ -1233,9 +1880,17 @@ static const struct test tests[] = {
         { "proc-sched", test_proc_sched, NULL, NULL },
         { "slice-mapping", test_slice_mapping, NULL, NULL },
         { "slice-custom-wins", test_slice_custom_wins, NULL, NULL },
+        { "slice-request", test_slice_request, NULL, NULL },
+        { "slice-batch-idle", test_slice_batch_idle, NULL, NULL },
         { "cgroup-v2", test_cgroup_v2, NULL, NULL },
         { "cgroup-slice", test_cgroup_slice, NULL, NULL },
+        { "group-delayed-slice", test_group_delayed_slice, NULL, NULL },
+        { "switch-nested", test_switch_nested, NULL, NULL },
+        { "stress-hotplug", test_stress_hotplug, NULL, NULL },
         { "cgroup-v1", test_cgroup_v1, NULL, NULL },
+        { "switch-task", test_switch_task, NULL, NULL },
+        { "switch-batch", test_switch_batch, NULL, NULL },
+        { "switch-rt-to-fair", test_switch_rt_to_fair, NULL, NULL },
         { "wakeup-latency", test_wakeup_latency, NULL, NULL },
         { "core-sched-bench", test_core_sched_bench, NULL, NULL },
         { "daemon-backend", test_daemon_backend, daemon_present,
