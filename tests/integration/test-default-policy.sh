@@ -56,13 +56,13 @@ expect() { # what tid class
         *) fail "unknown class $class" ;;
         esac
 
-        wait_until 3 attr_is "$tid" nice "$nice" ||
+        wait_until 10 attr_is "$tid" nice "$nice" ||
                 fail "$what (tid $tid): nice $(attr "$tid" nice), expected $nice ($class)"
         attr_is "$tid" policy "$policy" ||
                 fail "$what (tid $tid): policy $(attr "$tid" policy), expected $policy ($class)"
-        wait_until 3 attr_is "$tid" timerslack_ns "$slack" ||
+        wait_until 10 attr_is "$tid" timerslack_ns "$slack" ||
                 fail "$what (tid $tid): timer slack $(attr "$tid" timerslack_ns), expected $slack"
-        wait_until 3 eval '[ "$(ionice -p "$tid")" = "$io" ]' ||
+        wait_until 10 eval '[ "$(ionice -p "$tid")" = "$io" ]' ||
                 fail "$what (tid $tid): I/O class $(ionice -p "$tid"), expected $io ($class)"
         if [ -z "$ln" ] || [ "$ln" = - ]; then
                 # no LatencyNice in the class: no custom slice either
@@ -153,7 +153,7 @@ if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] &&
         setsid "$SPAWN" --argv0 /usr/lib/gcc/x86_64-linux-gnu/12/cc1plus >"$T/build.out" 2>&1 &
         build=$!
         PIDS+=("$build")
-        wait_until 3 eval '[ "$(ag_nice $build)" = 19 ]' ||
+        wait_until 10 eval '[ "$(ag_nice $build)" = 19 ]' ||
                 fail "cc1plus in a session of its own: autogroup nice $(ag_nice "$build"), expected 19 (CPUIdle=yes)"
         echo "ok: cc1plus -> its own session's autogroup at nice 19; the session with pipewire left alone"
 fi
