@@ -635,6 +635,37 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         return 1;
 }
 
+/* On a systemd machine the cpu controller reaches a unit's cgroup only once
+ * the unit asks for a weight: until then the process is weighed in an
+ * ancestor (or, with no controller at the root, its autogroup), which is
+ * not for its rules to change. The cgroup of its unit is, through systemd,
+ * which enables the controller for it. 1 with *G replaced by the unit's
+ * cgroup, 0 if there is none (not a unit's, no systemd). */
+static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
+{
+        SchedGroup u = {};
+        GroupSystemd gs = {};
+        int r;
+
+        if (!t->systemd)
+                return 0;
+        r = sched_group_cgroup2_of(&t->roots, t->proc_root, pid, &u);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0;
+        /* Asked once per cgroup: later processes find its entry. */
+        if (!entry_find(t, &u)) {
+                r = group_systemd_find(t->systemd, t->roots.cgroup2, &u, &gs);
+                group_systemd_done(&gs);
+                if (r <= 0) {
+                        sched_group_done(&u);
+                        return r == -ENOMEM ? r : 0;
+                }
+        }
+        sched_group_done(g);
+        *g = u;
+        return 1;
+}
+
 /* PID (STARTTIME) joins the entry of the group that holds it, as a
  * requester or a PROTECTOR. 1 with *RET set; 0 if there is nothing to do
  * (gone, or in a root group: never the root). */
@@ -647,6 +678,13 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
         r = sched_group_of(&t->roots, t->proc_root, pid, &g);
         if (r < 0)
                 return r == -ESRCH || r == -EACCES ? 0 : r;
+        if (g.kind == SCHED_GROUP_NONE || g.kind == SCHED_GROUP_AUTOGROUP) {
+                r = group_of_unit(t, pid, &g);
+                if (r < 0) {
+                        sched_group_done(&g);
+                        return r;
+                }
+        }
         if (g.kind == SCHED_GROUP_NONE) {
                 group_table_release(t, pid);
                 return 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/cgroup.h"
 #include "lib/latency-slice.h"
@@ -191,6 +192,32 @@ int sched_group_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pi
         return 0;
 }
 
+int sched_group_cgroup2_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pid,
+                           SchedGroup *ret)
+{
+        _cleanup_free_ char *path = NULL, *cgroups = NULL, *rel = NULL;
+        SchedGroup g = {};
+        int r;
+
+        if (!roots->cgroup2)
+                return 0;
+        if (asprintf(&path, "%s/%d/cgroup", proc_root ?: "/proc", (int)pid) < 0)
+                return -ENOMEM;
+        r = read_full_file(path, 64 * 1024, &cgroups, NULL);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        r = cgroup_line(cgroups, false, &rel);
+        if (r < 0 || !rel || streq(rel, "/"))
+                return r;
+        r = group_set(&g, SCHED_GROUP_CGROUP2, roots->cgroup2, rel);
+        if (r < 0) {
+                sched_group_done(&g);
+                return r;
+        }
+        *ret = g;
+        return 1;
+}
+
 void sched_group_done(SchedGroup *g)
 {
         free(g->path);
@@ -264,6 +291,13 @@ int sched_group_read(const SchedGroup *g, SchedGroupState *ret)
         case SCHED_GROUP_CGROUP1:
                 r = read_u64_file(g->path, g->kind == SCHED_GROUP_CGROUP2 ? "cpu.weight" : "cpu.shares",
                                   &v);
+                /* A cgroup2 cgroup the cpu controller is not enabled for
+                 * (yet: systemd enables it when a unit asks for a weight)
+                 * has the defaults. */
+                if (r == -ENOENT && g->kind == SCHED_GROUP_CGROUP2 && access(g->path, F_OK) >= 0) {
+                        *ret = s;
+                        return 0;
+                }
                 if (r < 0)
                         return r;
                 s.weight = g->kind == SCHED_GROUP_CGROUP2 ? (uint32_t)CLAMP(v, 1, 10000)

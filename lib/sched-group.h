@@ -53,6 +53,11 @@ void sched_group_roots_done(SchedGroupRoots *r);
  * group of all three. -ESRCH if it is gone. */
 int sched_group_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pid,
                    SchedGroup *ret);
+/* The cgroup2 cgroup of PID whether or not the cpu controller governs it
+ * (a systemd unit's, before systemd enables the controller for it): 1 with
+ * RET, 0 if there is none (no cgroup2, the root cgroup). */
+int sched_group_cgroup2_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pid,
+                           SchedGroup *ret);
 void sched_group_done(SchedGroup *g);
 bool sched_group_equal(const SchedGroup *a, const SchedGroup *b);
 
