@@ -36,70 +36,17 @@ static int task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, co
         return r < 0 ? -ENOMEM : 0;
 }
 
-/*
- * Read PATH to its end, or to MAX bytes: with TRUNCATE, stop there and say
- * so in *RET_TRUNCATED; without, fail with -EFBIG. procfs hands over its
- * small files whole (stat, status, cgroup: one seq_file record; cmdline:
- * as much of argv as is asked for), so a read() that returns less than was
- * asked for reached the end: the read() that would return 0 is saved, one
- * system call per file and process. A short read anywhere else (a regular
- * file of a test's proc root) also means the end.
- */
+/* procfs hands over its small files whole (stat, status, cgroup: one
+ * seq_file record; cmdline: as much of argv as is asked for), so a read()
+ * that returns less than was asked for reached the end: the read() that
+ * would return 0 is saved, one system call per file and process. A short
+ * read anywhere else (a regular file of a test's proc root) also means the
+ * end. */
 static int proc_file_read(const char *path, size_t max, bool truncate, char **ret,
                           size_t *ret_size, bool *ret_truncated)
 {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0, allocated = 0;
-        bool truncated = false;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                size_t want;
-                ssize_t n;
-
-                if (allocated - size < 2) {
-                        size_t grow = allocated ? allocated * 2 : 4096;
-                        char *b;
-
-                        if (grow > max + 2)
-                                grow = max + 2;
-                        if (grow <= allocated)
-                                return -EFBIG;
-                        b = realloc(buf, grow);
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                        allocated = grow;
-                }
-                want = allocated - size - 1;
-                n = read(fd, buf + size, want);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                size += (size_t)n;
-                if (size > max) {
-                        if (!truncate)
-                                return -EFBIG;
-                        /* One byte past MAX was read: there is more. */
-                        size = max;
-                        truncated = true;
-                        break;
-                }
-                if ((size_t)n < want)
-                        break;
-        }
-        buf[size] = 0;
-        if (ret_size)
-                *ret_size = size;
-        if (ret_truncated)
-                *ret_truncated = truncated;
-        *ret = TAKE_PTR(buf);
-        return 0;
+        return read_file_flags(path, max, READ_SHORT_IS_END | (truncate ? READ_TRUNCATE : 0), ret,
+                               ret_size, ret_truncated);
 }
 
 static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const char *file,

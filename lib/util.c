@@ -26,9 +26,10 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size)
         return read_full_fd(fd, max, ret, ret_size);
 }
 
-/* Read from FD to its end, or to MAX bytes: with TRUNCATE, stop there and say
- * so in *RET_TRUNCATED; without, fail with -EFBIG. */
-static int read_fd_bounded(int fd, size_t max, bool truncate, char **ret, size_t *ret_size,
+/* Read from FD to its end, or to MAX bytes: with READ_TRUNCATE, stop there
+ * and say so in *RET_TRUNCATED; without, fail with -EFBIG. With
+ * READ_SHORT_IS_END a read() that returns less than asked for is the end. */
+static int read_fd_bounded(int fd, size_t max, unsigned flags, char **ret, size_t *ret_size,
                            bool *ret_truncated)
 {
         _cleanup_free_ char *buf = NULL;
@@ -36,24 +37,26 @@ static int read_fd_bounded(int fd, size_t max, bool truncate, char **ret, size_t
         bool truncated = false;
 
         for (;;) {
+                size_t want;
                 ssize_t n;
 
                 if (allocated - size < 2) {
-                        size_t want = allocated ? allocated * 2 : 4096;
+                        size_t grow = allocated ? allocated * 2 : 4096;
                         char *p;
 
-                        if (want > max + 2)
-                                want = max + 2;
-                        if (want <= allocated)
+                        if (grow > max + 2)
+                                grow = max + 2;
+                        if (grow <= allocated)
                                 return -EFBIG;
-                        p = realloc(buf, want);
+                        p = realloc(buf, grow);
                         if (!p)
                                 return -ENOMEM;
                         buf = p;
-                        allocated = want;
+                        allocated = grow;
                 }
 
-                n = read(fd, buf + size, allocated - size - 1);
+                want = allocated - size - 1;
+                n = read(fd, buf + size, want);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -63,13 +66,15 @@ static int read_fd_bounded(int fd, size_t max, bool truncate, char **ret, size_t
                         break;
                 size += (size_t) n;
                 if (size > max) {
-                        if (!truncate)
+                        if (!(flags & READ_TRUNCATE))
                                 return -EFBIG;
                         /* One byte past MAX was read: there is more. */
                         size = max;
                         truncated = true;
                         break;
                 }
+                if ((flags & READ_SHORT_IS_END) && (size_t) n < want)
+                        break;
         }
 
         if (!buf) {
@@ -88,18 +93,24 @@ static int read_fd_bounded(int fd, size_t max, bool truncate, char **ret, size_t
 
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
 {
-        return read_fd_bounded(fd, max, false, ret, ret_size, NULL);
+        return read_fd_bounded(fd, max, 0, ret, ret_size, NULL);
 }
 
-int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
-                   bool *ret_truncated)
+int read_file_flags(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_size,
+                    bool *ret_truncated)
 {
         _cleanup_close_ int fd = -EBADF;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        return read_fd_bounded(fd, max, true, ret, ret_size, ret_truncated);
+        return read_fd_bounded(fd, max, flags, ret, ret_size, ret_truncated);
+}
+
+int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
+                   bool *ret_truncated)
+{
+        return read_file_flags(path, max, READ_TRUNCATE, ret, ret_size, ret_truncated);
 }
 
 int read_one_line_file(const char *path, char **ret)

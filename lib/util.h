@@ -32,6 +32,16 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
  */
 int read_file_head(const char *path, size_t max, char **ret, size_t *ret_size,
                    bool *ret_truncated);
+/* Both, and more: READ_TRUNCATE cuts at MAX as read_file_head() does;
+ * READ_SHORT_IS_END takes a read() that returns less than asked for as the
+ * end, which saves procfs files (handed over whole) the read() that would
+ * return 0. */
+enum {
+        READ_TRUNCATE = 1u << 0,
+        READ_SHORT_IS_END = 1u << 1,
+};
+int read_file_flags(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_size,
+                    bool *ret_truncated);
 /* First line of PATH without its trailing newline. */
 int read_one_line_file(const char *path, char **ret);
 /*
