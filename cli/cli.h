@@ -93,6 +93,13 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * that looks like an option is a usage error (returns CLI_EXIT_USAGE after
  * printing it); after "--" every argument is positional. 0 on success. */
 int cli_positional_args(int argc, char **argv, const char *verb, char ***ret, size_t *ret_n);
+/* What applying settings directly needs of the kernel (its latency-nice
+ * backend, the base slice), probed now, and the probe itself: 0, or
+ * CLI_EXIT_FAILURE after saying why. */
+struct ApplyContext;
+struct KernelFeatures;
+int cli_apply_context(const CliOptions *o, struct KernelFeatures *ret_kernel,
+                      struct ApplyContext *ret);
 /* A pid or tid given on the command line: decimal, 1..INT_MAX. 0 or -EINVAL. */
 int cli_parse_pid(const char *s, int *ret);
 /* Colour escape for stdout, "" when o->color is off: "red", "yellow",

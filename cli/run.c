@@ -80,14 +80,9 @@ int verb_run(int argc, char **argv, const CliOptions *o)
         if (i >= argc)
                 return cli_usage_error("run needs a command after the settings (-- CMD [ARGS...])");
 
-        r = kernel_probe(o->cgroup_root, &k);
-        if (r < 0)
-                return cli_error("out of memory");
-        ctx = (ApplyContext){
-                .backend = k.best_backend,
-                .base_slice_ns = k.base_slice_ns,
-                .proc_root = o->proc_root,
-        };
+        r = cli_apply_context(o, &k, &ctx);
+        if (r != 0)
+                return r;
 
         r = settings_apply_tid(&ctx, ln_gettid(), &s, &before, &applied, &unsupported);
         if (r == -EPERM || r == -EACCES)

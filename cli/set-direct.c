@@ -98,14 +98,9 @@ int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s)
         if (p->kernel_thread)
                 return cli_error("%d is a kernel thread; latnice never changes those", (int)pid);
 
-        r = kernel_probe(o->cgroup_root, &k);
-        if (r < 0)
-                return cli_error("out of memory");
-        ctx = (ApplyContext){
-                .backend = k.best_backend,
-                .base_slice_ns = k.base_slice_ns,
-                .proc_root = o->proc_root,
-        };
+        r = cli_apply_context(o, &k, &ctx);
+        if (r != 0)
+                return r;
         r = apply_threads(&ctx, o, pid, s, &done, &unsupported);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)pid);

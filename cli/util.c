@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "lib/probe.h"
+#include "lib/thread-settings.h"
 #include "lib/macro.h"
 
 static char *const default_policy_dirs[] = {
@@ -112,5 +114,17 @@ int cli_positional_args(int argc, char **argv, const char *verb, char ***ret, si
         }
         *ret = a;
         *ret_n = n;
+        return 0;
+}
+
+int cli_apply_context(const CliOptions *o, KernelFeatures *ret_kernel, ApplyContext *ret)
+{
+        if (kernel_probe(o->cgroup_root, ret_kernel) < 0)
+                return cli_error("out of memory");
+        *ret = (ApplyContext){
+                .backend = ret_kernel->best_backend,
+                .base_slice_ns = ret_kernel->base_slice_ns,
+                .proc_root = o->proc_root,
+        };
         return 0;
 }
