@@ -10,6 +10,7 @@
 #include "daemon/groups.h"
 #include "daemon/pidmap.h"
 #include "daemon/state-file.h"
+#include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -48,7 +49,11 @@ struct GroupTable {
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
         SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
+        Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
 };
+
+/* More distinct cgroups than that and the list starts over. */
+#define NOT_UNITS_MAX 4096
 
 int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
 {
@@ -107,6 +112,7 @@ GroupTable *group_table_free(GroupTable *t)
         free(t->entries);
         sched_group_roots_done(&t->roots);
         systemd_units_free(t->systemd);
+        hashmap_free(t->not_units);
         free(t);
         return NULL;
 }
@@ -635,6 +641,15 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         return 1;
 }
 
+static void not_unit_add(GroupTable *t, const char *path)
+{
+        if (t->not_units && hashmap_size(t->not_units) >= NOT_UNITS_MAX)
+                t->not_units = hashmap_free(t->not_units);
+        if (!t->not_units && hashmap_new(&t->not_units) < 0)
+                return;
+        (void)hashmap_put(t->not_units, path, (void *)1);
+}
+
 /* On a systemd machine the cpu controller reaches a unit's cgroup only once
  * the unit asks for a weight: until then the process is weighed in an
  * ancestor (or, with no controller at the root, its autogroup), which is
@@ -652,10 +667,17 @@ static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
         r = sched_group_cgroup2_of(&t->roots, t->proc_root, pid, &u);
         if (r <= 0)
                 return r == -ENOMEM ? r : 0;
-        /* Asked once per cgroup: later processes find its entry. */
+        /* Asked once per cgroup: later processes find its entry, or the
+         * cgroup among those that are no unit's. */
         if (!entry_find(t, &u)) {
+                if (t->not_units && hashmap_get(t->not_units, u.path)) {
+                        sched_group_done(&u);
+                        return 0;
+                }
                 r = group_systemd_find(t->systemd, t->roots.cgroup2, &u, &gs);
                 group_systemd_done(&gs);
+                if (r == 0)
+                        not_unit_add(t, u.path);
                 if (r <= 0) {
                         sched_group_done(&u);
                         return r == -ENOMEM ? r : 0;
