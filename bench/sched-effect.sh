@@ -13,7 +13,9 @@
 # the default policy would do. Conditions run interleaved (A B C A B C ...)
 # so slow drifts of a shared machine hit every condition alike; the summary
 # gives the median of each statistic over the repeats and its ratio against
-# the baseline of the same run.
+# the baseline of the same run. "alone" runs the sleeper with no hogs at
+# all: the floor this host gives, which bounds what any mechanism can win
+# (a virtual machine's host stalls show up there as well).
 #
 # Topologies (--topology, a comma list runs them interleaved): where the
 # sleeper and the hogs run. flat: both from this script's session, so they
@@ -53,7 +55,7 @@ build="$root/build"
 out=""
 smoke=0
 sleeper_kind=sleeper
-all_conditions="base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo g-idle g-weight gs-idle gs-weight latniced"
+all_conditions="alone base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo g-idle g-weight gs-idle gs-weight latniced"
 conditions=""
 topologies=flat
 
@@ -184,6 +186,7 @@ condition_setup() {
                 hog_wrap=("$setattr" --policy idle --nice 19 --)
                 ;;
         g-idle|g-weight|gs-idle|gs-weight) ;; # on the groups: topo_condition()
+        alone) ;; # no hogs at all: run_latency()
         latniced) ;; # the daemon does it, by name
         *) echo "sched-effect: unknown condition $1" >&2; exit 2 ;;
         esac
@@ -283,11 +286,15 @@ run_latency() {
                 hog_name=cc1plus
                 sleeper_name=pipewire
         fi
-        "${grp_hog[@]}" "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$hog_name" \
-                stress-ng --cpu "$hogs" --keep-name --metrics-brief -t $((duration + 3)) \
-                >"$hog_log" 2>&1 &
-        hog_pid=$!
-        pids+=("$hog_pid")
+        # alone: the sleeper with no hogs, what this host gives at best.
+        hog_pid=""
+        if [ "$cond" != alone ]; then
+                "${grp_hog[@]}" "${hog_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' "$hog_name" \
+                        stress-ng --cpu "$hogs" --keep-name --metrics-brief -t $((duration + 3)) \
+                        >"$hog_log" 2>&1 &
+                hog_pid=$!
+                pids+=("$hog_pid")
+        fi
         sleep 1.5
 
         "${grp_sleeper[@]}" "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' \
@@ -297,21 +304,27 @@ run_latency() {
         sleep 1.5
         # The groups first: a few reads, while the attributes of the hogs
         # take some forks, and a short run's sleeper is gone soon.
-        groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
-        snapshot_attrs "$topo.$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
+        if [ -n "$hog_pid" ]; then
+                groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
+                snapshot_attrs "$topo.$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
+        else
+                groups="no hogs"
+        fi
         snapshot_attrs "$topo.$cond.$rep sleeper" "$sleeper_pid" >>"$out/attrs.txt"
         printf '%s %s %s %s\n' "$topo" "$cond" "$rep" "$groups" >>"$out/groups.txt"
 
         wait "$sleeper_pid" || echo "sched-effect: the sleeper failed ($topo.$cond.$rep)" >&2
-        kill "$hog_pid" 2>/dev/null || true
-        wait "$hog_pid" 2>/dev/null || true
+        if [ -n "$hog_pid" ]; then
+                kill "$hog_pid" 2>/dev/null || true
+                wait "$hog_pid" 2>/dev/null || true
+        fi
         pids=()
         [ "$cond" != latniced ] || stop_latniced
 
         # Keep only the buckets that count: a full histogram is 200000 lines.
         awk '/^#/ || $2 + 0 > 0' "$raw" >"$hist" && rm -f "$raw"
-        local ops stats
-        ops=$(awk '$3 ~ /^\[/ && $4 == "cpu" && $5 ~ /^[0-9]+$/ { print $9 }' "$hog_log")
+        local ops="" stats
+        [ -z "$hog_pid" ] || ops=$(awk '$3 ~ /^\[/ && $4 == "cpu" && $5 ~ /^[0-9]+$/ { print $9 }' "$hog_log")
         stats=$(hist_stats "$hist")
         printf '%s\t%s\t%s\t%s\t%s\n' "$cond" "$rep" "$(tr ' ' '\t' <<<"$stats")" \
                 "${ops:-NA}" "$topo" >>"$out/latency.tsv"
@@ -364,6 +377,13 @@ summarize_latency() {
                                                         t[i], c[j], median(v[k, 3]), p99, p999, median(v[k, 6]),
                                                         ratio(bp99[i], p99), ratio(bp999[i], p999), median(v[k, 8])
                                         }
+                                }
+                                for (i = 1; i <= nt; i++) {
+                                        k = t[i] SUBSEP "alone"
+                                        if (!((k, 5) in v) || bp999[i] == "NA") continue
+                                        printf "# %s: the host alone (no hogs) gives p99.9 %s us, p99 %s us: no mechanism can cut p99.9 by more than %sx or p99 by more than %sx here\n",
+                                                t[i], median(v[k, 5]), median(v[k, 4]), ratio(bp999[i], median(v[k, 5])),
+                                                ratio(bp99[i], median(v[k, 4]))
                                 }
                                 for (i = 1; i <= nt; i++) {
                                         k = t[i] SUBSEP "latniced"
