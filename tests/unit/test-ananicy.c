@@ -263,19 +263,12 @@ static size_t count(const char *hay, const char *needle)
         return n;
 }
 
-static void test_convert(void)
+/* The ananicy tree of test_convert(): types, cgroups, rules in a
+ * subdirectory with a space and an ampersand, hostile names and a line
+ * longer than the reader's bound. */
+static void write_convert_tree(const char *dir, const char *sub)
 {
-        char dir[] = "/tmp/test-ananicy-XXXXXX";
-        _cleanup_free_ char *sub = NULL, *out = NULL, *error_path = NULL, *longline = NULL;
-        _cleanup_(policy_freep) Policy *p = NULL;
-        Diagnostics diags = {};
-        AnanicyStats st = {};
-        size_t size = 0;
-        FILE *f;
-
-        check(mkdtemp(dir));
-        check(asprintf(&sub, "%s/Games & Fun", dir) > 0);
-        check(mkdir(sub, 0755) == 0);
+        _cleanup_free_ char *longline = NULL;
 
         write_file(dir, "00-types.types",
                    "# types\n"
@@ -316,38 +309,35 @@ static void test_convert(void)
                 strcpy(longline + 11 + ANANICY_LINE_MAX, "\" }\n{ \"name\": \"after-long\" }\n");
                 write_file(sub, "long.rules", longline);
         }
+}
 
-        f = open_memstream(&out, &size);
-        check(f);
-        if (!f)
-                return;
-        check(ananicy_convert(dir, f, &st, &error_path) == 0);
-        fclose(f);
-
-        check(st.files == 4);
-        check(st.types == 4);           /* Game (last definition), BG CPU, RT, OOM */
-        check(st.types_duplicate == 1);
-        check(st.cgroups == 1);
+static void check_convert_stats(const AnanicyStats *s)
+{
+        check(s->files == 4);
+        check(s->types == 4);           /* Game (last definition), BG CPU, RT, OOM */
+        check(s->types_duplicate == 1);
+        check(s->cgroups == 1);
         /* quake (the last of two), Crab x2, Sex, 文字, batchy, x, bg, java, trail, iobad, cl,
          * after-long */
-        check(st.rules == 13);
-        check(st.rules_duplicate == 1); /* quake: the last one wins, as in ananicy-cpp */
-        check(st.rules_renamed == 1);   /* Crab-Game.x86_64 */
-        check(st.trailing == 1);
-        check(st.dropped[DROP_SCHED_RT] == 1);
-        check(st.dropped[DROP_RTPRIO] == 1);
-        check(st.dropped[DROP_CGROUP] == 1);
-        check(st.dropped[DROP_UNDEFINED_TYPE] == 1);
-        check(st.dropped[DROP_UNKNOWN_KEY] == 1);
+        check(s->rules == 13);
+        check(s->rules_duplicate == 1); /* quake: the last one wins, as in ananicy-cpp */
+        check(s->rules_renamed == 1);   /* Crab-Game.x86_64 */
+        check(s->trailing == 1);
+        check(s->dropped[DROP_SCHED_RT] == 1);
+        check(s->dropped[DROP_RTPRIO] == 1);
+        check(s->dropped[DROP_CGROUP] == 1);
+        check(s->dropped[DROP_UNDEFINED_TYPE] == 1);
+        check(s->dropped[DROP_UNKNOWN_KEY] == 1);
         /* nice 40, sched weird, latency_nice "-5", ioclass foo, ionice 9, oom_score_adj -1001,
          * cmdlines "notarray" */
-        check(st.dropped[DROP_INVALID] == 7);
+        check(s->dropped[DROP_INVALID] == 7);
         /* not-a-type (.types without "type"), empty name, tab in name, type in .rules,
          * broken, long line */
-        check(st.malformed == 6);
+        check(s->malformed == 6);
+}
 
-        if (!out)
-                return;
+static void check_convert_output(const char *out)
+{
         check(count(out, "[Rule ") == 13);
         check(count(out, "[Profile ") == 4);
         check(strstr(out, "[Profile Game]\n# 00-types.types:6: type \"Game\"\nNice = -4\n"
@@ -397,8 +387,14 @@ static void test_convert(void)
         check(strstr(out, "[Rule after-long]\n"));
         check(strstr(out, "# 00-types.types:7:"));
         check(strstr(out, "never read") == NULL);
+}
 
-        /* The output is a valid policy: no errors, and it matches what it should. */
+/* The output is a policy that loads without errors and matches what it should. */
+static void check_convert_policy(const char *out)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Diagnostics diags = {};
+
         check(policy_load_string("ananicy.policy", out, strlen(out), &p, &diags) == 0);
         for (size_t i = 0; i < diags.n; i++) {
                 _cleanup_free_ char *d = diagnostic_format(&diags.items[i]);
@@ -435,20 +431,49 @@ static void test_convert(void)
                 check(policy_match(p, &t, &m, NULL) == 0 && m.n_matched == 0);
         }
         diagnostics_done(&diags);
+}
 
-        /* errors: a missing directory, an empty one */
-        {
-                AnanicyStats s2;
-                _cleanup_free_ char *ep = NULL, *empty = NULL;
-                FILE *devnull = fopen("/dev/null", "we");
+/* errors: a missing directory, an empty one */
+static void check_convert_errors(const char *dir)
+{
+        AnanicyStats s2;
+        _cleanup_free_ char *ep = NULL, *empty = NULL;
+        FILE *devnull = fopen("/dev/null", "we");
 
-                check(ananicy_convert("/nonexistent-ananicy", devnull, &s2, &ep) == -ENOENT);
-                check_streq(ep, "/nonexistent-ananicy");
-                check(asprintf(&empty, "%s/empty", dir) > 0 && mkdir(empty, 0755) == 0);
-                check(ananicy_convert(empty, devnull, &s2, NULL) == -ENOMSG);
-                fclose(devnull);
-                rmdir(empty);
+        check(ananicy_convert("/nonexistent-ananicy", devnull, &s2, &ep) == -ENOENT);
+        check_streq(ep, "/nonexistent-ananicy");
+        check(asprintf(&empty, "%s/empty", dir) > 0 && mkdir(empty, 0755) == 0);
+        check(ananicy_convert(empty, devnull, &s2, NULL) == -ENOMSG);
+        fclose(devnull);
+        rmdir(empty);
+}
+
+static void test_convert(void)
+{
+        char dir[] = "/tmp/test-ananicy-XXXXXX";
+        _cleanup_free_ char *sub = NULL, *out = NULL, *error_path = NULL;
+        AnanicyStats st = {};
+        size_t size = 0;
+        FILE *f;
+
+        check(mkdtemp(dir));
+        check(asprintf(&sub, "%s/Games & Fun", dir) > 0);
+        check(mkdir(sub, 0755) == 0);
+        write_convert_tree(dir, sub);
+
+        f = open_memstream(&out, &size);
+        check(f);
+        if (!f)
+                return;
+        check(ananicy_convert(dir, f, &st, &error_path) == 0);
+        fclose(f);
+
+        check_convert_stats(&st);
+        if (out) {
+                check_convert_output(out);
+                check_convert_policy(out);
         }
+        check_convert_errors(dir);
 
         /* clean up */
         {
