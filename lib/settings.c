@@ -518,6 +518,8 @@ static const SettingField setting_fields[_SETTING_MAX] = {
                                  format_int_field, 1, 10000, NULL },
         [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), parse_bool_field,
                                format_bool_field, 0, 1, NULL },
+        [SETTING_CPU_LATENCY_NICE] = { "CPULatencyNice", 'i', FIELD(cpu_latency_nice),
+                                       parse_int_field, format_int_field, -20, 19, NULL },
 };
 
 /* Every field has the size its D-Bus type says. */
@@ -529,6 +531,7 @@ _Static_assert(sizeof(((Settings *)NULL)->latency_nice) == 4 && sizeof(((Setting
                        sizeof(((Settings *)NULL)->io_nice) == 4 &&
                        sizeof(((Settings *)NULL)->oom_score_adj) == 4 &&
                        sizeof(((Settings *)NULL)->cpu_weight) == 4 &&
+                       sizeof(((Settings *)NULL)->cpu_latency_nice) == 4 &&
                        sizeof(((Settings *)NULL)->slice_ns) == 8 &&
                        sizeof(((Settings *)NULL)->timer_slack_ns) == 8,
                "Settings field sizes match setting_fields[]");
@@ -633,7 +636,8 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
         if (id < 0) {
                 set_error(ret_error,
                           "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle), found "
+                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle, "
+                          "CPULatencyNice), found "
                           "\"%s\"",
                           key);
                 return -EINVAL;

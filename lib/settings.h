@@ -27,6 +27,8 @@ typedef enum SettingId {
         SETTING_CORE_SCHED,   /* CoreSchedMode: none, process, rule (lib/core-sched.h) */
         SETTING_CPU_WEIGHT,   /* 1..10000, [Unit] only */
         SETTING_CPU_IDLE,     /* bool, [Unit] only */
+        SETTING_CPU_LATENCY_NICE, /* -20..19, a group's cpu.latency.nice; [Rule] only (a
+                                   * [Unit]'s LatencyNice is its cgroup's cpu.latency.nice) */
         _SETTING_MAX,
         _SETTING_INVALID = -EINVAL,
 } SettingId;
@@ -46,7 +48,9 @@ typedef enum SettingId {
 /* Group settings: in a [Unit] section they act on the unit's cgroup, in a
  * [Rule] or [Profile] on the scheduling group that holds the matched process
  * (lib/sched-group.h). */
-#define SETTINGS_GROUP_MASK (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE))
+#define SETTINGS_GROUP_MASK                                                                    \
+        (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE) |                     \
+         SETTING_BIT(SETTING_CPU_LATENCY_NICE))
 /* Settings a [Rule] or [Profile] may carry. */
 #define SETTINGS_RULE_MASK (SETTINGS_TASK_MASK | SETTINGS_GROUP_MASK)
 /* Settings a [Unit] section may carry. */
@@ -80,6 +84,7 @@ typedef struct Settings {
         int32_t oom_score_adj;
         CoreSchedSetting core_sched;
         uint32_t cpu_weight;
+        int32_t cpu_latency_nice;
         bool cpu_idle;
 } Settings;
 
@@ -126,7 +131,7 @@ char *settings_to_string(const Settings *s);
  * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
  * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
  * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b', IOClass 's'
- * ("realtime", ...), IONice and OOMScoreAdj 'i'. The members of
+ * ("realtime", ...), IONice, OOMScoreAdj and CPULatencyNice 'i'. The members of
  * the union share one address, so &v.t serves as the value pointer of
  * sd_bus_message_read_basic()/append_basic() for every type but 's'.
  */

@@ -30,6 +30,9 @@ uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_sl
         /* A group's weight above the default takes CPU from other groups. */
         if (settings_has(s, SETTING_CPU_WEIGHT) && s->cpu_weight > 100)
                 m |= SETTING_BIT(SETTING_CPU_WEIGHT);
+        /* A group's negative latency nice puts it ahead of its siblings. */
+        if (settings_has(s, SETTING_CPU_LATENCY_NICE) && s->cpu_latency_nice < 0)
+                m |= SETTING_BIT(SETTING_CPU_LATENCY_NICE);
         return m;
 }
 

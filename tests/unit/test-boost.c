@@ -71,6 +71,14 @@ static void test_mask(void)
         check(settings_boost_mask(&s, 20, 3 * MS) == 0);
         s = parse("CPUWeight=50 CPUIdle=no");
         check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        /* A group's negative latency nice puts it ahead of its siblings;
+         * 0 or above only yields. */
+        s = parse("CPULatencyNice=-1");
+        check(settings_boost_mask(&s, -20, 3 * MS) == SETTING_BIT(SETTING_CPU_LATENCY_NICE));
+        s = parse("CPULatencyNice=0");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
+        s = parse("CPULatencyNice=19 CPUIdle=yes");
+        check(settings_boost_mask(&s, 20, 3 * MS) == 0);
         check(settings_may_boost(&(Settings){ .mask = SETTING_BIT(SETTING_NICE), .nice = -1 },
                                  3 * MS));
         /* I/O: only the real-time class needs a privilege; any level within
@@ -229,6 +237,46 @@ static void test_limit(void)
         }
 }
 
+/* CPULatencyNice= of a rule: a negative one is a boost of the group, and
+ * follows the trust rules of every boost; a positive one never is. */
+static void test_limit_group_latency(void)
+{
+        _cleanup_(policy_freep) Policy *p = load("[Rule audio]\n"
+                                                 "Match = name:pipewire\n"
+                                                 "CPULatencyNice = -10\n"
+                                                 "TimerSlack = 1us\n"
+                                                 "\n"
+                                                 "[Rule build]\n"
+                                                 "Match = name:cc1\n"
+                                                 "CPULatencyNice = 19\n"
+                                                 "CPUIdle = yes\n");
+        const BoostFacts untrusted = { .exe_trusted = false, .reason = (char *)"x", .nice_floor = 20,
+                                       .base_slice_ns = 3 * MS };
+        const BoostFacts trusted = { .exe_trusted = true, .nice_floor = 20,
+                                     .base_slice_ns = 3 * MS };
+        TaskSnapshot t = task();
+        Settings s;
+        uint32_t w;
+
+        /* Named pipewire by its user (argv[0], comm), python3 underneath:
+         * no boost of the group it shares. */
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == SETTING_BIT(SETTING_CPU_LATENCY_NICE));
+        check(s.mask == SETTING_BIT(SETTING_TIMER_SLACK));
+        /* The trusted binary: the group's boost. */
+        t.names.exe = "pipewire";
+        t.exe_path = "/usr/bin/pipewire";
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == 0 && settings_has(&s, SETTING_CPU_LATENCY_NICE) && s.cpu_latency_nice == -10);
+        /* A copy the user can write: not. */
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == SETTING_BIT(SETTING_CPU_LATENCY_NICE));
+        /* A demotion reaches every match. */
+        t.names = (TaskNames){ .comm = "cc1", .argv0 = "cc1", .exe = "python3" };
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == 0 && s.cpu_latency_nice == 19 && s.cpu_idle);
+}
+
 static void test_view(void)
 {
         TaskSnapshot t = task(), v;
@@ -368,6 +416,7 @@ int main(void)
         test_mask();
         test_delegated();
         test_limit();
+        test_limit_group_latency();
         test_view();
         return test_result();
 }

@@ -50,6 +50,7 @@ static void test_fields(void)
                 [SETTING_TIMER_SLACK] = "7ns", [SETTING_CPU_WEIGHT] = "250", [SETTING_CPU_IDLE] = "yes",
                 [SETTING_CORE_SCHED] = "process",
                 [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
+                [SETTING_CPU_LATENCY_NICE] = "-5",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
@@ -57,7 +58,7 @@ static void test_fields(void)
                 [SETTING_TIMER_SLACK] = "8ns", [SETTING_CPU_WEIGHT] = "251", [SETTING_CPU_IDLE] = "no",
                 [SETTING_CORE_SCHED] = "rule",
                 [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
-                [SETTING_OOM_SCORE_ADJ] = "200",
+                [SETTING_OOM_SCORE_ADJ] = "200", [SETTING_CPU_LATENCY_NICE] = "7",
         };
         Settings all = {};
 
@@ -89,7 +90,8 @@ static void test_fields(void)
         check(!settings_equal_at(&all, &all, _SETTING_MAX));
         check(all.latency_nice == -7 && all.slice_ns == 2500000 && all.nice == 4 &&
               all.policy == SCHED_BATCH && all.util_min == 300 && all.util_max == 512 &&
-              all.timer_slack_ns == 7 && all.cpu_weight == 250 && all.cpu_idle);
+              all.timer_slack_ns == 7 && all.cpu_weight == 250 && all.cpu_idle &&
+              all.cpu_latency_nice == -5);
         {
                 _cleanup_free_ char *err = NULL;
                 SettingBusValue v;
@@ -182,6 +184,8 @@ int main(void)
         roundtrip(SETTING_CPU_WEIGHT, "10000", "10000");
         roundtrip(SETTING_CPU_IDLE, "yes", "yes");
         roundtrip(SETTING_CPU_IDLE, "no", "no");
+        roundtrip(SETTING_CPU_LATENCY_NICE, "-20", "-20");
+        roundtrip(SETTING_CPU_LATENCY_NICE, " 19 ", "19");
 
         check(settings_parse(&s, SETTING_SLICE, "0.1ms", NULL, NULL) == 0 && s.slice_ns == 100000);
         check(settings_parse(&s, SETTING_POLICY, "batch", NULL, NULL) == 0 && s.policy == SCHED_BATCH);
@@ -215,10 +219,17 @@ int main(void)
         bad(SETTING_OOM_SCORE_ADJ, "-1001", "expected an integer in -1000..1000, found \"-1001\"",
             0);
         bad(SETTING_CPU_IDLE, "2", "expected yes or no, found \"2\"", 0);
+        bad(SETTING_CPU_LATENCY_NICE, "-21", "expected an integer in -20..19, found \"-21\"", 0);
+        bad(SETTING_CPU_LATENCY_NICE, "low", "expected an integer in -20..19, found \"low\"", 0);
 
         /* assignments */
         s = (Settings){};
         check(settings_parse_assignment(&s, "LatencyNice=-5", NULL) == 0 && s.latency_nice == -5);
+        /* A group's, apart from the task's. */
+        t = s;
+        check(settings_parse_assignment(&t, "CPULatencyNice=-3", NULL) == 0 &&
+              t.cpu_latency_nice == -3 && t.latency_nice == -5 &&
+              (t.mask & SETTINGS_GROUP_MASK) == SETTING_BIT(SETTING_CPU_LATENCY_NICE));
         check(settings_parse_assignment(&s, "Slice=0.1ms", NULL) == 0);
         check(settings_parse_assignment(&s, "Bogus=1", &err) == -EINVAL);
         check(err && strstr(err, "found \"Bogus\""));
