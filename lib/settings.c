@@ -401,6 +401,37 @@ static int parse_core_sched_field(const SettingField *f, const char *v, void *fi
         return 0;
 }
 
+static const char *const group_scope_names[_GROUP_SCOPE_MAX] = {
+        [GROUP_SCOPE_SHARED] = "shared",
+        [GROUP_SCOPE_OWN] = "own",
+};
+
+const char *group_scope_to_string(int mode)
+{
+        return mode >= 0 && mode < _GROUP_SCOPE_MAX ? group_scope_names[mode] : NULL;
+}
+
+int group_scope_from_string(const char *s)
+{
+        for (int i = 0; i < _GROUP_SCOPE_MAX; i++)
+                if (s && strcmp(s, group_scope_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+static int parse_group_scope_field(const SettingField *f, const char *v, void *field,
+                                   char **ret_error, unsigned *ret_column)
+{
+        int r = group_scope_from_string(v);
+
+        if (r < 0) {
+                set_error(ret_error, "expected shared or own, found \"%s\"", v);
+                return -EINVAL;
+        }
+        *(int32_t *)field = r;
+        return 0;
+}
+
 static int parse_util_field(const SettingField *f, const char *v, void *field, char **ret_error,
                             unsigned *ret_column)
 {
@@ -478,6 +509,15 @@ static int format_core_sched_field(const SettingField *f, const void *field, cha
         return format_string(str, ret);
 }
 
+static int format_group_scope_field(const SettingField *f, const void *field, char **ret)
+{
+        const char *str = group_scope_to_string(*(const int32_t *)field);
+
+        if (!str)
+                return format_int_field(f, field, ret);
+        return format_string(str, ret);
+}
+
 static int format_util_field(const SettingField *f, const void *field, char **ret)
 {
         return format_util(*(const uint32_t *)field, ret);
@@ -520,6 +560,8 @@ static const SettingField setting_fields[_SETTING_MAX] = {
                                format_bool_field, 0, 1, NULL },
         [SETTING_CPU_LATENCY_NICE] = { "CPULatencyNice", 'i', FIELD(cpu_latency_nice),
                                        parse_int_field, format_int_field, -20, 19, NULL },
+        [SETTING_GROUP_SCOPE] = { "GroupScope", 's', FIELD(group_scope), parse_group_scope_field,
+                                  format_group_scope_field, 0, 0, NULL, group_scope_to_string },
 };
 
 /* Every field has the size its D-Bus type says. */
@@ -532,6 +574,7 @@ _Static_assert(sizeof(((Settings *)NULL)->latency_nice) == 4 && sizeof(((Setting
                        sizeof(((Settings *)NULL)->oom_score_adj) == 4 &&
                        sizeof(((Settings *)NULL)->cpu_weight) == 4 &&
                        sizeof(((Settings *)NULL)->cpu_latency_nice) == 4 &&
+                       sizeof(((Settings *)NULL)->group_scope) == 4 &&
                        sizeof(((Settings *)NULL)->slice_ns) == 8 &&
                        sizeof(((Settings *)NULL)->timer_slack_ns) == 8,
                "Settings field sizes match setting_fields[]");
@@ -637,7 +680,7 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
                 set_error(ret_error,
                           "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
                           "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle, "
-                          "CPULatencyNice), found "
+                          "CPULatencyNice, GroupScope), found "
                           "\"%s\"",
                           key);
                 return -EINVAL;

@@ -29,6 +29,7 @@ typedef enum SettingId {
         SETTING_CPU_IDLE,     /* bool, [Unit] only */
         SETTING_CPU_LATENCY_NICE, /* -20..19, a group's cpu.latency.nice; [Rule] only (a
                                    * [Unit]'s LatencyNice is its cgroup's cpu.latency.nice) */
+        SETTING_GROUP_SCOPE,  /* GroupScopeMode: which group the group settings act on; [Rule] only */
         _SETTING_MAX,
         _SETTING_INVALID = -EINVAL,
 } SettingId;
@@ -50,7 +51,7 @@ typedef enum SettingId {
  * (lib/sched-group.h). */
 #define SETTINGS_GROUP_MASK                                                                    \
         (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE) |                     \
-         SETTING_BIT(SETTING_CPU_LATENCY_NICE))
+         SETTING_BIT(SETTING_CPU_LATENCY_NICE) | SETTING_BIT(SETTING_GROUP_SCOPE))
 /* Settings a [Rule] or [Profile] may carry. */
 #define SETTINGS_RULE_MASK (SETTINGS_TASK_MASK | SETTINGS_GROUP_MASK)
 /* Settings a [Unit] section may carry. */
@@ -70,6 +71,19 @@ typedef struct CoreSchedSetting {
         uint64_t group; /* CORE_SCHED_RULE: the rule's group (never 0), else 0 */
 } CoreSchedSetting;
 
+/* GroupScope=: whether the group settings of a rule act on the group that
+ * holds the process, shared with whatever else is in it, or, where that
+ * group holds processes no rule asked them for, on a systemd scope of the
+ * process's own (daemon/group-scope.h). */
+typedef enum GroupScopeMode {
+        GROUP_SCOPE_SHARED,
+        GROUP_SCOPE_OWN,
+        _GROUP_SCOPE_MAX,
+} GroupScopeMode;
+
+const char *group_scope_to_string(int mode); /* "shared", "own"; NULL if invalid */
+int group_scope_from_string(const char *s);  /* -EINVAL if neither */
+
 typedef struct Settings {
         uint32_t mask; /* SETTING_BIT(id) set for every present setting */
         int32_t latency_nice;
@@ -85,6 +99,7 @@ typedef struct Settings {
         CoreSchedSetting core_sched;
         uint32_t cpu_weight;
         int32_t cpu_latency_nice;
+        int32_t group_scope; /* GroupScopeMode */
         bool cpu_idle;
 } Settings;
 
@@ -131,7 +146,7 @@ char *settings_to_string(const Settings *s);
  * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
  * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
  * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b', IOClass 's'
- * ("realtime", ...), IONice, OOMScoreAdj and CPULatencyNice 'i'. The members of
+ * ("realtime", ...), IONice, OOMScoreAdj and CPULatencyNice 'i', GroupScope 's'. The members of
  * the union share one address, so &v.t serves as the value pointer of
  * sd_bus_message_read_basic()/append_basic() for every type but 's'.
  */

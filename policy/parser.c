@@ -733,13 +733,13 @@ static int check_line(FileParser *fp, unsigned line, const char *s, size_t len, 
 static const char *rule_keys(void)
 {
         return "Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, Nice, Policy, "
-               "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice";
+               "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope";
 }
 
 static const char *profile_keys(void)
 {
         return "LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, TimerSlack, CPUWeight, "
-               "CPUIdle, CPULatencyNice";
+               "CPUIdle, CPULatencyNice, GroupScope";
 }
 
 static const char *unit_keys(void)

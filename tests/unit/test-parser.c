@@ -169,12 +169,17 @@ static const BadCase bad_cases[] = {
           "found \"Match\", which only [Rule] sections take" },
         { "[Profile p]\nFinal = yes\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Profile] (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-          "TimerSlack, CPUWeight, CPUIdle, CPULatencyNice), found \"Final\", which only [Rule] "
-          "sections take" },
+          "TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope), found \"Final\", "
+          "which only [Rule] sections take" },
         /* A [Unit]'s group latency nice is its LatencyNice=. */
         { "[Unit a.service]\nCPULatencyNice = -5\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Unit] (LatencyNice, Slice, UtilMin, UtilMax, CPUWeight, CPUIdle), "
           "found \"CPULatencyNice\", which only [Rule] and [Profile] sections take" },
+        { "[Unit a.service]\nGroupScope = own\n", 0, DIAG_ERROR, 2, 1,
+          "expected a key of [Unit] (LatencyNice, Slice, UtilMin, UtilMax, CPUWeight, CPUIdle), "
+          "found \"GroupScope\", which only [Rule] and [Profile] sections take" },
+        { RM "GroupScope = alone\n", 0, DIAG_ERROR, 3, 14,
+          "expected shared or own, found \"alone\"" },
         { RM "CPULatencyNice = -21\n", 0, DIAG_ERROR, 3, 18,
           "expected an integer in -20..19, found \"-21\"" },
         { "[Unit a.service]\nCPUIdle = maybe\n", 0, DIAG_ERROR, 2, 11,
@@ -221,7 +226,7 @@ static const BadCase bad_cases[] = {
         { RM "Foo = 1\n", 0, DIAG_WARNING, 3, 1,
           "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
           "Nice, Policy, "
-          "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice), found unknown key "
+          "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope), found unknown key "
           "\"Foo\", ignored" },
         { RM "Nice = 1\nNice = 2\n", 0, DIAG_WARNING, 4, 1,
           "expected \"Nice\" once per section, found it again (the later value wins)" },

@@ -50,7 +50,7 @@ static void test_fields(void)
                 [SETTING_TIMER_SLACK] = "7ns", [SETTING_CPU_WEIGHT] = "250", [SETTING_CPU_IDLE] = "yes",
                 [SETTING_CORE_SCHED] = "process",
                 [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
-                [SETTING_CPU_LATENCY_NICE] = "-5",
+                [SETTING_CPU_LATENCY_NICE] = "-5", [SETTING_GROUP_SCOPE] = "own",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
@@ -59,6 +59,7 @@ static void test_fields(void)
                 [SETTING_CORE_SCHED] = "rule",
                 [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
                 [SETTING_OOM_SCORE_ADJ] = "200", [SETTING_CPU_LATENCY_NICE] = "7",
+                [SETTING_GROUP_SCOPE] = "shared",
         };
         Settings all = {};
 
@@ -91,7 +92,7 @@ static void test_fields(void)
         check(all.latency_nice == -7 && all.slice_ns == 2500000 && all.nice == 4 &&
               all.policy == SCHED_BATCH && all.util_min == 300 && all.util_max == 512 &&
               all.timer_slack_ns == 7 && all.cpu_weight == 250 && all.cpu_idle &&
-              all.cpu_latency_nice == -5);
+              all.cpu_latency_nice == -5 && all.group_scope == GROUP_SCOPE_OWN);
         {
                 _cleanup_free_ char *err = NULL;
                 SettingBusValue v;
@@ -125,6 +126,8 @@ static void test_fields(void)
                       v.t == 7);
                 check(setting_to_bus_value(&all, SETTING_IO_CLASS, &v) == 0 && v.type == 's' &&
                       streq(v.s, "idle"));
+                check(setting_to_bus_value(&all, SETTING_GROUP_SCOPE, &v) == 0 && v.type == 's' &&
+                      streq(v.s, "own"));
                 check(setting_to_bus_value(&all, SETTING_IO_NICE, &v) == 0 && v.type == 'i' &&
                       v.i == 3);
                 check(setting_to_bus_value(&all, SETTING_OOM_SCORE_ADJ, &v) == 0 &&
@@ -186,6 +189,8 @@ int main(void)
         roundtrip(SETTING_CPU_IDLE, "no", "no");
         roundtrip(SETTING_CPU_LATENCY_NICE, "-20", "-20");
         roundtrip(SETTING_CPU_LATENCY_NICE, " 19 ", "19");
+        roundtrip(SETTING_GROUP_SCOPE, "own", "own");
+        roundtrip(SETTING_GROUP_SCOPE, " shared ", "shared");
 
         check(settings_parse(&s, SETTING_SLICE, "0.1ms", NULL, NULL) == 0 && s.slice_ns == 100000);
         check(settings_parse(&s, SETTING_POLICY, "batch", NULL, NULL) == 0 && s.policy == SCHED_BATCH);
@@ -221,6 +226,8 @@ int main(void)
         bad(SETTING_CPU_IDLE, "2", "expected yes or no, found \"2\"", 0);
         bad(SETTING_CPU_LATENCY_NICE, "-21", "expected an integer in -20..19, found \"-21\"", 0);
         bad(SETTING_CPU_LATENCY_NICE, "low", "expected an integer in -20..19, found \"low\"", 0);
+        bad(SETTING_GROUP_SCOPE, "Own", "expected shared or own, found \"Own\"", 0);
+        bad(SETTING_GROUP_SCOPE, "", "expected shared or own, found \"\"", 0);
 
         /* assignments */
         s = (Settings){};
