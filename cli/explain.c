@@ -343,6 +343,7 @@ typedef struct Explanation {
         SchedGroup group;       /* the group that holds the process (group settings) */
         pid_t *members;         /* its other processes, at most GROUP_MEMBERS_MAX */
         size_t n_members;
+        const char *latency_missing; /* why CPULatencyNice= cannot reach it; NULL: it can */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -410,6 +411,8 @@ static int explain_group(Explanation *e, const CliOptions *o)
         sched_group_roots_done(&roots);
         if (r < 0)
                 return r == -ENOMEM || r == -ESRCH ? r : 0;
+        if (settings_has(&e->result.group, SETTING_CPU_LATENCY_NICE))
+                e->latency_missing = sched_group_latency_nice_missing(&e->group);
         r = sched_group_members(&e->group, o->proc_root, e->pid, GROUP_MEMBERS_MAX, &e->members,
                                 &e->n_members);
         return r == -ENOMEM ? r : 0;
@@ -493,6 +496,7 @@ static int explain_json(const Explanation *e, const CliOptions *o)
         json_kv_string(&w, "name", e->group.kind == SCHED_GROUP_NONE ? NULL : e->group.name);
         json_key(&w, "settings");
         json_settings(&w, &e->result.group);
+        json_kv_string(&w, "latency_nice_missing", e->latency_missing);
         json_key(&w, "other_members");
         json_begin_array(&w);
         for (size_t i = 0; i < e->n_members; i++)
@@ -551,6 +555,9 @@ static void print_group(const Explanation *e, const CliOptions *o)
                 return;
         }
         printf("  Group settings %s for its %s\n", strna(s), e->group.name);
+        if (e->latency_missing)
+                printf("  %sCPULatencyNice= does not reach it%s: %s\n", cli_color(o, "yellow"),
+                       cli_color(o, "reset"), e->latency_missing);
         if (e->n_members == 0) {
                 printf("  which holds no other process\n");
                 return;

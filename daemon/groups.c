@@ -15,6 +15,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/trust.h"
+#include "policy/boost.h"
 
 typedef struct GroupEntry {
         SchedGroup group;
@@ -26,6 +27,9 @@ typedef struct GroupEntry {
         bool shared_known;        /* SHARED was found out (first demoting request) */
         size_t n_requesters;      /* protectors included */
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
+        size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
+        bool by_booster;          /* what latniced left is a booster's request */
+        bool latency_noted;       /* its missing cpu.latency.nice was logged */
         uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
         bool route_known;         /* whether a systemd unit owns it was asked */
         GroupSystemd sd;          /* its unit's, if so: written through systemd */
@@ -36,6 +40,7 @@ typedef struct Requester {
         uint64_t starttime;
         GroupEntry *entry;
         bool protector;
+        bool booster; /* a protector that asks for a boost of the group itself */
 } Requester;
 
 struct GroupTable {
@@ -49,6 +54,8 @@ struct GroupTable {
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
         SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
+        bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
+        bool latency_autogroup_noted;
         Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
 };
 
@@ -117,6 +124,17 @@ GroupTable *group_table_free(GroupTable *t)
         return NULL;
 }
 
+/* "weight 100", "weight 100, idle", and ", latency nice -5" where the group
+ * has one: for the log. */
+static const char *state_describe(const SchedGroupState *s, char buf[static 64])
+{
+        int n = snprintf(buf, 64, "weight %" PRIu32 "%s", s->weight, s->idle ? ", idle" : "");
+
+        if (s->has_latency_nice && n > 0 && n < 64)
+                snprintf(buf + n, (size_t)(64 - n), ", latency nice %d", s->latency_nice);
+        return buf;
+}
+
 /* An autogroup is reached through /proc/PID/autogroup of one member: when
  * that one has left, find another. */
 static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
@@ -165,16 +183,51 @@ static bool entry_restore_systemd(GroupTable *t, GroupEntry *e)
         return true;
 }
 
+/* A unit's cpu.latency.nice, which latniced writes itself (systemd has no
+ * property for it): back to the original if it is still what latniced
+ * wrote. Before the unit's CPUWeight=, whose original may take the cpu
+ * controller, and the file, away. */
+static bool entry_restore_latency(GroupTable *t, GroupEntry *e)
+{
+        SchedGroupState now;
+        int r;
+
+        if (!e->orig.has_latency_nice || !e->expected.has_latency_nice ||
+            e->orig.latency_nice == e->expected.latency_nice)
+                return false;
+        r = sched_group_read(&e->group, &now);
+        if (r < 0 || !now.has_latency_nice)
+                return false;
+        if (now.latency_nice != e->expected.latency_nice) {
+                log_info("%s: its latency nice was changed by someone else, not restoring.",
+                         e->group.name);
+                return false;
+        }
+        r = sched_group_write_latency_nice(&e->group, e->orig.latency_nice);
+        if (r < 0) {
+                if (r != -ENOENT) {
+                        t->counters.n_failed++;
+                        log_warning_errno(r, "Failed to restore the latency nice of %s: %m",
+                                          e->group.name);
+                }
+                return false;
+        }
+        log_info("%s: original latency nice %d restored.", e->group.name, e->orig.latency_nice);
+        return true;
+}
+
 static bool entry_restore(GroupTable *t, GroupEntry *e)
 {
         SchedGroupState now;
         bool restored = false;
+        char buf[64];
         int r;
 
         if (!e->changed || e->user_owned || t->dry_run)
                 return false;
         if (e->sd.set) {
-                restored = entry_restore_systemd(t, e);
+                restored = entry_restore_latency(t, e);
+                restored = entry_restore_systemd(t, e) || restored;
                 state_file_cgroup_release(t->state, &e->state_slot);
                 return restored;
         }
@@ -191,8 +244,8 @@ static bool entry_restore(GroupTable *t, GroupEntry *e)
                         log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
                 } else if (r >= 0) {
                         t->counters.n_restored++;
-                        log_info("%s: original weight %u%s restored.", e->group.name,
-                                 e->orig.weight, e->orig.idle ? ", idle" : "");
+                        log_info("%s: original %s restored.", e->group.name,
+                                 state_describe(&e->orig, buf));
                         restored = true;
                 }
         }
@@ -204,6 +257,7 @@ void group_table_release(GroupTable *t, pid_t pid)
 {
         Requester *q;
         GroupEntry *e;
+        bool booster;
 
         if (!t)
                 return;
@@ -211,11 +265,20 @@ void group_table_release(GroupTable *t, pid_t pid)
         if (!q)
                 return;
         e = q->entry;
+        booster = q->booster;
         if (q->protector)
                 e->n_protectors--;
+        if (booster)
+                e->n_boosters--;
         free(q);
-        if (--e->n_requesters > 0)
+        if (--e->n_requesters > 0) {
+                /* The boost was the last booster's, and nobody asks for it
+                 * any more: the original comes back. What the others ask
+                 * for is applied at their next evaluation. */
+                if (booster && e->n_boosters == 0 && e->by_booster && entry_restore(t, e))
+                        e->changed = e->by_booster = false;
                 return;
+        }
         (void)entry_restore(t, e);
         entry_remove(t, e);
 }
@@ -281,21 +344,24 @@ static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
         return 0;
 }
 
-/* PID (STARTTIME) is a requester (PROTECTOR: a protector) of E. */
+/* PID (STARTTIME) is a requester (PROTECTOR: a protector; BOOSTER: a
+ * protector that asks for a boost) of E. */
 static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e,
-                         bool protector)
+                         bool protector, bool booster)
 {
         Requester *q = pidmap_get(&t->requesters, pid);
         int r;
 
-        if (q && q->entry == e && q->starttime == starttime && q->protector == protector)
+        if (q && q->entry == e && q->starttime == starttime && q->protector == protector &&
+            q->booster == booster)
                 return 0;
         if (q)
                 group_table_release(t, pid); /* another group, or a reused pid */
         q = malloc(sizeof(Requester));
         if (!q)
                 return -ENOMEM;
-        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e, .protector = protector };
+        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e, .protector = protector,
+                          .booster = booster };
         r = pidmap_put(&t->requesters, pid, q);
         if (r < 0) {
                 free(q);
@@ -304,28 +370,50 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
         e->n_requesters++;
         if (protector)
                 e->n_protectors++;
+        if (booster)
+                e->n_boosters++;
         return 0;
 }
 
 /* ---- State file (state-file.h) ---------------------------------------- */
 
-/* A group state as a record value: "weight idle nice". */
+/* A group state as a record value: "weight idle nice", and " latency-nice"
+ * where the group has one (a record of before has three numbers). At most
+ * "10000 1 0 -20" for a cgroup (an autogroup's nice never comes with a
+ * latency nice): a unit's " sd=default,10000" still fits after it. */
 static void state_format(const SchedGroupState *s, char ret[STATE_VALUE_MAX])
 {
-        snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0, s->nice);
+        int n = snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0,
+                         s->nice);
+
+        if (s->has_latency_nice && n > 0 && n < STATE_VALUE_MAX)
+                snprintf(ret + n, (size_t)(STATE_VALUE_MAX - n), " %d", s->latency_nice);
 }
 
 static bool state_parse(const char *v, SchedGroupState *ret)
 {
+        SchedGroupState s = {};
         unsigned weight;
-        int idle, nice, n = 0;
+        int idle, nice, latency, n = 0, m = 0;
 
-        /* A unit's record goes on with " sd=..." (group-systemd.h). */
-        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 ||
-            (v[n] && strncmp(v + n, " sd=", 4) != 0) || weight < 1 ||
+        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || weight < 1 ||
             weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
                 return false;
-        *ret = (SchedGroupState){ .weight = weight, .idle = idle, .nice = nice };
+        if (v[n] == ' ' && v[n + 1] != 's') {
+                if (sscanf(v + n, " %d%n", &latency, &m) != 1 || m == 0 || latency < -20 ||
+                    latency > 19)
+                        return false;
+                s.has_latency_nice = true;
+                s.latency_nice = latency;
+                n += m;
+        }
+        /* A unit's record goes on with " sd=..." (group-systemd.h). */
+        if (v[n] && strncmp(v + n, " sd=", 4) != 0)
+                return false;
+        s.weight = weight;
+        s.idle = idle;
+        s.nice = nice;
+        *ret = s;
         return true;
 }
 
@@ -444,12 +532,28 @@ static int adopt_systemd(GroupTable *t, const StateCgroupRecord *rec, GroupEntry
         return 1;
 }
 
+/* Does NOW's latency nice hold what a dead latniced wrote (WRITTEN), or what
+ * it wrote before (PREVIOUS: it died before the write)? A unit's weight is
+ * judged through systemd, its latency nice only here. */
+static bool adopt_latency_ours(const SchedGroupState *now, const SchedGroupState *written,
+                               const char *previous)
+{
+        SchedGroupState p;
+
+        if (!now->has_latency_nice || !written->has_latency_nice ||
+            now->latency_nice == written->latency_nice)
+                return true;
+        return state_parse(previous, &p) && p.has_latency_nice &&
+               p.latency_nice == now->latency_nice;
+}
+
 /* Take over REC if the group still holds what the dead latniced wrote:
  * its original is the record's. Returns 1 if kept, 0 if dropped. */
 static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
 {
         _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
         SchedGroupState now, written, previous, orig;
+        char buf[64], obuf[64];
         GroupEntry **a;
         int r;
 
@@ -469,6 +573,11 @@ static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
         }
         if (strstr(rec->orig, " sd=")) {
                 r = adopt_systemd(t, rec, e, false);
+                if (r > 0 && !adopt_latency_ours(&now, &written, rec->previous)) {
+                        log_info("%s: its latency nice was changed while no latniced ran: theirs.",
+                                 e->group.name);
+                        r = 0;
+                }
                 if (r <= 0) {
                         group_systemd_done(&e->sd);
                         sched_group_done(&e->group);
@@ -494,9 +603,8 @@ static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
         e->expected = now;
         e->changed = true;
         e->state_slot = rec->slot + 1;
-        log_info("%s: weight %u%s from a previous latniced; its original is weight %u%s.",
-                 e->group.name, now.weight, now.idle ? ", idle" : "", orig.weight,
-                 orig.idle ? ", idle" : "");
+        log_info("%s: %s from a previous latniced; its original is %s.", e->group.name,
+                 state_describe(&now, buf), state_describe(&orig, obuf));
         t->entries[t->n_entries++] = TAKE_PTR(e);
         return 1;
 }
@@ -531,7 +639,12 @@ int group_table_attach_state(GroupTable *t, StateFile *f)
  * tell yet. */
 static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
 {
-        if (e->sd.set) {
+        char buf[64];
+
+        /* systemd never writes cpu.latency.nice: a change there is always
+         * someone else's. */
+        if (e->sd.set && !(now->has_latency_nice && e->expected.has_latency_nice &&
+                           now->latency_nice != e->expected.latency_nice)) {
                 int r = group_systemd_still_ours(t->systemd, &e->sd);
 
                 if (r < 0)
@@ -543,8 +656,8 @@ static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *no
         }
         e->user_owned = true;
         state_file_cgroup_release(t->state, &e->state_slot);
-        log_info("%s: changed by someone else (weight %u%s), leaving it alone.", e->group.name,
-                 now->weight, now->idle ? ", idle" : "");
+        log_info("%s: changed by someone else (%s), leaving it alone.", e->group.name,
+                 state_describe(now, buf));
         return 1;
 }
 
@@ -568,23 +681,75 @@ static void entry_route(GroupTable *t, GroupEntry *e)
 static int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
                        const SchedGroupState *want)
 {
-        if (e->sd.unit_path)
-                return group_systemd_set(t->systemd, &e->sd, want);
-        return sched_group_write_state(&e->group, now, want);
-}
-
-/* Bring E to what S asks for (unset: its original). */
-static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s)
-{
-        SchedGroupState now, want;
-        uint32_t weight = e->orig.weight;
-        bool idle = e->orig.idle;
         int r;
 
-        if (e->user_owned || e->n_protectors > 0)
+        if (!e->sd.unit_path)
+                return sched_group_write_state(&e->group, now, want);
+        /* systemd has no property for cpu.latency.nice and never writes the
+         * file (not on daemon-reload either): it is written directly, on a
+         * unit's cgroup that has the cpu controller (the file is there). */
+        if (now->has_latency_nice && want->has_latency_nice &&
+            now->latency_nice != want->latency_nice) {
+                r = sched_group_write_latency_nice(&e->group, want->latency_nice);
+                if (r < 0)
+                        return r;
+        }
+        if (sched_group_weight_equal(&e->group, now, want))
                 return 0;
-        /* Found out once, and only when the group is to be demoted: the
-         * member scan of an autogroup reads all of /proc. */
+        return group_systemd_set(t->systemd, &e->sd, want);
+}
+
+/* CPULatencyNice= asked for on a group without cpu.latency.nice: said once
+ * for the kernel (an unpatched one has it nowhere), once per group for a
+ * cgroup without the cpu controller, and at debug level for autogroups
+ * (which never have one). The rule's other settings apply regardless. */
+static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int value)
+{
+        const char *why = sched_group_latency_nice_missing(&e->group);
+
+        if (!why)
+                why = "its cpu.latency.nice cannot be read";
+        if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
+                if (!t->latency_autogroup_noted)
+                        log_debug("CPULatencyNice=%d for %d: not applied to %s: %s.", value,
+                                  (int)pid, e->group.name, why);
+                t->latency_autogroup_noted = true;
+                return;
+        }
+        if (e->latency_noted || (t->latency_unsupported_noted && strstr(why, "kernel")))
+                return;
+        e->latency_noted = true;
+        if (strstr(why, "kernel"))
+                t->latency_unsupported_noted = true;
+        log_notice("CPULatencyNice=%d for %d: not applied to %s: %s; the rule's other "
+                   "settings apply.", value, (int)pid, e->group.name, why);
+}
+
+/* Into WANT, the latency nice S asks for, else E's original, where the
+ * group has cpu.latency.nice (NOW). */
+static void entry_want_latency(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s,
+                               const SchedGroupState *now, SchedGroupState *want)
+{
+        /* The file came after the entry (systemd enabled the cpu controller
+         * for a unit's weight): what it holds now was not latniced's. */
+        if (now->has_latency_nice && !e->orig.has_latency_nice) {
+                e->orig.has_latency_nice = true;
+                e->orig.latency_nice = now->latency_nice;
+        }
+        if (!now->has_latency_nice) {
+                if (settings_has(s, SETTING_CPU_LATENCY_NICE))
+                        latency_missing_note(t, e, pid, s->cpu_latency_nice);
+                return;
+        }
+        want->latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE) ? s->cpu_latency_nice
+                                                                       : e->orig.latency_nice;
+}
+
+/* Does E hold processes of other users than PID's? Found out once, on the
+ * first request that would change it: the member scan of an autogroup reads
+ * all of /proc. */
+static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid)
+{
         if (!e->shared_known) {
                 e->shared = group_shared(t, &e->group, pid);
                 e->shared_known = true;
@@ -593,29 +758,20 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                                  "for its rules.",
                                  e->group.name, (int)pid);
         }
-        if (e->shared)
-                return 0;
-        r = sched_group_read(&e->group, &now);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected) &&
-            entry_foreign(t, e, &now) != 0)
-                return 0;
-        if (settings_has(s, SETTING_CPU_WEIGHT))
-                weight = s->cpu_weight;
-        if (settings_has(s, SETTING_CPU_IDLE))
-                idle = s->cpu_idle;
-        sched_group_state_want(&e->group, &now, weight, idle, &want);
-        if (sched_group_state_equal(&e->group, &now, &want))
-                return 0;
-        if (t->dry_run) {
-                log_info("%s: would set weight %u%s for %d (dry run).", e->group.name,
-                         want.weight, want.idle ? ", idle" : "", (int)pid);
-                return 1;
-        }
+        return e->shared;
+}
+
+/* Write WANT to E (NOW: what it has), recorded in the state file first.
+ * 1 written, 0 not (gone), negative errno (logged). */
+static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGroupState *now,
+                        const SchedGroupState *want)
+{
+        char buf[64];
+        int r;
+
         entry_route(t, e);
-        entry_record(t, e, &want, e->changed ? &e->expected : NULL);
-        r = entry_write(t, e, &now, &want);
+        entry_record(t, e, want, e->changed ? &e->expected : NULL);
+        r = entry_write(t, e, now, want);
         if (r < 0) {
                 /* Not written: the record says what the group still has. */
                 if (e->changed)
@@ -631,14 +787,53 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         /* What the kernel made of it (cpu.shares rounds); systemd writes a
          * unit's files after its call returns. */
         if (e->sd.unit_path || sched_group_read(&e->group, &e->expected) < 0)
-                e->expected = want;
-        if (!sched_group_state_equal(&e->group, &e->expected, &want))
+                e->expected = *want;
+        if (!sched_group_state_equal(&e->group, &e->expected, want))
                 entry_record(t, e, &e->expected, NULL);
         e->changed = true;
         t->counters.n_applied++;
-        log_info("%s: weight %u%s for %d.", e->group.name, e->expected.weight,
-                 e->expected.idle ? ", idle" : "", (int)pid);
+        log_info("%s: %s for %d.", e->group.name, state_describe(&e->expected, buf), (int)pid);
         return 1;
+}
+
+/* Bring E to what S asks for (unset: its original) for PID; BOOSTER: PID
+ * is latency-sensitive and S boosts the group, which a protected group
+ * still takes (only other processes' requests are held back there). */
+static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s, bool booster)
+{
+        SchedGroupState now, want;
+        uint32_t weight = e->orig.weight;
+        bool idle = e->orig.idle;
+        char buf[64];
+        int r;
+
+        if (e->user_owned || (e->n_protectors > 0 && !booster))
+                return 0;
+        if (entry_shared(t, e, pid))
+                return 0;
+        r = sched_group_read(&e->group, &now);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected) &&
+            entry_foreign(t, e, &now) != 0)
+                return 0;
+        if (settings_has(s, SETTING_CPU_WEIGHT))
+                weight = s->cpu_weight;
+        if (settings_has(s, SETTING_CPU_IDLE))
+                idle = s->cpu_idle;
+        sched_group_state_want(&e->group, &now, weight, idle, &want);
+        entry_want_latency(t, e, pid, s, &now, &want);
+        if (sched_group_state_equal(&e->group, &now, &want))
+                return 0;
+        if (t->dry_run) {
+                log_info("%s: would set %s for %d (dry run).", e->group.name,
+                         state_describe(&want, buf), (int)pid);
+                return 1;
+        }
+        r = entry_commit(t, e, pid, &now, &want);
+        if (r > 0)
+                e->by_booster = booster;
+        return r;
 }
 
 static void not_unit_add(GroupTable *t, const char *path)
@@ -689,10 +884,11 @@ static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
 }
 
 /* PID (STARTTIME) joins the entry of the group that holds it, as a
- * requester or a PROTECTOR. 1 with *RET set; 0 if there is nothing to do
- * (gone, or in a root group: never the root). */
+ * requester or a PROTECTOR (BOOSTER: one that asks for a boost). 1 with
+ * *RET set; 0 if there is nothing to do (gone, or in a root group: never
+ * the root). */
 static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protector,
-                      GroupEntry **ret)
+                      bool booster, GroupEntry **ret)
 {
         SchedGroup g = {};
         int r;
@@ -715,13 +911,14 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
         sched_group_done(&g);
         if (r < 0)
                 return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, *ret, protector);
+        r = requester_set(t, pid, starttime, *ret, protector || booster, booster);
         return r < 0 ? r : 1;
 }
 
 int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
 {
         GroupEntry *e;
+        bool booster;
         int r;
 
         if (!t)
@@ -730,10 +927,15 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
                 group_table_release(t, pid);
                 return 0;
         }
-        r = group_join(t, pid, starttime, false, &e);
+        /* A boost of the group (a weight above the default, a negative
+         * latency nice) is asked for by a latency-sensitive process: it
+         * protects its group as well. Its trust was checked with the rule
+         * (policy/boost.h); S holds only what the process may have. */
+        booster = settings_may_boost(s, UINT64_MAX);
+        r = group_join(t, pid, starttime, false, booster, &e);
         if (r <= 0)
                 return r;
-        return entry_apply(t, e, pid, s);
+        return entry_apply(t, e, pid, s, booster);
 }
 
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
@@ -743,11 +945,12 @@ int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
 
         if (!t)
                 return 0;
-        r = group_join(t, pid, starttime, true, &e);
+        r = group_join(t, pid, starttime, true, false, &e);
         if (r <= 0)
                 return r;
-        /* Demoted before the sensitive process showed up: not any more. */
-        if (e->changed && entry_restore(t, e)) {
+        /* Demoted before the sensitive process showed up: not any more (a
+         * booster's boost stays). */
+        if (e->changed && !e->by_booster && entry_restore(t, e)) {
                 e->changed = false;
                 log_info("%s holds %d, which a rule makes latency-sensitive: not demoted.",
                          e->group.name, (int)pid);

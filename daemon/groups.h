@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Groups: the group-level settings rules ask for (CPUWeight=, CPUIdle= in a
- * [Rule] or [Profile]), applied to the scheduling group that holds each
- * matched process (lib/sched-group.h: its cgroup under the cpu controller,
- * v2 or v1, else its autogroup), with ownership as for task attributes.
+ * Groups: the group-level settings rules ask for (CPUWeight=, CPUIdle=,
+ * CPULatencyNice= in a [Rule] or [Profile]), applied to the scheduling group
+ * that holds each matched process (lib/sched-group.h: its cgroup under the
+ * cpu controller, v2 or v1, else its autogroup), with ownership as for task
+ * attributes. CPULatencyNice= needs cpu.latency.nice (a patched kernel, a
+ * cgroup with the cpu controller): where the group has none it is said once
+ * and the other settings still apply; an autogroup never has one.
  *
  * A group is changed while at least one living process whose rules ask for
  * it is in it; every such process is a requester. When the last requester
@@ -14,6 +17,14 @@
  * the latest request wins. A group that holds processes of another user
  * than the first process that asks for it (unless that one is root's) is
  * never changed: names are the user's choice, the group is not only theirs.
+ *
+ * Protection: a group that holds a latency-sensitive process (a protector)
+ * is not changed for other processes' rules. A protector whose rules ask
+ * for a boost of the group itself (CPUWeight= above 100, CPULatencyNice=
+ * below 0; a boost it may have under policy/boost.h) is a booster: its
+ * request applies there, over a demotion of before. When the last booster
+ * goes, the group gets its original back; what other requesters ask for
+ * comes with their next evaluation.
  */
 #pragma once
 
@@ -40,9 +51,9 @@ GroupTable *group_table_free(GroupTable *t);
 /*
  * Process PID (which started at STARTTIME) asks for the group settings of S
  * (SETTINGS_GROUP_MASK; empty: it asks for nothing, as group_table_release())
- * on the group that holds it now. Returns 1 if a group was written, 0 if
- * not (nothing to do, no group, the group is someone else's), negative
- * errno on resource failure.
+ * on the group that holds it now; if S boosts the group, as a booster.
+ * Returns 1 if a group was written, 0 if not (nothing to do, no group, the
+ * group is someone else's or protected), negative errno on resource failure.
  */
 int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s);
 /*

@@ -279,6 +279,25 @@ static int read_u64_file(const char *dir, const char *file, uint64_t *ret)
         return safe_atou64(v, ret);
 }
 
+/* cpu.latency.nice: -ENOENT if the kernel (or the cgroup) has none. */
+static int read_latency_nice(const char *dir, int *ret)
+{
+        _cleanup_free_ char *v = NULL;
+        int64_t n;
+        int r;
+
+        r = cg_read(dir, "cpu.latency.nice", &v);
+        if (r < 0)
+                return r;
+        r = safe_atoi64(v, &n);
+        if (r < 0)
+                return r;
+        if (n < -20 || n > 19)
+                return -EIO;
+        *ret = (int)n;
+        return 0;
+}
+
 int sched_group_read(const SchedGroup *g, SchedGroupState *ret)
 {
         SchedGroupState s = { .weight = 100 };
@@ -305,6 +324,10 @@ int sched_group_read(const SchedGroup *g, SchedGroupState *ret)
                 /* cpu.idle needs Linux 5.15; without it a group is not idle. */
                 if (read_u64_file(g->path, "cpu.idle", &v) >= 0)
                         s.idle = v != 0;
+                r = read_latency_nice(g->path, &s.latency_nice);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                s.has_latency_nice = r >= 0;
                 break;
         case SCHED_GROUP_AUTOGROUP:
                 r = read_one_line_file(g->path, &line);
@@ -325,6 +348,16 @@ int sched_group_read(const SchedGroup *g, SchedGroupState *ret)
         return 0;
 }
 
+int sched_group_write_latency_nice(const SchedGroup *g, int latency_nice)
+{
+        char buf[16];
+
+        if (g->kind != SCHED_GROUP_CGROUP2 && g->kind != SCHED_GROUP_CGROUP1)
+                return -EOPNOTSUPP;
+        snprintf(buf, sizeof(buf), "%d", latency_nice);
+        return cg_write(g->path, "cpu.latency.nice", buf);
+}
+
 int sched_group_write_state(const SchedGroup *g, const SchedGroupState *cur,
                             const SchedGroupState *want)
 {
@@ -334,6 +367,12 @@ int sched_group_write_state(const SchedGroup *g, const SchedGroupState *cur,
         switch (g->kind) {
         case SCHED_GROUP_CGROUP2:
         case SCHED_GROUP_CGROUP1:
+                if (cur->has_latency_nice && want->has_latency_nice &&
+                    cur->latency_nice != want->latency_nice) {
+                        r = sched_group_write_latency_nice(g, want->latency_nice);
+                        if (r < 0)
+                                return r;
+                }
                 /* An idle group's weight cannot be written (EINVAL) and reads
                  * as the idle weight: leave idle first, and write a weight
                  * only to a group that is not idle. */
@@ -371,7 +410,9 @@ int sched_group_write_state(const SchedGroup *g, const SchedGroupState *cur,
 void sched_group_state_want(const SchedGroup *g, const SchedGroupState *cur, uint32_t weight,
                             bool idle, SchedGroupState *ret)
 {
-        SchedGroupState w = { .weight = weight, .idle = idle, .nice = cur->nice };
+        SchedGroupState w = { .weight = weight, .idle = idle, .nice = cur->nice,
+                              .has_latency_nice = cur->has_latency_nice,
+                              .latency_nice = cur->latency_nice };
 
         if (g->kind == SCHED_GROUP_AUTOGROUP) {
                 /* Keep the nice when the weight is what it already gives. */
@@ -386,12 +427,41 @@ void sched_group_state_want(const SchedGroup *g, const SchedGroupState *cur, uin
 bool sched_group_state_equal(const SchedGroup *g, const SchedGroupState *a,
                              const SchedGroupState *b)
 {
+        /* A group without the file (an unpatched kernel, no cpu controller
+         * yet) has no latency nice to differ in. */
+        if (a->has_latency_nice && b->has_latency_nice && a->latency_nice != b->latency_nice)
+                return false;
+        return sched_group_weight_equal(g, a, b);
+}
+
+bool sched_group_weight_equal(const SchedGroup *g, const SchedGroupState *a,
+                              const SchedGroupState *b)
+{
         if (g->kind == SCHED_GROUP_AUTOGROUP)
                 return a->nice == b->nice;
         /* The weight of an idle group is the kernel's idle weight. */
         if (a->idle || b->idle)
                 return a->idle == b->idle;
         return a->weight == b->weight;
+}
+
+const char *sched_group_latency_nice_missing(const SchedGroup *g)
+{
+        switch (g->kind) {
+        case SCHED_GROUP_AUTOGROUP:
+                return "an autogroup has no latency nice";
+        case SCHED_GROUP_CGROUP2:
+        case SCHED_GROUP_CGROUP1:
+                if (cg_has_file(g->path, "cpu.latency.nice"))
+                        return NULL;
+                /* A cgroup2 cgroup the cpu controller is not enabled for has
+                 * no cpu.* file at all; a v1 cpu cgroup always has shares. */
+                if (g->kind == SCHED_GROUP_CGROUP2 && !cg_has_file(g->path, "cpu.weight"))
+                        return "its cgroup has no cpu controller";
+                return "not supported by this kernel (no cpu.latency.nice)";
+        default:
+                return "the process is in a root group";
+        }
 }
 
 /* ---- Members ------------------------------------------------------------ */

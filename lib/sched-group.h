@@ -12,6 +12,8 @@
  *      cgroup of the cpu controller (the kernel only uses autogroups there):
  *      the autogroup's nice (/proc/PID/autogroup), which sets the group's
  *      weight like a task's nice; an idle group is nice 19.
+ * A cgroup of 1. or 2. also has cpu.latency.nice (-20..19) on a kernel with
+ * the latency-nice patches (kernel/patches); an autogroup never has one.
  * A process in the root group of all three has none: root groups are never
  * changed.
  *
@@ -66,21 +68,35 @@ bool sched_group_equal(const SchedGroup *a, const SchedGroup *b);
 typedef struct SchedGroupState {
         uint32_t weight;
         bool idle;
-        int nice; /* autogroup only */
+        int nice;              /* autogroup only */
+        bool has_latency_nice; /* a cgroup with cpu.latency.nice (a patched kernel) */
+        int latency_nice;      /* its value, -20..19; 0 without the file */
 } SchedGroupState;
 
 int sched_group_read(const SchedGroup *g, SchedGroupState *ret);
 /* What G's state is with WEIGHT and IDLE asked for, from CUR (an
- * autogroup: the nearest nice, 19 for idle). */
+ * autogroup: the nearest nice, 19 for idle). The latency nice is CUR's:
+ * the caller sets another where CUR has one. */
 void sched_group_state_want(const SchedGroup *g, const SchedGroupState *cur, uint32_t weight,
                             bool idle, SchedGroupState *ret);
-/* Write what differs from CUR to reach WANT (a cgroup: weight and idle; an
- * autogroup: nice). -ENOENT if the group is gone. */
+/* Write what differs from CUR to reach WANT (a cgroup: latency nice, where
+ * both have one, weight and idle; an autogroup: nice). -ENOENT if the group
+ * is gone. */
 int sched_group_write_state(const SchedGroup *g, const SchedGroupState *cur,
                             const SchedGroupState *want);
-/* The same state, in what G has: weight and idle, or an autogroup's nice. */
+/* Only cpu.latency.nice. */
+int sched_group_write_latency_nice(const SchedGroup *g, int latency_nice);
+/* The same state, in what G has: weight and idle, or an autogroup's nice;
+ * and the latency nice where both have one. */
 bool sched_group_state_equal(const SchedGroup *g, const SchedGroupState *a,
                              const SchedGroupState *b);
+/* The same without the latency nice: what a systemd unit's CPUWeight= sets. */
+bool sched_group_weight_equal(const SchedGroup *g, const SchedGroupState *a,
+                              const SchedGroupState *b);
+/* Why G has no cpu.latency.nice, for people ("an autogroup has no latency
+ * nice", "its cgroup has no cpu controller", "not supported by this kernel
+ * (no cpu.latency.nice)"), or NULL if it has one. Reads G's directory. */
+const char *sched_group_latency_nice_missing(const SchedGroup *g);
 
 /* cgroup v1 cpu.shares <-> weight, and nice <-> weight: the nice whose task
  * weight is nearest to WEIGHT (1..10000, 100 = nice 0), for an autogroup and

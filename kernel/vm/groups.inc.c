@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * daemon-groups: the group settings of rules (CPUIdle=, CPUWeight= in a
- * [Rule]) on cgroup2 with the cpu controller, which the development hosts
- * do not have (their cpu controller is bound to a v1 hierarchy). Included by
+ * daemon-groups: the group settings of rules (CPUIdle=, CPUWeight=,
+ * CPULatencyNice= in a [Rule]) on cgroup2 with the cpu controller, which the
+ * development hosts do not have (their cpu controller is bound to a v1
+ * hierarchy, and their kernel has no cpu.latency.nice). Included by
  * latnice-vm-test.c, which has the helpers; everything is read back from the
  * cgroup files, never from latniced.
  *
@@ -12,7 +13,14 @@
  * then: the last matched process of build.scope exits -> cpu.idle 0 again;
  * a foreign write to bg.scope's cpu.weight is left alone on exit; a third
  * scope whose matched process shares it with an unmatched one is changed,
- * and latnicectl explain names that other member.
+ * and latnicectl explain names that other member. cpu.latency.nice:
+ *   lat.scope    [Rule] CPULatencyNice = 7, CPUWeight = 50: 0 -> 7, back
+ *                to 0 when its matched process exits
+ *   fgn.scope    the same rule; a foreign write (-2) is kept on exit
+ *   bst.scope    [Rule] CPULatencyNice = -5 (a latency-sensitive booster)
+ *                and a build (CPUIdle = yes) in one scope: -5, not idle;
+ *                back to 0 on latniced's exit
+ * and after a kill -9 of latniced, the next one gives lat.scope its 0 back.
  */
 
 #define GRP_DIR CGROUP2 "/ln-groups"
@@ -81,7 +89,8 @@ static int groups_cpu_controller(void)
 static int groups_prepare(void)
 {
         static const char *const dirs[] = { GRP_DIR, GRP_DIR "/build.scope", GRP_DIR "/bg.scope",
-                                            GRP_DIR "/shell.scope" };
+                                            GRP_DIR "/shell.scope", GRP_DIR "/lat.scope",
+                                            GRP_DIR "/fgn.scope", GRP_DIR "/bst.scope" };
         FILE *f;
         int r;
 
@@ -101,7 +110,9 @@ static int groups_prepare(void)
         CHECK(f, "policy file: %m");
         fprintf(f, "[Rule build]\nMatch = name:ln-vm-build\nCPUIdle = yes\n\n"
                    "[Rule background]\nMatch = name:ln-vm-bg\nCPUWeight = 20\n\n"
-                   "[Rule shared]\nMatch = name:ln-vm-make\nCPUWeight = 30\n");
+                   "[Rule shared]\nMatch = name:ln-vm-make\nCPUWeight = 30\n\n"
+                   "[Rule latency]\nMatch = name:ln-vm-lat\nCPULatencyNice = 7\nCPUWeight = 50\n\n"
+                   "[Rule audio]\nMatch = name:ln-vm-audio\nCPULatencyNice = -5\n");
         fclose(f);
         return 0;
 }
@@ -150,12 +161,95 @@ static int groups_check_applied(pid_t build, pid_t bg, pid_t make, pid_t shell)
         return groups_explain_names(make, shell);
 }
 
+/* cpu.latency.nice of the scopes, as the rules ask: lat.scope and
+ * fgn.scope 7 (with lat.scope's weight 50), bst.scope the booster's -5 and
+ * not idle, although a build in it asks for that. */
+static int groups_check_latency(void)
+{
+        long long v = -1;
+
+        CHECK(wait_scope_file("lat.scope", "cpu.latency.nice", 7, &v),
+              "lat.scope cpu.latency.nice %lld, not 7", v);
+        CHECK(wait_scope_file("lat.scope", "cpu.weight", 50, &v),
+              "lat.scope cpu.weight %lld, not 50 (the rule's other group setting)", v);
+        CHECK(wait_scope_file("fgn.scope", "cpu.latency.nice", 7, &v),
+              "fgn.scope cpu.latency.nice %lld, not 7", v);
+        CHECK(wait_scope_file("bst.scope", "cpu.latency.nice", -5, &v),
+              "bst.scope cpu.latency.nice %lld, not the booster's -5", v);
+        sleep_ms(300);
+        CHECK(read_ll(GRP_DIR "/bst.scope/cpu.idle", &v) == 0 && v == 0,
+              "bst.scope cpu.idle %lld: a scope with a latency-sensitive booster was made idle "
+              "for a build in it", v);
+        note("cpu.latency.nice: lat.scope 7 (cpu.weight 50), fgn.scope 7, bst.scope -5 and "
+             "not idle with a build in it");
+        return 0;
+}
+
+/* After latniced's exit: SCOPE's FILE reads WANT. */
+static bool groups_after_exit(const char *scope, const char *file, long long want)
+{
+        char path[256];
+        long long v = -1;
+
+        snprintf(path, sizeof(path), "%s/%s/%s", GRP_DIR, scope, file);
+        if (read_ll(path, &v) == 0 && v == want)
+                return true;
+        note("after latniced exited %s has %s %lld, not %lld", scope, file, v, want);
+        return false;
+}
+
+static void groups_stop(pid_t daemon, int sig)
+{
+        int status;
+
+        if (daemon <= 0)
+                return;
+        kill(daemon, sig);
+        for (int i = 0; i < 100 && waitpid(daemon, &status, WNOHANG) == 0; i++)
+                sleep_ms(50);
+        kill_wait(daemon);
+}
+
+/* latniced killed with SIGKILL while lat.scope has cpu.latency.nice 7: the
+ * next latniced, with the same state file and no rule for it any more,
+ * gives the 0 back at start-up. */
+static int groups_crash_latency(const char *const dargv[])
+{
+        pid_t lat, daemon;
+        long long v = -1;
+        bool ok;
+
+        lat = spawn_in_scope("lat.scope", "ln-vm-lat");
+        daemon = spawn(dargv, GRP_LOG);
+        CHECK(lat > 0 && daemon > 0, "fork: %m");
+        ok = wait_scope_file("lat.scope", "cpu.latency.nice", 7, &v);
+        groups_stop(daemon, SIGKILL);
+        if (!ok) {
+                kill_wait(lat);
+                print_file(GRP_LOG);
+                CHECK(false, "crash: lat.scope cpu.latency.nice %lld, not 7", v);
+        }
+        unlink(GRP_POLICY "/50-groups.policy");
+        daemon = spawn(dargv, GRP_LOG);
+        ok = daemon > 0 && wait_scope_file("lat.scope", "cpu.latency.nice", 0, &v);
+        groups_stop(daemon, SIGTERM);
+        kill_wait(lat);
+        if (!ok)
+                print_file(GRP_LOG);
+        CHECK(ok, "crash: after a kill -9 and a restart without the rule lat.scope has "
+                  "cpu.latency.nice %lld, not its original 0", v);
+        note("crash: kill -9 with lat.scope at cpu.latency.nice 7, restart without the rule: "
+             "0 back at start-up");
+        return 0;
+}
+
 static int test_daemon_groups(void)
 {
         const char *const dargv[] = { LATNICED, "--foreground", "--policy-dir", GRP_POLICY,
                                       "--state-file", "/tmp/latniced-groups.state", "--bus",
                                       "none", "--log-level", "debug", NULL };
         pid_t build = -1, bg = -1, make = -1, shell = -1, daemon = -1;
+        pid_t lat = -1, fgn = -1, audio = -1, bbuild = -1;
         long long v = -1;
         int ret = 1;
 
@@ -165,13 +259,18 @@ static int test_daemon_groups(void)
         bg = spawn_in_scope("bg.scope", "ln-vm-bg");
         shell = spawn_in_scope("shell.scope", "ln-vm-shell");
         make = spawn_in_scope("shell.scope", "ln-vm-make");
+        lat = spawn_in_scope("lat.scope", "ln-vm-lat");
+        fgn = spawn_in_scope("fgn.scope", "ln-vm-lat");
+        audio = spawn_in_scope("bst.scope", "ln-vm-audio");
+        bbuild = spawn_in_scope("bst.scope", "ln-vm-build");
         unlink(GRP_LOG);
         daemon = spawn(dargv, GRP_LOG);
-        if (build < 0 || bg < 0 || shell < 0 || make < 0 || daemon < 0) {
+        if (build < 0 || bg < 0 || shell < 0 || make < 0 || lat < 0 || fgn < 0 || audio < 0 ||
+            bbuild < 0 || daemon < 0) {
                 note("fork: %m");
                 goto out;
         }
-        if (groups_check_applied(build, bg, make, shell) != 0)
+        if (groups_check_applied(build, bg, make, shell) != 0 || groups_check_latency() != 0)
                 goto out;
 
         /* The last matched process of build.scope leaves: the group is given back. */
@@ -182,42 +281,50 @@ static int test_daemon_groups(void)
                 goto out;
         }
         note("build.scope cpu.idle is 0 again after its matched process exited");
+        kill_wait(lat);
+        lat = -1;
+        if (!wait_scope_file("lat.scope", "cpu.latency.nice", 0, &v) ||
+            !wait_scope_file("lat.scope", "cpu.weight", 100, &v)) {
+                note("lat.scope not given back after its matched process exited: %lld", v);
+                goto out;
+        }
+        note("lat.scope is back at cpu.latency.nice 0, cpu.weight 100 after its matched "
+             "process exited");
 
-        /* Someone else sets bg.scope's weight: theirs from then on. */
-        if (write_str(GRP_DIR "/bg.scope/cpu.weight", "50") < 0) {
-                note("write bg.scope cpu.weight: %m");
+        /* Someone else sets bg.scope's weight and fgn.scope's latency nice:
+         * theirs from then on. */
+        if (write_str(GRP_DIR "/bg.scope/cpu.weight", "50") < 0 ||
+            write_str(GRP_DIR "/fgn.scope/cpu.latency.nice", "-2") < 0) {
+                note("foreign write: %m");
                 goto out;
         }
         sleep_ms(300);
         ret = 0;
 out:
-        if (daemon > 0) {
-                int status;
-
-                kill(daemon, SIGTERM);
-                for (int i = 0; i < 100 && waitpid(daemon, &status, WNOHANG) == 0; i++)
-                        sleep_ms(50);
-                kill_wait(daemon);
-        }
-        if (ret == 0) {
-                /* On exit: shell.scope back to 100; bg.scope keeps the foreign 50. */
-                if (read_ll(GRP_DIR "/shell.scope/cpu.weight", &v) < 0 || v != 100) {
-                        note("after latniced exited shell.scope has cpu.weight %lld, not 100", v);
-                        ret = 1;
-                } else if (read_ll(GRP_DIR "/bg.scope/cpu.weight", &v) < 0 || v != 50) {
-                        note("after latniced exited bg.scope has cpu.weight %lld, not the "
-                             "foreign 50", v);
-                        ret = 1;
-                } else {
-                        note("on exit shell.scope is back at cpu.weight 100, bg.scope keeps the "
-                             "foreign 50");
-                }
-        }
+        groups_stop(daemon, SIGTERM);
+        /* On exit: shell.scope back to 100, bst.scope to latency nice 0;
+         * bg.scope keeps the foreign 50, fgn.scope the foreign -2. */
+        if (ret == 0 &&
+            !(groups_after_exit("shell.scope", "cpu.weight", 100) &&
+              groups_after_exit("bg.scope", "cpu.weight", 50) &&
+              groups_after_exit("bst.scope", "cpu.latency.nice", 0) &&
+              groups_after_exit("fgn.scope", "cpu.latency.nice", -2)))
+                ret = 1;
+        if (ret == 0)
+                note("on exit shell.scope is back at cpu.weight 100 and bst.scope at "
+                     "cpu.latency.nice 0; bg.scope keeps the foreign cpu.weight 50, fgn.scope "
+                     "the foreign cpu.latency.nice -2");
         if (ret)
                 print_file(GRP_LOG);
         kill_wait(build);
         kill_wait(bg);
         kill_wait(make);
         kill_wait(shell);
+        kill_wait(lat);
+        kill_wait(fgn);
+        kill_wait(audio);
+        kill_wait(bbuild);
+        if (ret == 0)
+                ret = groups_crash_latency(dargv);
         return ret;
 }
