@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "daemon/group-scope.h"
 #include "daemon/group-systemd.h"
 #include "daemon/groups.h"
 #include "daemon/pidmap.h"
@@ -33,6 +34,7 @@ typedef struct GroupEntry {
         uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
         bool route_known;         /* whether a systemd unit owns it was asked */
         GroupSystemd sd;          /* its unit's, if so: written through systemd */
+        bool own_scope;           /* a scope latniced asked for (group-scope.h) */
 } GroupEntry;
 
 typedef struct Requester {
@@ -57,6 +59,7 @@ struct GroupTable {
         bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
         bool latency_autogroup_noted;
         Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
+        GroupScopes *scopes;   /* GroupScope=own: who had how many */
 };
 
 /* More distinct cgroups than that and the list starts over. */
@@ -81,6 +84,10 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
                         log_warning_errno(r, "Cannot set up systemd's units (%m): group settings "
                                              "are written to cgroup files, where systemd may "
                                              "overwrite them.");
+        }
+        if (group_scopes_new(&t->scopes) < 0) {
+                group_table_free(t);
+                return -ENOMEM;
         }
         *ret = t;
         return 0;
@@ -120,6 +127,7 @@ GroupTable *group_table_free(GroupTable *t)
         sched_group_roots_done(&t->roots);
         systemd_units_free(t->systemd);
         hashmap_free(t->not_units);
+        group_scopes_free(t->scopes);
         free(t);
         return NULL;
 }
@@ -216,6 +224,20 @@ static bool entry_restore_latency(GroupTable *t, GroupEntry *e)
         return true;
 }
 
+/* A scope of latniced's that is empty or gone: systemd removes it, there is
+ * nothing to give back. */
+static bool scope_emptied(GroupTable *t, GroupEntry *e)
+{
+        _cleanup_free_ pid_t *members = NULL;
+        size_t n = 0;
+
+        if (!e->own_scope ||
+            (sched_group_members(&e->group, t->proc_root, 0, 1, &members, &n) >= 0 && n > 0))
+                return false;
+        state_file_cgroup_release(t->state, &e->state_slot);
+        return true;
+}
+
 static bool entry_restore(GroupTable *t, GroupEntry *e)
 {
         SchedGroupState now;
@@ -224,6 +246,8 @@ static bool entry_restore(GroupTable *t, GroupEntry *e)
         int r;
 
         if (!e->changed || e->user_owned || t->dry_run)
+                return false;
+        if (scope_emptied(t, e))
                 return false;
         if (e->sd.set) {
                 restored = entry_restore_latency(t, e);
@@ -915,6 +939,125 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
         return r < 0 ? r : 1;
 }
 
+/* ---- GroupScope=own (group-scope.h) ------------------------------------ */
+
+/* Does G hold a process other than PID for which no rule asks group
+ * settings (not a requester, or a protector)? */
+static int has_unmatched(GroupTable *t, const SchedGroup *g, pid_t pid)
+{
+        _cleanup_free_ pid_t *members = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sched_group_members(g, t->proc_root, pid, 65536, &members, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                Requester *q = pidmap_get(&t->requesters, members[i]);
+
+                if (!q || q->protector)
+                        return 1;
+        }
+        return 0;
+}
+
+/* The entry of the scope at CG (below the cgroup2 root) that PID was just
+ * put in, with CPUWeight=WEIGHT: latniced's from the start, and systemd's
+ * default (unset) is what it gets back. */
+static int scope_entry_new(GroupTable *t, pid_t pid, const char *cg, uint64_t weight,
+                           GroupEntry **ret)
+{
+        _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
+        GroupEntry **a;
+        int r;
+
+        if (!e)
+                return -ENOMEM;
+        r = sched_group_cgroup2_of(&t->roots, t->proc_root, pid, &e->group);
+        if (r <= 0)
+                return r == -ENOMEM ? r : -ESRCH;
+        if (sched_group_read(&e->group, &e->expected) < 0)
+                sched_group_state_want(&e->group, &e->expected, 100, weight == SYSTEMD_WEIGHT_IDLE,
+                                       &e->expected);
+        e->orig = e->expected;
+        e->orig.weight = 100;
+        e->orig.idle = false;
+        e->sd = (GroupSystemd){ .unit_path = strdup(cg), .orig = SYSTEMD_WEIGHT_UNSET,
+                                .written = weight, .set = true };
+        a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
+        if (!e->sd.unit_path || !a) {
+                if (a)
+                        t->entries = a;
+                entry_free(TAKE_PTR(e));
+                return -ENOMEM;
+        }
+        t->entries = a;
+        e->changed = e->route_known = e->own_scope = e->shared_known = true;
+        t->entries[t->n_entries++] = e;
+        entry_record(t, e, &e->expected, NULL);
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+/* The CPUWeight= S asks for, from the start: "idle", a weight, else unset. */
+static uint64_t scope_weight(const Settings *s)
+{
+        if (settings_has(s, SETTING_CPU_IDLE) && s->cpu_idle)
+                return SYSTEMD_WEIGHT_IDLE;
+        return settings_has(s, SETTING_CPU_WEIGHT) ? s->cpu_weight : SYSTEMD_WEIGHT_UNSET;
+}
+
+/* GroupScope=own for PID (STARTTIME): 1 with *RET, the entry of a scope of
+ * its own made now; 2: its group is to be taken as with GroupScope=shared
+ * (it holds only processes that ask for group settings, or is a scope of
+ * latniced's already: a child of a process that got one); 0: no group
+ * settings for PID (shared with others, and no scope to be had). */
+static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s,
+                      GroupEntry **ret)
+{
+        _cleanup_free_ char *cg = NULL;
+        SchedGroup g = {};
+        size_t n;
+        int r;
+
+        r = t->systemd ? sched_group_cgroup2_of(&t->roots, t->proc_root, pid, &g) : 0;
+        if (r == 0)
+                r = sched_group_of(&t->roots, t->proc_root, pid, &g);
+        if (r < 0)
+                return r == -ESRCH || r == -EACCES ? 0 : r;
+        if (g.kind == SCHED_GROUP_NONE || group_scope_is_ours(g.path)) {
+                sched_group_done(&g);
+                return 2;
+        }
+        /* An autogroup's members are found by reading all of /proc: not for
+         * every exec. It is no unit's, so it gets no group settings here. */
+        r = g.kind == SCHED_GROUP_AUTOGROUP ? 1 : has_unmatched(t, &g, pid);
+        if (r <= 0 || g.kind != SCHED_GROUP_CGROUP2 || !t->systemd || t->dry_run) {
+                if (r > 0)
+                        log_debug("%s is shared with processes no rule asks group settings for, "
+                                  "and %s: GroupScope=own leaves them out for %d.",
+                                  g.name, t->dry_run ? "this is a dry run" : "no systemd owns it",
+                                  (int)pid);
+                sched_group_done(&g);
+                return r < 0 ? (r == -ENOMEM ? r : 0) : r > 0 ? 0 : 2;
+        }
+        n = strlen(t->roots.cgroup2);
+        while (n > 0 && t->roots.cgroup2[n - 1] == '/')
+                n--;
+        r = group_scope_make(t->scopes, t->systemd, &t->roots, t->proc_root, pid, starttime,
+                             g.path + n, scope_weight(s), &cg);
+        sched_group_done(&g);
+        if (r <= 0)
+                return r;
+        group_table_release(t, pid); /* its old group */
+        r = scope_entry_new(t, pid, cg, scope_weight(s), ret);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        t->counters.n_applied++;
+        r = requester_set(t, pid, starttime, *ret, false, false);
+        return r < 0 ? r : 1;
+}
+
 int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
 {
         GroupEntry *e;
@@ -932,7 +1075,13 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
          * protects its group as well. Its trust was checked with the rule
          * (policy/boost.h); S holds only what the process may have. */
         booster = settings_may_boost(s, UINT64_MAX);
-        r = group_join(t, pid, starttime, false, booster, &e);
+        r = 2;
+        if (settings_has(s, SETTING_GROUP_SCOPE) && s->group_scope == GROUP_SCOPE_OWN)
+                r = scope_join(t, pid, starttime, s, &e);
+        if (r == 0)
+                group_table_release(t, pid);
+        if (r == 2)
+                r = group_join(t, pid, starttime, false, booster, &e);
         if (r <= 0)
                 return r;
         return entry_apply(t, e, pid, s, booster);

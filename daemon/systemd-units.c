@@ -13,6 +13,7 @@
 #include "daemon/systemd-units.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
 
@@ -159,6 +160,12 @@ static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
         } else {
                 for (size_t i = 0; i < s->n_users; i++)
                         if (s->users[i].uid == uid) {
+                                /* A manager sends its signals to every
+                                 * direct connection: drop what came
+                                 * meanwhile, or it piles up in the read
+                                 * queue until sd-bus refuses more. */
+                                while (sd_bus_process(s->users[i].bus, NULL) > 0)
+                                        ;
                                 *ret = s->users[i].bus;
                                 return 0;
                         }
@@ -298,6 +305,155 @@ int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
                         manager_bus_drop(s, uid);
                 return r;
         }
+        return 0;
+}
+
+int systemd_units_cgroup_owner(const char *cgroup_path, uid_t *ret_uid)
+{
+        const char *unit;
+        UnitType t;
+        uid_t uid;
+        int r;
+
+        r = cgroup_owner(cgroup_path, &unit, &t, &uid);
+        if (r < 0)
+                return r;
+        *ret_uid = uid;
+        return 0;
+}
+
+/* The end of one start job, from the manager's JobRemoved signal. */
+typedef struct JobWait {
+        const char *unit;
+        char *job;    /* once the reply named it; before, the unit's name decides */
+        char *result; /* "done", "failed", ...: set when it ended */
+} JobWait;
+
+static int job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        JobWait *w = userdata;
+        const char *job, *unit, *result;
+        uint32_t id;
+
+        if (w->result || sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
+                return 0;
+        if (!streq(unit, w->unit) || (w->job && !streq(job, w->job)))
+                return 0;
+        w->result = strdup(result);
+        return w->result ? 0 : -ENOMEM;
+}
+
+/* Dispatch what BUS receives until W's job ended or TIMEOUT_USEC passed. */
+static int job_wait(sd_bus *bus, JobWait *w, uint64_t timeout_usec)
+{
+        uint64_t end = now_usec(CLOCK_MONOTONIC) + timeout_usec;
+
+        while (!w->result) {
+                uint64_t n;
+                int r = sd_bus_process(bus, NULL);
+
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                n = now_usec(CLOCK_MONOTONIC);
+                if (n >= end)
+                        return -ETIMEDOUT;
+                r = sd_bus_wait(bus, end - n);
+                if (r < 0 && r != -EINTR)
+                        return r;
+        }
+        return 0;
+}
+
+/* A call to the manager of UID failed with R: the manager's refusal
+ * (-EREMOTEIO, *RET_REASON its message) or the connection (dropped). */
+static int call_failed(SystemdUnits *s, uid_t uid, const sd_bus_error *error, int r,
+                       char **ret_reason)
+{
+        if (!sd_bus_error_is_set(error)) {
+                manager_bus_drop(s, uid);
+                return r;
+        }
+        if (ret_reason)
+                *ret_reason = strdup(error->message ?: error->name);
+        return -EREMOTEIO;
+}
+
+/* The ControlGroup of the scope NAME on BUS. */
+static int scope_cgroup(sd_bus *bus, const char *name, sd_bus_error *error, char **ret)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *object;
+        int r;
+
+        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnit", error, &reply, "s",
+                               name);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "o", &object);
+        if (r < 0)
+                return r;
+        return sd_bus_get_property_string(bus, SD_DEST, object, unit_interfaces[UNIT_SCOPE],
+                                          "ControlGroup", error, ret);
+}
+
+int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
+                              char **ret_reason)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_free_ char *object = NULL, *slice = NULL, *cg = NULL;
+        JobWait w = { .unit = req->name };
+        const char *unit, *iface, *job;
+        sd_bus *bus;
+        uid_t uid;
+        int r;
+
+        r = unit_lookup(s, req->unit_cgroup, SYSTEMD_UNITS_OWNED, &bus, &uid, &unit, &iface,
+                        &object);
+        if (r < 0)
+                return r;
+        r = sd_bus_get_property_string(bus, SD_DEST, object, iface, "Slice", &error, &slice);
+        if (r < 0)
+                return call_failed(s, uid, &error, r, ret_reason);
+        /* Before the call, so that a job that ends at once is not missed. A
+         * direct connection's messages carry no sender to match. */
+        r = sd_bus_match_signal(bus, &slot, sd_bus_is_bus_client(bus) > 0 ? SD_DEST : NULL,
+                                SD_PATH, SD_MANAGER, "JobRemoved", job_removed, &w);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "StartTransientUnit", &error,
+                               &reply, "ssa(sv)a(sa(sv))", req->name, "fail", 5,
+                               "Description", "s", req->description, "Slice", "s", slice,
+                               "PIDs", "au", 1, (uint32_t)req->pid, "CPUWeight", "t",
+                               req->weight, "CollectMode", "s", "inactive-or-failed", 0);
+        if (r < 0)
+                return call_failed(s, uid, &error, r, ret_reason);
+        r = sd_bus_message_read(reply, "o", &job);
+        if (r >= 0) {
+                w.job = strdup(job);
+                r = w.job ? job_wait(bus, &w, SYSTEMD_UNITS_TIMEOUT_USEC) : -ENOMEM;
+        }
+        free(w.job);
+        if (r >= 0 && !streq(w.result, "done")) {
+                if (ret_reason && asprintf(ret_reason, "its start job ended with \"%s\"",
+                                           w.result) < 0)
+                        *ret_reason = NULL;
+                r = -EREMOTEIO;
+        } else if (r == -ETIMEDOUT) {
+                if (ret_reason)
+                        *ret_reason = strdup("its start job did not end in time");
+        } else if (r < 0)
+                manager_bus_drop(s, uid);
+        free(w.result);
+        if (r < 0)
+                return r;
+        r = scope_cgroup(bus, req->name, &error, &cg);
+        if (r < 0)
+                return call_failed(s, uid, &error, r, ret_reason);
+        *ret_cgroup = TAKE_PTR(cg);
         return 0;
 }
 

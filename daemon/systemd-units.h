@@ -29,6 +29,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SYSTEMD_WEIGHT_IDLE UINT64_C(0)      /* CPUWeight=idle */
 #define SYSTEMD_WEIGHT_UNSET UINT64_MAX      /* CPUWeight= (systemd's default) */
@@ -68,6 +69,36 @@ int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
 /* Set it, at runtime. Same errors. */
 int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
                              uint64_t weight);
+
+/*
+ * The manager that owns the unit at CGROUP_PATH: *RET_UID is the uid of the
+ * user manager, or (uid_t)-1 for the system manager. -ENXIO if the path's
+ * last component names no unit type with a cgroup. Pure: asks no manager.
+ */
+int systemd_units_cgroup_owner(const char *cgroup_path, uid_t *ret_uid);
+
+/* A transient scope for one process (systemd_units_start_scope()). */
+typedef struct SystemdScopeRequest {
+        const char *unit_cgroup; /* the cgroup of the unit the process is in now */
+        const char *name;        /* the scope's unit name, "....scope" */
+        const char *description;
+        pid_t pid;
+        uint64_t weight; /* its CPUWeight= from the start */
+} SystemdScopeRequest;
+
+/*
+ * Ask the manager that owns the unit at REQ->unit_cgroup (a unit of its own
+ * whose ControlGroup is exactly that) for the transient scope REQ->name
+ * with REQ->pid (PIDs=; systemd 252 has no PIDFDs=), in that unit's slice,
+ * with CPUWeight=REQ->weight, and wait for its start job (JobRemoved, within
+ * SYSTEMD_UNITS_TIMEOUT_USEC). *RET_CGROUP: the scope's ControlGroup.
+ * -ENXIO: no manager owns that unit; -EREMOTEIO: the manager refused or the
+ * job failed, -ETIMEDOUT: no answer in time; with *RET_REASON (may be NULL)
+ * saying why as the manager put it. Whether the process is there is the
+ * caller's to check (/proc/PID/cgroup).
+ */
+int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
+                              char **ret_reason);
 
 /* WEIGHT as text for logs and the state file ("idle", "default", "200"),
  * and back (-EINVAL for anything else). */
