@@ -571,6 +571,11 @@ static void print_group(const Explanation *e, const CliOptions *o)
                 printf("%s %d (%s)", i == 0 ? "" : ",", (int)e->members[i], clean ? clean : "?");
         }
         printf("%s\n", e->n_members == GROUP_MEMBERS_MAX ? ", ..." : "");
+        if (settings_has(&e->result.group, SETTING_GROUP_SCOPE) &&
+            e->result.group.group_scope == GROUP_SCOPE_OWN)
+                printf("  GroupScope=own: not these: latniced asks systemd for a scope of its own "
+                       "for the process, or else leaves the group settings out (see "
+                       "latnice.policy(5))\n");
 }
 
 static int explain_text(const Explanation *e, const CliOptions *o)
