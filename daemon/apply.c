@@ -108,8 +108,13 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * none of which takes a pidfd. What guards it:
  *
  * - evaluate() reads the snapshot and decides first: most processes match
- *   no rule and are left at that, without a system call more. A process
- *   that is to be changed (or restored) is then held by a pidfd
+ *   no rule and are left at that, without a system call more. Where the
+ *   policy does not follow the parent, that first snapshot has no start
+ *   time (PROC_READ_NO_STAT: the comm from PID/comm, which costs the kernel
+ *   far less than PID/stat); a process it finds to be changed (or
+ *   restored) is read again whole, start time first, and decided again
+ *   from that, so that nothing is changed on a read without a start time.
+ *   A process that is to be changed (or restored) is then held by a pidfd
  *   (process_hold()), and its start time is read again and checked to be
  *   the snapshot's, and after that the pidfd to be still running
  *   (pidfd_process_alive(): a poll, no permission needed): a process that
@@ -633,15 +638,16 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         return 1;
 }
 
-/* Read what the policy needs of process PID. Returns 1 with *RET set, 0 if
- * it is to be left alone (gone, kernel thread, zombie), negative errno. */
-static int snapshot_process(Applier *a, pid_t pid, ProcTask **ret)
+/* Read what the policy needs of process PID, with EXTRA_FLAGS
+ * (PROC_READ_NO_STAT or 0). Returns 1 with *RET set, 0 if it is to be left
+ * alone (gone, kernel thread, zombie), negative errno. */
+static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTask **ret)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         unsigned flags;
         int r;
 
-        flags = a->read_flags;
+        flags = a->read_flags | extra_flags;
         if (a->ancestors)
                 flags &= ~PROC_READ_ANCESTORS;
         if (a->ids && a->uses_ids)
@@ -758,6 +764,88 @@ static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const S
                          strna(str), strna(applied_rule), n_applied);
 }
 
+/* A snapshot of a process and the decision on it. */
+typedef struct Evaluation {
+        ProcTask *p;
+        BoostFactsCache facts;
+        Settings base;
+        const char *base_rule;
+        bool has_base;
+        Decision d;
+} Evaluation;
+
+static void evaluation_done(Evaluation *e)
+{
+        e->p = proc_task_free(e->p);
+        boost_facts_cache_done(&e->facts);
+        *e = (Evaluation){};
+}
+
+/* Snapshot PID (EXTRA_FLAGS as snapshot_process()) and decide. Returns 1
+ * with E filled (evaluation_done() it), 0 if it is to be left alone, negative
+ * errno. */
+static int evaluation_run(Applier *a, pid_t pid, unsigned extra_flags, Evaluation *e)
+{
+        int r;
+
+        *e = (Evaluation){};
+        r = snapshot_process(a, pid, extra_flags, &e->p);
+        if (r <= 0)
+                return r;
+        if (a->base_settings)
+                e->has_base = a->base_settings(a->userdata, e->p, &e->base, &e->base_rule);
+        e->facts = (BoostFactsCache){ .proc_root = a->ctx.proc_root, .pid = pid,
+                                      .uid = e->p->view.uid,
+                                      .base_slice_ns = a->ctx.base_slice_ns };
+        r = policy_decide(a->policy, &e->p->view, e->has_base ? &e->base : NULL, e->base_rule,
+                          &e->facts, &e->d, NULL);
+        if (r < 0) {
+                evaluation_done(e);
+                return r == -ESRCH ? 0 : r;
+        }
+        return 1;
+}
+
+/* Is the process of E (or its thread ONLY_TID) to be changed or restored? */
+static bool evaluation_acts(Applier *a, const Evaluation *e, pid_t only_tid)
+{
+        if ((a->thread_rules && e->d.match.thread_dependent) || e->d.settings.mask != 0 ||
+            e->d.group.mask != 0)
+                return true;
+        return only_tid > 0 ? !!task_table_get(a->tasks, only_tid)
+                            : task_table_has_process(a->tasks, e->p->view.pid);
+}
+
+/* Snapshot and decide, and hold the process if it is to be changed or
+ * restored (*RET_PIDFD; -EBADF if it is not, or without pidfds). The first
+ * snapshot leaves out the stat file where it can (the policy does not
+ * follow the parent): a process that is to be acted on is then read again
+ * whole, and decided again on that. Returns as evaluation_run(). */
+static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, Evaluation *e, int *ret_pidfd)
+{
+        unsigned light = (a->read_flags & PROC_READ_ANCESTORS) ? 0 : PROC_READ_NO_STAT;
+        int r;
+
+        *ret_pidfd = -EBADF;
+        r = evaluation_run(a, pid, light, e);
+        if (r <= 0)
+                return r;
+        a->counters.n_evaluated++;
+        if (!evaluation_acts(a, e, only_tid))
+                return 1;
+        if (!e->p->has_stat) {
+                evaluation_done(e);
+                r = evaluation_run(a, pid, 0, e);
+                if (r <= 0)
+                        return r;
+        }
+        /* Only a process that is to be changed or restored is held. */
+        r = process_hold(a, e->p, ret_pidfd);
+        if (r <= 0)
+                evaluation_done(e);
+        return r;
+}
+
 /*
  * Evaluate process PID (or only its thread ONLY_TID): snapshot, decide
  * (policy_decide(), for the process and, with thread rules, per thread),
@@ -765,41 +853,23 @@ static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const S
  */
 static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 {
-        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_(evaluation_done) Evaluation ev = {};
         _cleanup_close_ int pidfd = -EBADF;
         _cleanup_free_ pid_t *tids = NULL;
-        _cleanup_(boost_facts_cache_done) BoostFactsCache facts = {};
-        Settings base = {};
-        const char *base_rule = NULL, *applied_rule = NULL;
+        const char *applied_rule = NULL;
         size_t n_tids = 0, n_applied = 0;
-        bool per_thread, has_base = false;
-        Decision d;
+        bool per_thread;
         int r;
 
         if (!a->policy || pid <= 0)
                 return 0;
-        r = snapshot_process(a, pid, &p);
+        r = evaluation_hold(a, pid, only_tid, &ev, &pidfd);
         if (r <= 0)
                 return r;
 
-        a->counters.n_evaluated++;
-        if (a->base_settings)
-                has_base = a->base_settings(a->userdata, p, &base, &base_rule);
-        facts = (BoostFactsCache){ .proc_root = a->ctx.proc_root, .pid = pid,
-                                   .uid = p->view.uid, .base_slice_ns = a->ctx.base_slice_ns };
-        r = policy_decide(a->policy, &p->view, has_base ? &base : NULL, base_rule, &facts, &d,
-                          NULL);
-        if (r < 0)
-                return r == -ESRCH ? 0 : r;
+        const ProcTask *p = ev.p;
+        const Decision d = ev.d;
         per_thread = a->thread_rules && d.match.thread_dependent;
-        /* Only a process that is to be changed or restored is held. */
-        if (per_thread || d.settings.mask != 0 || d.group.mask != 0 ||
-            (only_tid > 0 ? !!task_table_get(a->tasks, only_tid)
-                          : task_table_has_process(a->tasks, pid))) {
-                r = process_hold(a, p, &pidfd);
-                if (r <= 0)
-                        return r;
-        }
         /* Apply, group level first: the [Unit] sections of its cgroup, and
          * the group settings of its rules (the process's: its group, whole). */
         if (a->configure_units)
@@ -847,8 +917,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
                         }
                         view.tid = tids[i];
                         view.thread = name;
-                        r = policy_decide(a->policy, &view, has_base ? &base : NULL, base_rule,
-                                          &facts, &td, NULL);
+                        r = policy_decide(a->policy, &view, ev.has_base ? &ev.base : NULL,
+                                          ev.base_rule, &ev.facts, &td, NULL);
                         if (r < 0)
                                 return r == -ESRCH ? 0 : r;
                 }

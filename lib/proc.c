@@ -184,6 +184,32 @@ static int read_stat(const char *proc_root, pid_t pid, pid_t tid, StatInfo *ret)
         return parse_stat(buf, ret);
 }
 
+/* The name in the comm file content BUF (NUL-terminated): the kernel writes
+ * the comm as stat has it, raw, and one '\n'. The name may contain '\n',
+ * ')' and spaces itself, so exactly one '\n' at the end is dropped. */
+static void parse_comm(char *buf)
+{
+        size_t n = strlen(buf);
+
+        if (n > 0 && buf[n - 1] == '\n')
+                buf[n - 1] = 0;
+}
+
+/* PID/comm (TID > 0: PID/task/TID/comm). Much cheaper for the kernel than
+ * stat, which sums up CPU times and memory for every read. */
+static int read_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret)
+{
+        char *buf = NULL;
+        int r;
+
+        r = read_task_file(proc_root, pid, tid, "comm", READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        parse_comm(buf);
+        *ret = buf;
+        return 0;
+}
+
 /* Value of "KEY:\t..." in a status file, first whitespace-separated field. */
 static int status_field(const char *buf, const char *key, char **ret)
 {
@@ -445,20 +471,30 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         if (tid <= 0)
                 tid = pid;
 
+        if ((flags & PROC_READ_NO_STAT) && (flags & PROC_READ_ANCESTORS))
+                return -EINVAL;
+
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
 
-        r = read_stat(proc_root, pid, 0, &st);
-        if (r < 0)
-                return r;
-        t->comm = st.comm;
-        t->state = st.state;
-        t->ppid = st.ppid;
-        t->starttime = st.starttime;
-        t->n_threads = st.n_threads;
-        t->kernel_thread = st.flags & PF_KTHREAD;
-        t->zombie = st.state == 'Z' || st.state == 'X';
+        if (flags & PROC_READ_NO_STAT) {
+                r = read_comm(proc_root, pid, 0, &t->comm);
+                if (r < 0)
+                        return r;
+        } else {
+                r = read_stat(proc_root, pid, 0, &st);
+                if (r < 0)
+                        return r;
+                t->comm = st.comm;
+                t->state = st.state;
+                t->ppid = st.ppid;
+                t->starttime = st.starttime;
+                t->n_threads = st.n_threads;
+                t->kernel_thread = st.flags & PF_KTHREAD;
+                t->zombie = st.state == 'Z' || st.state == 'X';
+                t->has_stat = true;
+        }
 
         if (flags & PROC_READ_NO_IDS) {
                 uid = UINT32_MAX;
@@ -555,14 +591,7 @@ int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret)
 
 int proc_thread_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret)
 {
-        StatInfo st;
-        int r;
-
-        r = read_stat(proc_root ?: "/proc", pid, tid > 0 ? tid : pid, &st);
-        if (r < 0)
-                return r;
-        *ret = st.comm;
-        return 0;
+        return read_comm(proc_root ?: "/proc", pid, tid > 0 ? tid : pid, ret);
 }
 
 int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret)
@@ -709,4 +738,18 @@ int proc_cgroup_parse(const char *buf, size_t size, char **ret)
         if (!copy)
                 return -ENOMEM;
         return parse_cgroup(copy, ret);
+}
+
+int proc_comm_parse(const char *buf, size_t size, char **ret)
+{
+        char *copy;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        copy = text_dup(buf, size);
+        if (!copy)
+                return -ENOMEM;
+        parse_comm(copy);
+        *ret = copy;
+        return 0;
 }

@@ -36,6 +36,7 @@ typedef struct ProcTask {
         char state;          /* stat field 3 */
         uint32_t n_threads;  /* stat field 20: threads when it was read */
         bool cmdline_truncated; /* cmdline is the first PROC_CMDLINE_MAX bytes only */
+        bool has_stat;       /* the fields above from stat were read (no PROC_READ_NO_STAT) */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
                 *thread;
@@ -53,6 +54,13 @@ typedef struct ProcTask {
 #define PROC_READ_NO_CGROUP  0x10 /* no PID/cgroup: cgroup, unit NULL */
 #define PROC_READ_NO_CMDLINE 0x20 /* no PID/cmdline: cmdline, argv0 NULL */
 #define PROC_READ_NO_EXE     0x40 /* no PID/exe: exe_path, exe_base NULL */
+/* The comm from PID/comm, no PID/stat (which the kernel builds at several
+ * times the cost): starttime, ppid, state and n_threads are 0, kernel_thread
+ * and zombie false, and has_stat is false. Enough to tell that no rule
+ * matches; a caller that acts on the task reads it again without this flag
+ * (the start time is what tells a recycled pid apart). Not with
+ * PROC_READ_ANCESTORS, which follows the ppid: -EINVAL. */
+#define PROC_READ_NO_STAT    0x80
 
 /* PROC_ROOT: "/proc" normally. TID == 0 means the main thread. */
 int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret);
@@ -67,7 +75,7 @@ static inline void proc_task_freep(ProcTask **t)
 int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret);
 /* Thread ids of PID (from /proc/PID/task), sorted. */
 int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n);
-/* The comm of a thread ("" is possible). */
+/* The comm of a thread ("" is possible), from its comm file. */
 int proc_thread_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret);
 /* Tgid of a tid (from /proc/TID/status "Tgid:"). */
 int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret);
@@ -103,3 +111,6 @@ int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t 
 int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0);
 /* The path of the "0::" (cgroup v2) line of a PID/cgroup file; NULL if none. */
 int proc_cgroup_parse(const char *buf, size_t size, char **ret);
+/* The name in a comm file: up to the first NUL or SIZE, without the one '\n'
+ * the kernel adds (a name may itself end in '\n': only the last goes). */
+int proc_comm_parse(const char *buf, size_t size, char **ret);

@@ -59,6 +59,15 @@ static void put_stat(const char *rel, int pid, const char *comm, char state, int
                        pid, comm, state, ppid, flags, starttime) >= 0);
         put_str(rel, s);
         free(s);
+        /* and the comm file beside it, as the kernel writes it: raw, '\n' */
+        size_t n = strlen(rel);
+        CHECK(n >= 4 && streq(rel + n - 4, "stat"));
+        char *crel, *c;
+        CHECK(asprintf(&crel, "%.*scomm", (int) (n - 4), rel) >= 0);
+        CHECK(asprintf(&c, "%s\n", comm) >= 0);
+        put_str(crel, c);
+        free(crel);
+        free(c);
 }
 
 static void put_status(int pid, unsigned uid, unsigned gid)
@@ -491,6 +500,113 @@ static void test_flags(void)
         t = proc_task_free(t);
 }
 
+/* PROC_READ_NO_STAT: the comm from the comm file, stat never opened. */
+static void test_no_stat(void)
+{
+        const unsigned light = PROC_READ_NO_STAT | PROC_READ_NO_IDS | PROC_READ_NO_CGROUP;
+        ProcTask *t = NULL;
+        char *s = NULL;
+
+        /* 710 has no stat at all */
+        put_str("710/comm", "x) (y\nz\n");
+        put("710/cmdline", "/usr/bin/x y\0-a\0", 15);
+        put_link("710/exe", "/usr/bin/x y");
+        CHECK(proc_task_read(root, 710, 0, light, &t) == 0);
+        CHECK(streq(t->view.names.comm, "x) (y\nz"));
+        CHECK(streq(t->view.names.argv0, "x y") && streq(t->view.names.exe, "x y"));
+        CHECK(!t->has_stat && t->starttime == 0 && t->ppid == 0 && t->n_threads == 0);
+        CHECK(!t->kernel_thread && !t->zombie);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 710, 0, light & ~PROC_READ_NO_STAT, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 710, 0, light | PROC_READ_ANCESTORS, &t) == -EINVAL);
+        CHECK(!t);
+
+        /* a name that ends in a newline keeps it: only the kernel's goes */
+        put_str("711/comm", "nl\n\n");
+        CHECK(proc_task_read(root, 711, 0, light | PROC_READ_NO_CMDLINE | PROC_READ_NO_EXE,
+                             &t) == 0);
+        CHECK(streq(t->view.names.comm, "nl\n"));
+        t = proc_task_free(t);
+
+        /* the same name from both files of a complete task */
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_STAT, &t) == 0);
+        CHECK(streq(t->view.names.comm, "a) b (c") && !t->has_stat);
+        CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 100, 0, 0, &t) == 0);
+        CHECK(streq(t->view.names.comm, "a) b (c") && t->has_stat);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 999, 0, PROC_READ_NO_STAT, &t) == -ESRCH);
+
+        CHECK(proc_comm_parse("abc\n", 4, &s) == 0 && streq(s, "abc"));
+        free(s);
+        CHECK(proc_comm_parse("abc", 3, &s) == 0 && streq(s, "abc"));
+        free(s);
+        CHECK(proc_comm_parse("a\n\n", 3, &s) == 0 && streq(s, "a\n"));
+        free(s);
+        CHECK(proc_comm_parse("\n", 1, &s) == 0 && streq(s, ""));
+        free(s);
+        CHECK(proc_comm_parse("ab\0cd\n", 6, &s) == 0 && streq(s, "ab"));
+        free(s);
+        CHECK(proc_comm_parse(NULL, 0, &s) == -EINVAL);
+}
+
+/* The comm file of real tasks: a hostile name as prctl() sets it, a thread
+ * that renames itself, a process that is gone. */
+static void test_no_stat_real(void)
+{
+        static const char hostile[] = "r) (s\nt\n";
+        ProcTask *t = NULL;
+        char *s = NULL, *old = NULL;
+        pthread_t th;
+        pid_t tid = 0, child;
+        int fds[2];
+
+        CHECK(pipe2(fds, O_CLOEXEC) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                if (prctl(PR_SET_NAME, hostile) < 0 || write(fds[1], "x", 1) != 1)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        {
+                char c;
+                CHECK(read(fds[0], &c, 1) == 1);
+        }
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_NO_STAT, &t) == 0);
+        CHECK(streq(t->view.names.comm, hostile) && !t->has_stat);
+        t = proc_task_free(t);
+        CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+        CHECK(streq(t->view.names.comm, hostile) && t->has_stat);
+        t = proc_task_free(t);
+        CHECK(proc_thread_comm("/proc", child, child, &s) == 0 && streq(s, hostile));
+        free(s);
+        close(fds[1]);
+        close(fds[0]);
+        CHECK(kill(child, SIGKILL) == 0);
+        CHECK(waitpid(child, NULL, 0) == child);
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_NO_STAT, &t) == -ESRCH);
+        CHECK(proc_thread_comm("/proc", child, child, &s) == -ESRCH);
+
+        /* a thread renamed after it was read */
+        CHECK(proc_thread_comm("/proc", getpid(), 0, &old) == 0);
+        CHECK(pthread_create(&th, NULL, named_thread, &tid) == 0);
+        while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
+                usleep(1000);
+        CHECK(proc_thread_comm("/proc", getpid(), tid, &s) == 0 && streq(s, "worker (x) y"));
+        free(s);
+        CHECK(pthread_setname_np(th, "n) (\nm") == 0);
+        CHECK(proc_thread_comm("/proc", getpid(), tid, &s) == 0 && streq(s, "n) (\nm"));
+        free(s);
+        CHECK(proc_thread_comm("/proc", getpid(), 0, &s) == 0 && streq(s, old));
+        free(s);
+        free(old);
+        pthread_cancel(th);
+        pthread_join(th, NULL);
+}
+
 /* A status with a "Groups:" line of 65536 ids after Uid/Gid (well over the
  * read bound), as for a process with NGROUPS_MAX supplementary groups. */
 static void put_huge_status(int pid, unsigned uid, unsigned gid, const char *pad)
@@ -712,10 +828,12 @@ int main(void)
         build_fake_proc();
         test_fake();
         test_flags();
+        test_no_stat();
         test_huge_fake();
         test_unit();
         test_unit_name();
         test_real();
+        test_no_stat_real();
         test_huge_real();
         test_pidfd();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
