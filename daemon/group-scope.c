@@ -95,6 +95,16 @@ int group_scope_permitted(uid_t uid, const char *unit_cgroup, const char **ret_r
         return 0;
 }
 
+/* What B holds at NOW: nothing while paused (LAST ahead), then its credit
+ * plus what came in since, at most full. */
+static uint64_t budget_level(const ScopeBudget *b, uint64_t now)
+{
+        if (now <= b->last)
+                return now < b->last ? 0 : b->credit;
+        return now - b->last >= BUDGET_FULL - b->credit ? BUDGET_FULL
+                                                        : b->credit + (now - b->last);
+}
+
 static ScopeBudget *budget_of(GroupScopes *g, uid_t uid, uint64_t now)
 {
         ScopeBudget *b, *a;
@@ -106,8 +116,7 @@ static ScopeBudget *budget_of(GroupScopes *g, uid_t uid, uint64_t now)
                 /* The fullest budget, counted as of NOW, makes room. */
                 b = &g->budgets[0];
                 for (size_t i = 1; i < g->n_budgets; i++)
-                        if (g->budgets[i].credit + (now - g->budgets[i].last) >
-                            b->credit + (now - b->last))
+                        if (budget_level(&g->budgets[i], now) > budget_level(b, now))
                                 b = &g->budgets[i];
         } else {
                 a = realloc(g->budgets, (g->n_budgets + 1) * sizeof(ScopeBudget));
@@ -127,14 +136,23 @@ bool group_scopes_take(GroupScopes *g, uid_t uid, uint64_t now)
         if (!b)
                 return false;
         if (now > b->last) {
-                b->credit = now - b->last >= BUDGET_FULL - b->credit ? BUDGET_FULL
-                                                                      : b->credit + (now - b->last);
+                b->credit = budget_level(b, now);
                 b->last = now;
         }
-        if (b->credit < GROUP_SCOPE_INTERVAL_USEC)
+        if (now < b->last || b->credit < GROUP_SCOPE_INTERVAL_USEC)
                 return false;
         b->credit -= GROUP_SCOPE_INTERVAL_USEC;
         return true;
+}
+
+void group_scopes_pause(GroupScopes *g, uid_t uid, uint64_t now)
+{
+        ScopeBudget *b = budget_of(g, uid, now);
+
+        if (!b)
+                return;
+        b->credit = 0;
+        b->last = now + GROUP_SCOPE_PAUSE_USEC;
 }
 
 /* Log REASON for UNIT_CGROUP, once per unit. */
@@ -235,9 +253,15 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                 return 0;
         }
         if (r < 0) {
+                bool pause = r != -EREMOTEIO;
+
+                if (pause)
+                        group_scopes_pause(g, uid, now_usec(CLOCK_MONOTONIC));
                 log_warning("%s: cannot make %s for process %d: %s; its group settings are left "
-                            "out.",
-                            unit_cgroup, name, (int)pid, reason ?: strerror(-r));
+                            "out%s%u%s.",
+                            unit_cgroup, name, (int)pid, reason ?: strerror(-r),
+                            pause ? ", and no scope is asked for uid " : " (uid ",
+                            (unsigned)uid, pause ? " for a minute" : ")");
                 return 0;
         }
         r = scope_holds(roots, proc_root, pid, starttime, cg);

@@ -20,6 +20,7 @@
  * Each user has a budget of GROUP_SCOPE_BURST scopes, then one more every
  * GROUP_SCOPE_INTERVAL_USEC: a user who starts processes named like a
  * compiler in a loop costs latniced and the manager that much and no more.
+ * A manager that does not answer pauses its user's scopes for a minute.
  * A refusal leaves the rule's group settings out for that process (its task
  * settings still apply); it is logged once per unit (up to
  * GROUP_SCOPE_LOGGED_MAX units, then the list starts over).
@@ -37,6 +38,7 @@
 #define GROUP_SCOPE_PREFIX "latnice-"
 #define GROUP_SCOPE_BURST 16u
 #define GROUP_SCOPE_INTERVAL_USEC (2 * USEC_PER_SEC)
+#define GROUP_SCOPE_PAUSE_USEC (60 * USEC_PER_SEC)
 #define GROUP_SCOPE_USERS_MAX 1024u
 #define GROUP_SCOPE_LOGGED_MAX 4096u
 
@@ -66,6 +68,12 @@ int group_scope_permitted(uid_t uid, const char *unit_cgroup, const char **ret_r
  * there was one. With GROUP_SCOPE_USERS_MAX users tracked, the one whose
  * budget is fullest makes room (a full budget is worth nothing). */
 bool group_scopes_take(GroupScopes *g, uid_t uid, uint64_t now);
+
+/* UID's manager did not answer (a stopped or stuck user manager, which its
+ * user can arrange): no scope for UID before NOW + GROUP_SCOPE_PAUSE_USEC,
+ * so that such a manager costs latniced one timeout per pause, not one per
+ * process. */
+void group_scopes_pause(GroupScopes *g, uid_t uid, uint64_t now);
 
 /*
  * Ask for PID's scope (STARTTIME: its start time) out of the unit at

@@ -100,6 +100,18 @@ static void test_budget(void)
                 if (!group_scopes_take(g, u, t))
                         test_fail("uid %u got no scope", (unsigned)u);
         check(!group_scopes_take(g, 1000, t));
+
+        /* A manager that did not answer: nothing for a minute, whatever
+         * was left, then one per interval again; the paused budget is not
+         * the one a full table forgets. */
+        t += 3600 * USEC_PER_SEC;
+        check(group_scopes_take(g, 1001, t));
+        group_scopes_pause(g, 1001, t);
+        check(!group_scopes_take(g, 1001, t + GROUP_SCOPE_PAUSE_USEC - 1));
+        for (uid_t u = 5000; u < 5000 + 2 * GROUP_SCOPE_USERS_MAX; u++)
+                (void)group_scopes_take(g, u, t + 1);
+        check(!group_scopes_take(g, 1001, t + GROUP_SCOPE_PAUSE_USEC));
+        check(group_scopes_take(g, 1001, t + GROUP_SCOPE_PAUSE_USEC + GROUP_SCOPE_INTERVAL_USEC));
 }
 
 int main(void)
