@@ -59,6 +59,7 @@ typedef struct Channel {
         struct mmsghdr msgs[BATCH];
         struct iovec iov[BATCH];
         struct sockaddr_nl addrs[BATCH];
+        size_t n_used;      /* msgs[0..n_used) may have been written by the kernel */
         uint8_t (*bufs)[DGRAM_MAX];
         ProcEvent *evs; /* the events of the batch, BATCH * EVENTS_PER_DGRAM at most */
         size_t n_evs, head; /* evs[head..n_evs) are still to be handed on */
@@ -250,7 +251,11 @@ static int channel_receive(ProcEvents *p, Channel *c)
         int fd = nl_socket_get_fd(c->sk), n;
 
         c->n_evs = c->head = 0;
-        for (size_t i = 0; i < BATCH; i++) {
+        /* Only the headers the last receive handed to the kernel are reset
+         * (it writes those it fills and at most one more, the one that
+         * ended it): most receives take one datagram of 64, and resetting
+         * all of them cost more than the rest of the receive. */
+        for (size_t i = 0; i < c->n_used; i++) {
                 c->msgs[i].msg_hdr = (struct msghdr){
                         .msg_name = &c->addrs[i],
                         .msg_namelen = sizeof(c->addrs[i]),
@@ -262,6 +267,7 @@ static int channel_receive(ProcEvents *p, Channel *c)
         do
                 n = recvmmsg(fd, c->msgs, BATCH, MSG_DONTWAIT, NULL);
         while (n < 0 && errno == EINTR);
+        c->n_used = n < 0 ? 1 : MIN((size_t)n + 1, (size_t)BATCH);
         if (n < 0)
                 return errno == EAGAIN ? 0 : -errno;
 
@@ -515,6 +521,7 @@ static int channel_open(ProcEvents *p, Channel *c, size_t rcvbuf, uint32_t types
                 return -ENOMEM;
         for (size_t i = 0; i < BATCH; i++)
                 c->iov[i] = (struct iovec){ c->bufs[i], DGRAM_MAX };
+        c->n_used = BATCH; /* every header is set up by the first receive */
 
         c->sk = nl_socket_alloc();
         if (!c->sk)
