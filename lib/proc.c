@@ -104,16 +104,38 @@ static int read_status(const char *proc_root, pid_t pid, char **ret)
 
 typedef ProcStat StatInfo;
 
+/* The decimal number in [P, END): digits only, -EIO if there are none, any
+ * other character or it exceeds MAX. */
+static int span_to_u64(const char *p, const char *end, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        if (p == end)
+                return -EIO;
+        for (; p < end; p++) {
+                unsigned d = (unsigned) (*p - '0');
+
+                if (d > 9 || v > (max - d) / 10)
+                        return -EIO;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
 /*
  * Parse a stat line. The comm is between the first '(' and the LAST ')': it
  * may itself contain ')', '(', spaces and newlines. Fields after it are
- * numbered from 3 (state).
+ * numbered from 3 (state); they are parsed in place (a stat is read for
+ * every process that execs: no copy per field).
  */
 static int parse_stat(const char *buf, StatInfo *ret)
 {
         const char *open, *close, *p;
         StatInfo s = {};
         unsigned field = 3;
+        uint64_t v = 0;
+        int r = 0;
 
         open = strchr(buf, '(');
         close = strrchr(buf, ')');
@@ -123,39 +145,30 @@ static int parse_stat(const char *buf, StatInfo *ret)
         p = close + 2;
         while (*p && field <= 22) {
                 const char *end = p + strcspn(p, " \n");
-                _cleanup_free_ char *tok = strndup(p, (size_t) (end - p));
 
-                if (!tok)
-                        return -ENOMEM;
                 switch (field) {
                 case 3:
-                        if (strlen(tok) != 1)
+                        if (end - p != 1)
                                 return -EIO;
-                        s.state = tok[0];
+                        s.state = p[0];
                         break;
-                case 4: {
-                        int v;
-                        if (safe_atoi(tok, &v) < 0 || v < 0)
-                                return -EIO;
-                        s.ppid = v;
+                case 4:
+                        r = span_to_u64(p, end, INT32_MAX, &v);
+                        s.ppid = (pid_t) v;
                         break;
-                }
-                case 9: {
-                        uint64_t v;
-                        if (safe_atou64(tok, &v) < 0)
-                                return -EIO;
-                        s.flags = v;
+                case 9:
+                        r = span_to_u64(p, end, UINT64_MAX, &s.flags);
                         break;
-                }
                 case 20:
-                        if (safe_atou32(tok, &s.n_threads) < 0)
-                                return -EIO;
+                        r = span_to_u64(p, end, UINT32_MAX, &v);
+                        s.n_threads = (uint32_t) v;
                         break;
                 case 22:
-                        if (safe_atou64(tok, &s.starttime) < 0)
-                                return -EIO;
+                        r = span_to_u64(p, end, UINT64_MAX, &s.starttime);
                         break;
                 }
+                if (r < 0)
+                        return r;
                 field++;
                 p = end;
                 while (*p == ' ')

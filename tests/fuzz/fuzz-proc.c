@@ -3,7 +3,7 @@
  * Fuzz target: the /proc parsers of lib/proc.c, on the content of the files
  * a task (partly) controls: stat (whose comm the task names itself), status
  * (Uid:, Gid:, Tgid: lines), cmdline (argv, or any title the task writes
- * over it) and cgroup (a delegated subtree names its own cgroups), then
+ * over it), comm (the name it gives itself) and cgroup (a delegated subtree names its own cgroups), then
  * unit_name_from_cgroup_path() on the cgroup path found.
  *
  * The input is parsed as each of those files, and also used as a hostile comm
@@ -145,6 +145,25 @@ static void parse_cmdline(const char *buf, size_t size)
                 abort();
 }
 
+/* comm: the text up to the first NUL, without one trailing '\n' (the
+ * kernel's; a name's own newlines stay). */
+static void parse_comm(const char *buf, size_t size)
+{
+        _cleanup_free_ char *comm = NULL;
+        size_t n = text_len(buf, size);
+        int r;
+
+        r = proc_comm_parse(buf, size, &comm);
+        if (r == -ENOMEM)
+                return;
+        if (r != 0 || !comm)
+                abort();
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        if (strlen(comm) != n || memcmp(comm, buf, n) != 0)
+                abort();
+}
+
 static void parse_cgroup(const char *buf, size_t size)
 {
         _cleanup_free_ char *path = NULL, *unit = NULL;
@@ -177,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         parse_stat_hostile_comm(buf, size);
         parse_status(buf, size);
         parse_cmdline(buf, size);
+        parse_comm(buf, size);
         parse_cgroup(buf, size);
 
         free(buf);

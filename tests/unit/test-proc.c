@@ -538,6 +538,30 @@ static void test_no_stat(void)
         t = proc_task_free(t);
         CHECK(proc_task_read(root, 999, 0, PROC_READ_NO_STAT, &t) == -ESRCH);
 
+        /* the numbers of stat, parsed in place: bounds and signs */
+        {
+                static const char *const bad[] = {
+                        "1 (c) S 2147483648 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n",
+                        "1 (c) S +5 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n",
+                        "1 (c) S 5 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 4294967296 0 5\n",
+                        "1 (c) S 5 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 18446744073709551616\n",
+                        "1 (c) S 5 0 0 0 -1 0x10 0 0 0 0 0 0 0 0 20 0 1 0 5\n",
+                        "1 (c) S 5 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+                        "1 (c) SS 5 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n",
+                };
+                const char *good = "1 (c) (d) S 2147483647 0 0 0 -1 18446744073709551615 0 0 0 "
+                                   "0 0 0 0 0 20 0 4294967295 0 18446744073709551615 7\n";
+                ProcStat st;
+
+                for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                        CHECK(proc_stat_parse(bad[i], strlen(bad[i]), &st) == -EIO);
+                CHECK(proc_stat_parse(good, strlen(good), &st) == 0);
+                CHECK(streq(st.comm, "c) (d") && st.state == 'S' && st.ppid == INT32_MAX);
+                CHECK(st.flags == UINT64_MAX && st.n_threads == UINT32_MAX);
+                CHECK(st.starttime == UINT64_MAX);
+                proc_stat_done(&st);
+        }
+
         CHECK(proc_comm_parse("abc\n", 4, &s) == 0 && streq(s, "abc"));
         free(s);
         CHECK(proc_comm_parse("abc", 3, &s) == 0 && streq(s, "abc"));
