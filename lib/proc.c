@@ -25,15 +25,46 @@ static int gone(int r)
         return r == -ENOENT ? -ESRCH : r;
 }
 
+/* Append the decimal form of V (>= 0) at P; returns the end. */
+static char *put_id(char *p, pid_t v)
+{
+        char digits[12];
+        size_t n = 0;
+
+        do
+                digits[n++] = (char) ('0' + v % 10);
+        while ((v /= 10) > 0);
+        while (n > 0)
+                *p++ = digits[--n];
+        return p;
+}
+
+/* PROC_ROOT/PID/FILE, or PROC_ROOT/PID/task/TID/FILE. Built by hand: it is
+ * built for every file read, and asprintf() cost more than the rest of the
+ * reading in user space. */
 static int task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file)
 {
-        int r;
+        size_t root_len = strlen(proc_root), file_len = strlen(file);
+        char *path, *p;
 
-        if (tid > 0)
-                r = asprintf(ret, "%s/%d/task/%d/%s", proc_root, (int) pid, (int) tid, file);
-        else
-                r = asprintf(ret, "%s/%d/%s", proc_root, (int) pid, file);
-        return r < 0 ? -ENOMEM : 0;
+        if (pid < 0)
+                return -ESRCH; /* as the file "-N" would be: no such task */
+        /* two ids of at most 10 digits, "/", "/task/", "/", "/", NUL */
+        path = malloc(root_len + file_len + 2 * 10 + 10);
+        if (!path)
+                return -ENOMEM;
+        p = mempcpy(path, proc_root, root_len);
+        *p++ = '/';
+        p = put_id(p, pid);
+        if (tid > 0) {
+                p = mempcpy(p, "/task/", 6);
+                p = put_id(p, tid);
+        }
+        *p++ = '/';
+        p = mempcpy(p, file, file_len);
+        *p = 0;
+        *ret = path;
+        return 0;
 }
 
 /* procfs hands over its small files whole (stat, status, cgroup: one
