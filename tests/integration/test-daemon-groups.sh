@@ -34,6 +34,10 @@ Nice = 3
 Match = name:lngrp-audio
 Nice = -5
 
+[Rule booster]
+Match = name:lngrp-boost
+CPULatencyNice = -5
+
 [Rule latency-group]
 Match = name:lngrp-lat
 CPULatencyNice = 7
@@ -182,6 +186,26 @@ if [ "$AUTOGROUP" = 1 ]; then
         pkill -KILL -s "$s1"
         pkill -KILL -s "$s3"
         echo "ok: a group with a latency-sensitive process is not demoted (before or after)"
+        # A process that asks a boost of its own group (CPULatencyNice=-5,
+        # which an autogroup cannot take) protects it the same way, and
+        # undoes a demotion of before.
+        setsid bash -c '(exec -a lngrp-boost sleep 300) & sleep 0.3; exec -a lngrp-idle sleep 300' \
+                >/dev/null 2>&1 &
+        s5=$!
+        PIDS+=("$s5")
+        wait_until 5 eval '[ "$(cat /proc/$s5/comm 2>/dev/null)" = sleep ]' || fail "could not start the session"
+        sleep 0.5
+        [ "$(ag_nice "$s5")" = 0 ] || fail "autogroup with a booster demoted to $(ag_nice "$s5")"
+        setsid bash -c '(exec -a lngrp-idle sleep 300) & sleep 0.5; exec -a lngrp-boost sleep 300' \
+                >/dev/null 2>&1 &
+        s6=$!
+        PIDS+=("$s6")
+        wait_until 5 eval '[ "$(cat /proc/$s6/comm 2>/dev/null)" = sleep ]' || fail "could not start the session"
+        wait_until 5 eval '[ "$(ag_nice $s6)" = 0 ]' ||
+                fail "autogroup demoted before a booster came was not given back: $(ag_nice "$s6")"
+        pkill -KILL -s "$s5"
+        pkill -KILL -s "$s6"
+        echo "ok: a group whose process asks to boost it (CPULatencyNice=-5) is not demoted (before or after)"
 fi
 
 # latniced's own session group (the test's) is never touched: nothing here asks.
