@@ -111,7 +111,7 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  *   no rule and are left at that, without a system call more. Where the
  *   policy does not follow the parent, that first snapshot has no start
  *   time (PROC_READ_NO_STAT: the comm from PID/comm, which costs the kernel
- *   far less than PID/stat); a process it finds to be changed (or
+ *   about half of what PID/stat does); a process it finds to be changed (or
  *   restored) is read again whole, start time first, and decided again
  *   from that, so that nothing is changed on a read without a start time.
  *   A process that is to be changed (or restored) is then held by a pidfd

@@ -239,8 +239,8 @@ static void parse_comm(char *buf)
                 buf[n - 1] = 0;
 }
 
-/* PID/comm (TID > 0: PID/task/TID/comm). Much cheaper for the kernel than
- * stat, which sums up CPU times and memory for every read. */
+/* PID/comm (TID > 0: PID/task/TID/comm). About half of what stat costs the
+ * kernel, which sums up CPU times and memory for every read of that. */
 static int read_comm(const char *proc_root, pid_t pid, pid_t tid, char **ret)
 {
         char *buf = NULL;

@@ -54,8 +54,8 @@ typedef struct ProcTask {
 #define PROC_READ_NO_CGROUP  0x10 /* no PID/cgroup: cgroup, unit NULL */
 #define PROC_READ_NO_CMDLINE 0x20 /* no PID/cmdline: cmdline, argv0 NULL */
 #define PROC_READ_NO_EXE     0x40 /* no PID/exe: exe_path, exe_base NULL */
-/* The comm from PID/comm, no PID/stat (which the kernel builds at several
- * times the cost): starttime, ppid, state and n_threads are 0, kernel_thread
+/* The comm from PID/comm, no PID/stat (which costs the kernel about twice
+ * as much): starttime, ppid, state and n_threads are 0, kernel_thread
  * and zombie false, and has_stat is false. Enough to tell that no rule
  * matches; a caller that acts on the task reads it again without this flag
  * (the start time is what tells a recycled pid apart). Not with
