@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Group settings of rules (CPUIdle=, CPUWeight= in a [Rule]) on the real
-# kernel: the v1 cpu hierarchy's cgroup of a matched process (cpu.idle,
-# cpu.shares), its autogroup (/proc/PID/autogroup nice), a root group left
-# alone, ownership (the group is restored when the last matched process
+# Group settings of rules (CPUIdle=, CPUWeight=, CPULatencyNice= in a
+# [Rule]) on the real kernel: the v1 cpu hierarchy's cgroup of a matched
+# process (cpu.idle, cpu.shares; CPULatencyNice= said once to be unsupported
+# where the kernel has no cpu.latency.nice), its autogroup
+# (/proc/PID/autogroup nice), a root group left alone, protection by a
+# latency-sensitive process and by one that boosts its group, ownership (the group is restored when the last matched process
 # exits and on latniced's exit; a change by someone else is theirs), and
 # latnicectl explain naming the group and its other members, and crash
 # safety (latniced killed while a group is changed: the next one gives the
