@@ -210,6 +210,7 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
 {
         _cleanup_free_ char *name = NULL, *description = NULL, *cg = NULL, *reason = NULL;
         const char *why = NULL;
+        uint64_t t0;
         uid_t uid;
         int r;
 
@@ -239,6 +240,7 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
         if (asprintf(&description, "latnice: process %d on its own, out of %s", (int)pid,
                      unit_cgroup) < 0)
                 return -ENOMEM;
+        t0 = now_usec(CLOCK_MONOTONIC);
         r = systemd_units_start_scope(s,
                                       &(SystemdScopeRequest){ .unit_cgroup = unit_cgroup,
                                                               .name = name,
@@ -272,8 +274,8 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                                     name, (int)pid);
                 return r;
         }
-        log_info("%s: process %d on its own, out of %s (GroupScope=own).", cg, (int)pid,
-                 unit_cgroup);
+        log_info("%s: process %d on its own, out of %s (GroupScope=own, %" PRIu64 " ms).", cg,
+                 (int)pid, unit_cgroup, (now_usec(CLOCK_MONOTONIC) - t0) / 1000);
         *ret_cgroup = TAKE_PTR(cg);
         return 1;
 }
