@@ -10,8 +10,9 @@
  * (StartTransientUnit, PIDs=), in the slice of that unit, with the rule's
  * CPUWeight= from the start, and waits for the start job
  * (systemd_units_start_scope()). Children forked later are born in the
- * scope, so a process tree costs one round trip, for its first matched
- * process. systemd removes the scope once it is empty.
+ * scope, so a process tree costs one scope, for its first matched process:
+ * four calls to the manager and its start job. systemd removes the scope
+ * once it is empty.
  *
  * Who may get one: names are their users' choice, so a user's process gets
  * a scope only from that user's own manager, or from the system manager in

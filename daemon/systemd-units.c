@@ -398,6 +398,23 @@ static int scope_cgroup(sd_bus *bus, const char *name, sd_bus_error *error, char
                                           "ControlGroup", error, ret);
 }
 
+/* UNIT_CGROUP's directory, if it is the slice SLICE's, with NAME: 1 and
+ * *RET, 0 if it is not. */
+static int scope_cgroup_beside(const char *unit_cgroup, const char *slice, const char *name,
+                               char **ret)
+{
+        const char *end = strrchr(unit_cgroup, '/'), *dir;
+
+        if (!end || end == unit_cgroup)
+                return 0;
+        for (dir = end; dir > unit_cgroup && dir[-1] != '/';)
+                dir--;
+        if ((size_t)(end - dir) != strlen(slice) || strncmp(dir, slice, end - dir) != 0)
+                return 0;
+        return asprintf(ret, "%.*s/%s", (int)(end - unit_cgroup), unit_cgroup, name) < 0 ? -ENOMEM
+                                                                                         : 1;
+}
+
 int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
                               char **ret_reason)
 {
@@ -450,9 +467,16 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
         free(w.result);
         if (r < 0)
                 return r;
-        r = scope_cgroup(bus, req->name, &error, &cg);
+        /* A unit's cgroup is its slice's, then its name: where the unit
+         * asked about sits right in its slice, the scope's is known. */
+        r = scope_cgroup_beside(req->unit_cgroup, slice, req->name, &cg);
         if (r < 0)
-                return call_failed(s, uid, &error, r, ret_reason);
+                return r;
+        if (r == 0) {
+                r = scope_cgroup(bus, req->name, &error, &cg);
+                if (r < 0)
+                        return call_failed(s, uid, &error, r, ret_reason);
+        }
         *ret_cgroup = TAKE_PTR(cg);
         return 0;
 }
