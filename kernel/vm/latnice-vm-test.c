@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1425,6 +1427,209 @@ static int test_switch_rt_to_fair(void)
                                    0, 0);
 }
 
+/*
+ * Priority inheritance: a SCHED_OTHER task T at latency nice PI_LN holds a
+ * PTHREAD_PRIO_INHERIT mutex (process-shared) and a SCHED_FIFO waiter boosts
+ * it. rt_mutex_setprio() moves T into the RT class by its prio alone; its
+ * policy and latency nice stay, and when it unlocks it goes back to the fair
+ * class, where place_entity() gives it the slice its latency nice maps to.
+ * Round 1 checks T is the same fair task after the deboost; round 2 changes
+ * its latency nice while it is boosted, which must keep the boost and be in
+ * effect after the deboost. Everything is read from the kernel:
+ * sched_getattr(), and prio and se.slice in /proc/PID/sched.
+ */
+#define PI_LN 7
+#define PI_LN_BOOSTED (-6)
+#define PI_FIFO_PRIO 10
+#define PI_RT_PRIO (99 - PI_FIFO_PRIO) /* the kernel prio of SCHED_FIFO 10 */
+#define PI_FAIR_PRIO 120               /* nice 0 */
+#define PI_WAIT_MS 30000
+
+struct pi_shared {
+        pthread_mutex_t lock;
+        int held;    /* the round in which T holds the lock */
+        int release; /* the round in which T may unlock */
+};
+
+static int pi_load(const int *p)
+{
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* T: pinned to CPU 1, takes the lock in each round and spins until told to unlock. */
+static void pi_holder(struct pi_shared *sh)
+{
+        alarm(300);
+        if (pin_cpu(0, 1) < 0 || set_ln(0, PI_LN) < 0)
+                _exit(3);
+        for (int round = 1; round <= 2; round++) {
+                if (pthread_mutex_lock(&sh->lock) != 0)
+                        _exit(4);
+                __atomic_store_n(&sh->held, round, __ATOMIC_RELEASE);
+                while (pi_load(&sh->release) < round)
+                        ;
+                if (pthread_mutex_unlock(&sh->lock) != 0)
+                        _exit(5);
+        }
+        for (;;)
+                ;
+}
+
+/* The SCHED_FIFO waiter: blocks on the lock T holds, boosting T, until T unlocks. */
+static pid_t pi_spawn_waiter(struct pi_shared *sh)
+{
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                struct ln_attr a = {
+                        .size = SCHED_ATTR_SIZE_VER0,
+                        .sched_policy = SCHED_FIFO,
+                        .sched_priority = PI_FIFO_PRIO,
+                };
+                alarm(300);
+                if (pin_cpu(0, 0) < 0 || sys_setattr(0, &a, 0) < 0)
+                        _exit(3);
+                if (pthread_mutex_lock(&sh->lock) != 0)
+                        _exit(4);
+                (void) pthread_mutex_unlock(&sh->lock);
+                _exit(0);
+        }
+        return pid;
+}
+
+/* Wait until PID's kernel prio (/proc/PID/sched) is WANT; the last value read in *ret. */
+static int pi_wait_prio(pid_t pid, long long want, long long *ret)
+{
+        long long v = -1;
+        int r = 0;
+
+        for (unsigned ms = 0; ms < PI_WAIT_MS; ms += 10) {
+                r = proc_sched_field(pid, "prio", &v);
+                if (r < 0 || v == want)
+                        break;
+                sleep_ms(10);
+        }
+        *ret = v;
+        return r < 0 ? r : v == want ? 0 : -ETIMEDOUT;
+}
+
+static int pi_wait_held(struct pi_shared *sh, int round)
+{
+        for (unsigned ms = 0; ms < PI_WAIT_MS; ms += 10) {
+                if (pi_load(&sh->held) >= round)
+                        return 0;
+                sleep_ms(10);
+        }
+        return -ETIMEDOUT;
+}
+
+/* T as sched_getattr() and /proc/PID/sched show it: SCHED_OTHER at latency nice LN, no
+ * requested slice, kernel prio PRIO and, when SLICE, the slice LN maps to. */
+static int pi_check(pid_t t, int ln, long long prio, bool slice, uint64_t base, const char *when)
+{
+        struct ln_attr a;
+        uint64_t s = 0;
+        long long p = -1;
+        int r;
+
+        r = get_attr(t, &a);
+        CHECK(r == 0, "%s: sched_getattr: %s", when, strerror(-r));
+        CHECK(a.sched_policy == SCHED_OTHER && a.sched_latency_nice == ln &&
+                      a.sched_runtime == 0 && a.sched_nice == 0,
+              "%s: policy %u, latency nice %d, nice %d, sched_runtime %" PRIu64
+              "; expected SCHED_OTHER, latency nice %d, nice 0, sched_runtime 0",
+              when, a.sched_policy, a.sched_latency_nice, a.sched_nice,
+              (uint64_t) a.sched_runtime, ln);
+        r = proc_sched_field(t, "prio", &p);
+        CHECK(r == 0 && p == prio, "%s: prio %lld in /proc/%d/sched, expected %lld", when, p,
+              (int) t, prio);
+        if (slice) {
+                r = slice_of(t, &s);
+                CHECK(r == 0 && slice_near(s, expected_slice(base, ln)),
+                      "%s: se.slice %" PRIu64 ", expected %" PRIu64 " (latency nice %d)", when, s,
+                      expected_slice(base, ln), ln);
+        }
+        note("%s: latency nice %d, prio %lld%s", when, ln, prio, slice ? ", slice as mapped" : "");
+        return 0;
+}
+
+/* One boost of T by a new waiter; with LN_BOOSTED != PI_LN its latency nice changes meanwhile. */
+static int pi_round(struct pi_shared *sh, pid_t t, int round, int ln, int ln_boosted,
+                    uint64_t base)
+{
+        long long prio = -1;
+        int r, status = 0;
+        pid_t w;
+
+        r = pi_wait_held(sh, round);
+        CHECK(r == 0, "round %d: T did not take the lock", round);
+        r = pi_wait_prio(t, PI_FAIR_PRIO, &prio);
+        CHECK(r == 0, "round %d: before the boost T's prio is %lld: %s", round, prio,
+              strerror(-r));
+        if (pi_check(t, ln, PI_FAIR_PRIO, true, base, "before the boost"))
+                return 1;
+
+        w = pi_spawn_waiter(sh);
+        CHECK(w > 0, "fork: %m");
+        r = pi_wait_prio(t, PI_RT_PRIO, &prio);
+        if (r == 0 && ln_boosted != ln) {
+                r = set_ln(t, ln_boosted);
+                if (r < 0)
+                        note("round %d: setting latency nice %d on the boosted T: %s", round,
+                             ln_boosted, strerror(-r));
+        }
+        /* The boost changes the class, nothing sched_getattr() reports. */
+        if (r < 0 || pi_check(t, ln_boosted, PI_RT_PRIO, false, base, "boosted")) {
+                note("round %d: T's prio %lld, expected %d (SCHED_FIFO %d inherited): %s", round,
+                     prio, PI_RT_PRIO, PI_FIFO_PRIO, r < 0 ? strerror(-r) : "see above");
+                kill_wait(w);
+                return 1;
+        }
+
+        __atomic_store_n(&sh->release, round, __ATOMIC_RELEASE);
+        r = waitpid(w, &status, 0) == w && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0
+                                                                                  : -ECHILD;
+        CHECK(r == 0, "round %d: the SCHED_FIFO waiter failed (status %#x)", round, status);
+        r = pi_wait_prio(t, PI_FAIR_PRIO, &prio);
+        CHECK(r == 0, "round %d: after the unlock T's prio is %lld, expected %d: %s", round, prio,
+              PI_FAIR_PRIO, strerror(-r));
+        return pi_check(t, ln_boosted, PI_FAIR_PRIO, true, base, "deboosted");
+}
+
+static int test_pi_boost(void)
+{
+        pthread_mutexattr_t ma;
+        struct pi_shared *sh;
+        uint64_t base;
+        pid_t t, hog;
+        int r;
+
+        r = read_base_slice(&base);
+        CHECK(r == 0, "read %s/sched/base_slice_ns: %s", DEBUGFS, strerror(-r));
+        CHECK(pin_cpu(0, 0) == 0, "pin to CPU 0: %m");
+        sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        CHECK(sh != MAP_FAILED, "mmap: %m");
+        CHECK(pthread_mutexattr_init(&ma) == 0 &&
+                      pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED) == 0 &&
+                      pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT) == 0 &&
+                      pthread_mutex_init(&sh->lock, &ma) == 0,
+              "a process-shared PTHREAD_PRIO_INHERIT mutex");
+
+        /* T shares CPU 1 with a fair hog, so it is switched between queues, not alone. */
+        hog = spawn_hog(1, 0);
+        t = fork();
+        if (t == 0)
+                pi_holder(sh);
+        r = hog > 0 && t > 0 ? 0 : 1;
+        if (r == 0)
+                r = pi_round(sh, t, 1, PI_LN, PI_LN, base);
+        if (r == 0)
+                r = pi_round(sh, t, 2, PI_LN, PI_LN_BOOSTED, base);
+        kill_wait(t);
+        kill_wait(hog);
+        return r;
+}
+
 static void outer_group_set(int ln)
 {
         int r = write_ll(CGROUP2 "/lnO/cpu.latency.nice", ln);
@@ -1891,6 +2096,7 @@ static const struct test tests[] = {
         { "switch-task", test_switch_task, NULL, NULL },
         { "switch-batch", test_switch_batch, NULL, NULL },
         { "switch-rt-to-fair", test_switch_rt_to_fair, NULL, NULL },
+        { "pi-boost", test_pi_boost, NULL, NULL },
         { "wakeup-latency", test_wakeup_latency, NULL, NULL },
         { "core-sched-bench", test_core_sched_bench, NULL, NULL },
         { "daemon-backend", test_daemon_backend, daemon_present,
