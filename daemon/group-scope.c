@@ -254,6 +254,10 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                 refusal_log(g, unit_cgroup, "no systemd manager has a unit with this cgroup");
                 return 0;
         }
+        if (r == -EBUSY) {
+                refusal_log(g, unit_cgroup, "process %d: %s", (int)pid, strna(reason));
+                return 0;
+        }
         if (r < 0) {
                 bool pause = r != -EREMOTEIO;
 

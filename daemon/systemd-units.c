@@ -432,6 +432,21 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
                         &object);
         if (r < 0)
                 return r;
+        /* A service's main process stays: systemd follows the service by
+         * it, and would lose track of what it stops. */
+        if (streq(iface, unit_interfaces[UNIT_SERVICE])) {
+                uint32_t main_pid;
+
+                r = sd_bus_get_property_trivial(bus, SD_DEST, object, iface, "MainPID", &error,
+                                                'u', &main_pid);
+                if (r < 0)
+                        return call_failed(s, uid, &error, r, ret_reason);
+                if (main_pid == (uint32_t)req->pid) {
+                        if (ret_reason)
+                                *ret_reason = strdup("it is the main process of its service");
+                        return -EBUSY;
+                }
+        }
         r = sd_bus_get_property_string(bus, SD_DEST, object, iface, "Slice", &error, &slice);
         if (r < 0)
                 return call_failed(s, uid, &error, r, ret_reason);

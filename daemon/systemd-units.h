@@ -92,7 +92,8 @@ typedef struct SystemdScopeRequest {
  * with REQ->pid (PIDs=; systemd 252 has no PIDFDs=), in that unit's slice,
  * with CPUWeight=REQ->weight, and wait for its start job (JobRemoved, within
  * SYSTEMD_UNITS_TIMEOUT_USEC). *RET_CGROUP: the scope's ControlGroup.
- * -ENXIO: no manager owns that unit; -EREMOTEIO: the manager refused or the
+ * -ENXIO: no manager owns that unit; -EBUSY: REQ->pid is the main process
+ * of that unit, a service (never moved); -EREMOTEIO: the manager refused or the
  * job failed, -ETIMEDOUT: no answer in time; with *RET_REASON (may be NULL)
  * saying why as the manager put it. Whether the process is there is the
  * caller's to check (/proc/PID/cgroup).
