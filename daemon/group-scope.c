@@ -21,6 +21,7 @@ typedef struct ScopeBudget {
         uid_t uid;
         uint64_t credit;
         uint64_t last;
+        bool refusal_logged; /* since its last scope: one line per empty budget */
 } ScopeBudget;
 
 struct GroupScopes {
@@ -142,6 +143,7 @@ bool group_scopes_take(GroupScopes *g, uid_t uid, uint64_t now)
         if (now < b->last || b->credit < GROUP_SCOPE_INTERVAL_USEC)
                 return false;
         b->credit -= GROUP_SCOPE_INTERVAL_USEC;
+        b->refusal_logged = false;
         return true;
 }
 
@@ -228,8 +230,14 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                 return 0;
         }
         if (!group_scopes_take(g, uid, now_usec(CLOCK_MONOTONIC))) {
+                ScopeBudget *b = budget_of(g, uid, now_usec(CLOCK_MONOTONIC));
+
+                if (!b || b->refusal_logged)
+                        return 0;
+                b->refusal_logged = true;
                 log_info("%s: no scope of its own for process %d: uid %u asked for more than "
-                         "%u within %" PRIu64 " s; its group settings are left out.",
+                         "%u within %" PRIu64 " s, or its manager did not answer; group settings "
+                         "are left out until it has one again (said once).",
                          unit_cgroup, (int)pid, (unsigned)uid, GROUP_SCOPE_BURST,
                          (uint64_t)GROUP_SCOPE_BURST * GROUP_SCOPE_INTERVAL_USEC / USEC_PER_SEC);
                 return 0;

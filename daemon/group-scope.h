@@ -24,7 +24,8 @@
  * A manager that does not answer pauses its user's scopes for a minute.
  * A refusal leaves the rule's group settings out for that process (its task
  * settings still apply); it is logged once per unit (up to
- * GROUP_SCOPE_LOGGED_MAX units, then the list starts over).
+ * GROUP_SCOPE_LOGGED_MAX units, then the list starts over), an empty budget
+ * once until the user gets a scope again.
  */
 #pragma once
 
