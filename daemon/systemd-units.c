@@ -20,6 +20,17 @@
 /* Connections to user managers kept open; beyond this the oldest is closed. */
 #define USER_BUSES_MAX 64u
 
+/* A user's manager is the user's own process: its user can stop it or keep
+ * it busy, and every call waits for it with latniced's main loop. So a user
+ * manager gets a shorter timeout than the system manager, and one whose
+ * call took longer than USER_SLOW_USEC (or ran out) is not asked to take on
+ * anything new (no lookup for a new group, no scope) for USER_PAUSE_USEC:
+ * a stuck or flooded manager costs latniced at most one timeout a minute.
+ * Giving back what latniced set (BY_NAME) is still tried. */
+#define USER_TIMEOUT_USEC (500 * 1000)
+#define USER_SLOW_USEC (250 * 1000)
+#define USER_PAUSE_USEC (60 * 1000 * 1000)
+
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
@@ -29,11 +40,18 @@ typedef struct UserBus {
         sd_bus *bus;
 } UserBus;
 
+typedef struct UserPause {
+        uid_t uid;
+        uint64_t until; /* CLOCK_MONOTONIC */
+} UserPause;
+
 struct SystemdUnits {
         char *run_dir;
         sd_bus *system;
         UserBus users[USER_BUSES_MAX];
         size_t n_users;
+        UserPause paused[USER_BUSES_MAX];
+        size_t n_paused;
 };
 
 /* The D-Bus interface that carries ControlGroup and CPUWeight for each unit type. */
@@ -72,7 +90,7 @@ SystemdUnits *systemd_units_free(SystemdUnits *s)
                 return NULL;
         sd_bus_flush_close_unref(s->system);
         for (size_t i = 0; i < s->n_users; i++)
-                sd_bus_flush_close_unref(s->users[i].bus);
+                sd_bus_close_unref(s->users[i].bus);
         free(s->run_dir);
         free(s);
         return NULL;
@@ -112,9 +130,39 @@ static int cgroup_owner(const char *cgroup_path, const char **ret_unit, UnitType
         return 0;
 }
 
+/* Wait up to TIMEOUT_USEC for BUS's authentication to end. sd-bus bounds
+ * it only by its own 90 s, and a stopped manager's socket still accepts
+ * the connection: its user could hold latniced that long. */
+static int bus_wait_ready(sd_bus *bus, uint64_t timeout_usec)
+{
+        uint64_t end = now_usec(CLOCK_MONOTONIC) + timeout_usec;
+
+        for (;;) {
+                uint64_t n;
+                int r = sd_bus_is_ready(bus);
+
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                n = now_usec(CLOCK_MONOTONIC);
+                if (n >= end)
+                        return -ETIMEDOUT;
+                r = sd_bus_wait(bus, end - n);
+                if (r < 0 && r != -EINTR)
+                        return r;
+        }
+}
+
 static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
 {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        /* Never flushed: a manager that stopped reading would hold
+         * latniced in the flush (every call is answered or timed out, so
+         * nothing is left to flush). */
+        _cleanup_(sd_bus_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *sock = NULL, *address = NULL;
         struct stat st;
         int r;
@@ -140,8 +188,16 @@ static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
         r = sd_bus_start(bus);
         if (r < 0)
                 return r;
+        r = bus_wait_ready(bus, USER_TIMEOUT_USEC);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+static uint64_t manager_timeout(uid_t uid)
+{
+        return uid == (uid_t)-1 ? SYSTEMD_UNITS_TIMEOUT_USEC : USER_TIMEOUT_USEC;
 }
 
 /* The connection to the manager of UID (UID_INVALID: the system manager), opened on first use. */
@@ -173,16 +229,57 @@ static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
                 if (r < 0)
                         return r;
                 if (s->n_users == USER_BUSES_MAX) {
-                        sd_bus_flush_close_unref(s->users[0].bus);
+                        sd_bus_close_unref(s->users[0].bus);
                         memmove(s->users, s->users + 1, sizeof(s->users[0]) * --s->n_users);
                 }
                 s->users[s->n_users++] = (UserBus) { .uid = uid, .bus = bus };
         }
-        r = sd_bus_set_method_call_timeout(bus, SYSTEMD_UNITS_TIMEOUT_USEC);
+        r = sd_bus_set_method_call_timeout(bus, manager_timeout(uid));
         if (r < 0)
                 return r;
         *ret = bus;
         return 0;
+}
+
+/* Is the manager of user UID paused at NOW (a call to it was slow)? */
+static bool user_paused(SystemdUnits *s, uid_t uid, uint64_t now)
+{
+        for (size_t i = 0; i < s->n_paused; i++)
+                if (s->paused[i].uid == uid)
+                        return now < s->paused[i].until;
+        return false;
+}
+
+/* A call to the manager of the unit at CGROUP_PATH began at START: if it is
+ * a user's and took too long, pause that manager (see USER_PAUSE_USEC). */
+static void user_call_done(SystemdUnits *s, const char *cgroup_path, uint64_t start)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        const char *unit;
+        UnitType t;
+        uid_t uid;
+        size_t i;
+
+        if (now - start <= USER_SLOW_USEC || cgroup_owner(cgroup_path, &unit, &t, &uid) < 0 ||
+            uid == (uid_t)-1)
+                return;
+        for (i = 0; i < s->n_paused; i++)
+                if (s->paused[i].uid == uid || s->paused[i].until <= now)
+                        break;
+        if (i == USER_BUSES_MAX) {
+                /* All paused, all different: the one paused longest ago goes. */
+                i = 0;
+                for (size_t j = 1; j < s->n_paused; j++)
+                        if (s->paused[j].until < s->paused[i].until)
+                                i = j;
+        } else if (i == s->n_paused)
+                s->n_paused++;
+        if (!(s->paused[i].uid == uid && s->paused[i].until > now))
+                log_warning("The systemd manager of uid %u took %" PRIu64 " ms to answer for %s: "
+                            "no new unit of that user is asked about for %u s.",
+                            (unsigned)uid, (now - start) / 1000, unit,
+                            (unsigned)(USER_PAUSE_USEC / (1000 * 1000)));
+        s->paused[i] = (UserPause) { .uid = uid, .until = now + USER_PAUSE_USEC };
 }
 
 /* A call failed for a reason other than the manager's answer: start afresh next time. */
@@ -194,7 +291,7 @@ static void manager_bus_drop(SystemdUnits *s, uid_t uid)
         }
         for (size_t i = 0; i < s->n_users; i++)
                 if (s->users[i].uid == uid) {
-                        sd_bus_flush_close_unref(s->users[i].bus);
+                        sd_bus_close_unref(s->users[i].bus);
                         memmove(s->users + i, s->users + i + 1,
                                 sizeof(s->users[0]) * (s->n_users - i - 1));
                         s->n_users--;
@@ -219,6 +316,9 @@ static int unit_lookup(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLoo
         r = cgroup_owner(cgroup_path, &unit, &t, &uid);
         if (r < 0)
                 return r;
+        if (lookup == SYSTEMD_UNITS_OWNED && uid != (uid_t)-1 &&
+            user_paused(s, uid, now_usec(CLOCK_MONOTONIC)))
+                return -EHOSTDOWN;
         r = manager_bus(s, uid, &bus);
         if (r < 0)
                 return r;
@@ -258,8 +358,8 @@ found:
         return 0;
 }
 
-int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
-                             uint64_t *ret)
+static int get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                      uint64_t *ret)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *object = NULL;
@@ -282,8 +382,8 @@ int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
         return 0;
 }
 
-int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
-                             uint64_t weight)
+static int set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                      uint64_t weight)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *object = NULL;
@@ -306,6 +406,26 @@ int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
                 return r;
         }
         return 0;
+}
+
+int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t *ret)
+{
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        int r = get_weight(s, cgroup_path, lookup, ret);
+
+        user_call_done(s, cgroup_path, start);
+        return r;
+}
+
+int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUnitsLookup lookup,
+                             uint64_t weight)
+{
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        int r = set_weight(s, cgroup_path, lookup, weight);
+
+        user_call_done(s, cgroup_path, start);
+        return r;
 }
 
 int systemd_units_cgroup_owner(const char *cgroup_path, uid_t *ret_uid)
@@ -415,8 +535,8 @@ static int scope_cgroup_beside(const char *unit_cgroup, const char *slice, const
                                                                                          : 1;
 }
 
-int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
-                              char **ret_reason)
+static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
+                       char **ret_reason)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -466,7 +586,7 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
         r = sd_bus_message_read(reply, "o", &job);
         if (r >= 0) {
                 w.job = strdup(job);
-                r = w.job ? job_wait(bus, &w, SYSTEMD_UNITS_TIMEOUT_USEC) : -ENOMEM;
+                r = w.job ? job_wait(bus, &w, manager_timeout(uid)) : -ENOMEM;
         }
         free(w.job);
         if (r >= 0 && !streq(w.result, "done")) {
@@ -494,6 +614,16 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
         }
         *ret_cgroup = TAKE_PTR(cg);
         return 0;
+}
+
+int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
+                              char **ret_reason)
+{
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        int r = start_scope(s, req, ret_cgroup, ret_reason);
+
+        user_call_done(s, req->unit_cgroup, start);
+        return r;
 }
 
 int systemd_weight_to_string(uint64_t weight, char **ret)

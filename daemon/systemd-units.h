@@ -22,9 +22,14 @@
  * created with a unit-like name, or one inside a container's delegated
  * tree, is not, and its files are written directly as before.
  *
- * Calls are synchronous with a short timeout (SYSTEMD_UNITS_TIMEOUT_USEC);
- * a user manager that does not answer costs that once, then its connection
- * is dropped and opened again at the next call.
+ * Calls are synchronous with a short timeout: SYSTEMD_UNITS_TIMEOUT_USEC for
+ * the system manager, 0.5 s for a user's, whose user can stop it or keep it
+ * busy; that bound covers the connection's authentication too. A user
+ * manager that took longer than 0.25 s (or did not answer) is asked about no
+ * new unit for a minute (-EHOSTDOWN at once): a user's stuck manager costs
+ * latniced at most one timeout a minute. Giving back what latniced set
+ * (SYSTEMD_UNITS_BY_NAME) is still tried meanwhile. A connection that
+ * failed is dropped and opened again at the next call.
  */
 #pragma once
 
@@ -91,10 +96,11 @@ typedef struct SystemdScopeRequest {
  * whose ControlGroup is exactly that) for the transient scope REQ->name
  * with REQ->pid (PIDs=; systemd 252 has no PIDFDs=), in that unit's slice,
  * with CPUWeight=REQ->weight, and wait for its start job (JobRemoved, within
- * SYSTEMD_UNITS_TIMEOUT_USEC). *RET_CGROUP: the scope's ControlGroup.
+ * the manager's timeout). *RET_CGROUP: the scope's ControlGroup.
  * -ENXIO: no manager owns that unit; -EBUSY: REQ->pid is the main process
  * of that unit, a service (never moved); -EREMOTEIO: the manager refused or the
- * job failed, -ETIMEDOUT: no answer in time; with *RET_REASON (may be NULL)
+ * job failed, -ETIMEDOUT: no answer in time, -EHOSTDOWN: a user's manager
+ * paused after a slow answer; with *RET_REASON (may be NULL)
  * saying why as the manager put it. Whether the process is there is the
  * caller's to check (/proc/PID/cgroup).
  */

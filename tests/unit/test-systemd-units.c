@@ -2,7 +2,8 @@
 /* Unit test for daemon/systemd-units.c without a systemd: which manager a
  * cgroup path belongs to (seen from where the lookup goes: the system bus, a
  * user's private socket, or nowhere), that only a socket the user owns is
- * taken for their manager, and the CPUWeight= text forms. The calls to real
+ * taken for their manager, that a user's manager that does not answer is
+ * left alone for a while, and the CPUWeight= text forms. The calls to real
  * managers are checked in the systemd VM (kernel/vm-systemd). */
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +97,41 @@ static void test_owner(void)
         check(w == 42); /* untouched on failure */
 }
 
+/* A user's manager that accepts the connection and never answers (stopped
+ * by its user): the call times out once, then that manager is asked about
+ * no new unit for a while (-EHOSTDOWN at once), while giving back what was
+ * set (BY_NAME) is still tried. */
+static void test_stuck_manager(void)
+{
+        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        unsigned me = (unsigned)getuid();
+        char path[256];
+        uint64_t w = 42;
+        int fd;
+
+        CHECK(systemd_units_new(run, &s) == 0 && s);
+        mkdir_p(NULL, me);
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/user/%u/systemd/private", run, me);
+        (void)unlink(sa.sun_path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0);
+        CHECK(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+        CHECK(listen(fd, 16) == 0); /* never accepted: connect() succeeds, nothing answers */
+
+        snprintf(path, sizeof(path), "/user.slice/user-%u.slice/user@%u.service/app.slice/y.scope",
+                 me, me);
+        check(systemd_units_get_weight(s, path, SYSTEMD_UNITS_OWNED, &w) == -ETIMEDOUT);
+        check(systemd_units_get_weight(s, path, SYSTEMD_UNITS_OWNED, &w) == -EHOSTDOWN);
+        check(systemd_units_set_weight(s, path, SYSTEMD_UNITS_OWNED, 100) == -EHOSTDOWN);
+        check(systemd_units_get_weight(s, path, SYSTEMD_UNITS_BY_NAME, &w) == -ETIMEDOUT);
+        /* The system manager is not the stuck user's: still asked. */
+        check(systemd_units_get_weight(s, "/system.slice/z.service", SYSTEMD_UNITS_OWNED, &w) !=
+              -EHOSTDOWN);
+        check(w == 42);
+        close(fd);
+}
+
 static void test_strings(void)
 {
         static const struct {
@@ -133,6 +169,7 @@ int main(void)
         CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
         test_no_systemd();
         test_owner();
+        test_stuck_manager();
         test_strings();
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void) system(cmd);
