@@ -144,10 +144,10 @@ static void test_fields(void)
         }
 }
 
-int main(void)
+/* Names, and values that read back in their canonical form. */
+static void test_roundtrips(void)
 {
-        Settings s = {}, t = {};
-        char *str, *err = NULL;
+        Settings s = {};
 
         for (SettingId i = 0; i < _SETTING_MAX; i++)
                 check(setting_from_string(setting_to_string(i)) == i);
@@ -195,7 +195,10 @@ int main(void)
         check(settings_parse(&s, SETTING_SLICE, "0.1ms", NULL, NULL) == 0 && s.slice_ns == 100000);
         check(settings_parse(&s, SETTING_POLICY, "batch", NULL, NULL) == 0 && s.policy == SCHED_BATCH);
         check(settings_parse(&s, SETTING_UTIL_MIN, "25%", NULL, NULL) == 0 && s.util_min == 256);
+}
 
+static void test_bad_values(void)
+{
         bad(SETTING_LATENCY_NICE, "20", "expected an integer in -20..19, found \"20\"", 0);
         bad(SETTING_LATENCY_NICE, "  x", "expected an integer in -20..19, found \"x\"", 2);
         bad(SETTING_LATENCY_NICE, "99999999999999999999",
@@ -228,6 +231,13 @@ int main(void)
         bad(SETTING_CPU_LATENCY_NICE, "low", "expected an integer in -20..19, found \"low\"", 0);
         bad(SETTING_GROUP_SCOPE, "Own", "expected shared or own, found \"Own\"", 0);
         bad(SETTING_GROUP_SCOPE, "", "expected shared or own, found \"\"", 0);
+}
+
+/* KEY=VALUE assignments, their text form, and merging. */
+static void test_assignments(void)
+{
+        Settings s = {}, t = {};
+        char *str, *err = NULL;
 
         /* assignments */
         s = (Settings){};
@@ -275,13 +285,25 @@ int main(void)
         check(s.mask == (SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE) |
                          SETTING_BIT(SETTING_POLICY)));
         check(setting_format(&(Settings){}, SETTING_NICE, &str) == -ENODATA);
+}
 
+/* The value helpers of other modules the settings use. */
+static void test_misc(void)
+{
         check(parse_boolean("yes") == 1 && parse_boolean("no") == 0);
         check(parse_boolean("true") == 1 && parse_boolean("off") == 0);
         check(parse_boolean("Yes") == -EINVAL && parse_boolean("") == -EINVAL);
         check(sched_policy_from_string("fifo") == -EINVAL);
         check(streq(sched_policy_to_string(SCHED_FIFO), "fifo"));
         check(sched_policy_to_string(42) == NULL);
+}
+
+int main(void)
+{
+        test_roundtrips();
+        test_bad_values();
+        test_assignments();
+        test_misc();
         test_fields();
 
         return test_result();
