@@ -92,6 +92,92 @@ static char **hit_names(const Policy *p, size_t *ret_n)
         return names;
 }
 
+/* N_SNAPSHOTS tasks, every tenth named like a rule of NAMES (if any);
+ * the number of those. */
+static size_t make_snapshots(char **names, size_t n_names, TaskSnapshot *snaps,
+                             char (*comms)[32])
+{
+        static const TaskNames anc[] = {
+                { .comm = "bash", .argv0 = "bash", .exe = "bash" },
+                { .comm = "systemd", .argv0 = "systemd", .exe = "systemd" },
+        };
+        size_t n_hits = 0;
+
+        srand(1);
+        for (size_t i = 0; i < N_SNAPSHOTS; i++) {
+                bool is_hit = n_names > 0 && i % 10 == 0;
+                const char *name;
+
+                if (is_hit) {
+                        name = names[(size_t)rand() % n_names];
+                        n_hits++;
+                } else {
+                        snprintf(comms[i], sizeof(comms[i]), "proc-%d", rand() % 100000);
+                        name = comms[i];
+                }
+                snaps[i] = (TaskSnapshot){
+                        .pid = (pid_t)(1000 + i),
+                        .tid = (pid_t)(1000 + i),
+                        .names = { .comm = name, .argv0 = name, .exe = name },
+                        .exe_path = "/usr/bin/something",
+                        .cmdline = "/usr/bin/something --option value",
+                        .uid = 1000,
+                        .gid = 1000,
+                        .user = "alice",
+                        .group = "alice",
+                        .cgroup = "/user.slice/user-1000.slice/session-2.scope",
+                        .unit = "session-2.scope",
+                        .ancestors = anc,
+                        .n_ancestors = 2,
+                };
+        }
+        return n_hits;
+}
+
+/* ROUNDS of matching every snapshot: per round the mean ns of a match,
+ * of a hit (every tenth, if HITS) and of a miss. */
+static void time_rounds(Policy *p, const TaskSnapshot *snaps, bool hits, size_t n_hits,
+                        double *all, double *hit, double *miss)
+{
+        double t0;
+
+        for (int round = 0; round < ROUNDS; round++) {
+                double th = 0, tm = 0;
+                volatile size_t sink = 0;
+
+                for (size_t i = 0; i < N_SNAPSHOTS; i++) {
+                        MatchResult m;
+                        double a = now_ns();
+
+                        policy_match(p, &snaps[i], &m, NULL);
+                        a = now_ns() - a;
+                        sink += m.n_matched;
+                        if (hits && i % 10 == 0)
+                                th += a;
+                        else
+                                tm += a;
+                }
+                /* the whole batch, timed as one, for the overall figure */
+                t0 = now_ns();
+                for (size_t i = 0; i < N_SNAPSHOTS; i++) {
+                        MatchResult m;
+
+                        policy_match(p, &snaps[i], &m, NULL);
+                        sink += m.n_matched;
+                }
+                all[round] = (now_ns() - t0) / N_SNAPSHOTS;
+                hit[round] = n_hits ? th / (double)n_hits : 0;
+                miss[round] = tm / (double)(N_SNAPSHOTS - n_hits);
+                (void)sink;
+        }
+        qsort(all, ROUNDS, sizeof(double), cmp_double);
+        qsort(hit, ROUNDS, sizeof(double), cmp_double);
+        qsort(miss, ROUNDS, sizeof(double), cmp_double);
+        qsort(all, ROUNDS, sizeof(double), cmp_double);
+        qsort(hit, ROUNDS, sizeof(double), cmp_double);
+        qsort(miss, ROUNDS, sizeof(double), cmp_double);
+}
+
 int main(int argc, char **argv)
 {
         static const struct option options[] = {
@@ -103,10 +189,6 @@ int main(int argc, char **argv)
         };
         const char *dir = NULL, *file = NULL, *label = "policy";
         _cleanup_free_ char *generated = NULL;
-        static const TaskNames anc[] = {
-                { .comm = "bash", .argv0 = "bash", .exe = "bash" },
-                { .comm = "systemd", .argv0 = "systemd", .exe = "systemd" },
-        };
         TaskSnapshot *snaps;
         char (*comms)[32];
         double t0, load_ms, all[ROUNDS], hit[ROUNDS], miss[ROUNDS];
@@ -172,67 +254,9 @@ int main(int argc, char **argv)
         comms = calloc(N_SNAPSHOTS, sizeof(*comms));
         if (!snaps || !comms)
                 return 1;
-        srand(1);
-        for (size_t i = 0; i < N_SNAPSHOTS; i++) {
-                bool is_hit = n_names > 0 && i % 10 == 0;
-                const char *name;
+        n_hits = make_snapshots(names, n_names, snaps, comms);
 
-                if (is_hit) {
-                        name = names[(size_t)rand() % n_names];
-                        n_hits++;
-                } else {
-                        snprintf(comms[i], sizeof(comms[i]), "proc-%d", rand() % 100000);
-                        name = comms[i];
-                }
-                snaps[i] = (TaskSnapshot){
-                        .pid = (pid_t)(1000 + i),
-                        .tid = (pid_t)(1000 + i),
-                        .names = { .comm = name, .argv0 = name, .exe = name },
-                        .exe_path = "/usr/bin/something",
-                        .cmdline = "/usr/bin/something --option value",
-                        .uid = 1000,
-                        .gid = 1000,
-                        .user = "alice",
-                        .group = "alice",
-                        .cgroup = "/user.slice/user-1000.slice/session-2.scope",
-                        .unit = "session-2.scope",
-                        .ancestors = anc,
-                        .n_ancestors = 2,
-                };
-        }
-
-        for (int round = 0; round < ROUNDS; round++) {
-                double th = 0, tm = 0;
-                volatile size_t sink = 0;
-
-                for (size_t i = 0; i < N_SNAPSHOTS; i++) {
-                        MatchResult m;
-                        double a = now_ns();
-
-                        policy_match(p, &snaps[i], &m, NULL);
-                        a = now_ns() - a;
-                        sink += m.n_matched;
-                        if (n_names > 0 && i % 10 == 0)
-                                th += a;
-                        else
-                                tm += a;
-                }
-                /* the whole batch, timed as one, for the overall figure */
-                t0 = now_ns();
-                for (size_t i = 0; i < N_SNAPSHOTS; i++) {
-                        MatchResult m;
-
-                        policy_match(p, &snaps[i], &m, NULL);
-                        sink += m.n_matched;
-                }
-                all[round] = (now_ns() - t0) / N_SNAPSHOTS;
-                hit[round] = n_hits ? th / (double)n_hits : 0;
-                miss[round] = tm / (double)(N_SNAPSHOTS - n_hits);
-                (void)sink;
-        }
-        qsort(all, ROUNDS, sizeof(double), cmp_double);
-        qsort(hit, ROUNDS, sizeof(double), cmp_double);
-        qsort(miss, ROUNDS, sizeof(double), cmp_double);
+        time_rounds(p, snaps, n_names > 0, n_hits, all, hit, miss);
 
         printf("label=%s rules=%zu files=%zu load_ms=%.1f match_ns=%.0f match_hit_ns=%.0f "
                "match_miss_ns=%.0f rss_before_kib=%ld rss_after_kib=%ld errors=%zu\n",
