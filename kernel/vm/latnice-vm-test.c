@@ -1674,17 +1674,41 @@ static int test_switch_nested(void)
 /*
  * Concurrent cpu.latency.nice writes (a group and one of its two children),
  * tasks sleeping and waking in the children, task latency nice changes and CPU 1 going offline and online, for
- * STRESS_SECONDS. Checks nothing itself beyond the writes succeeding: under
+ * stress_seconds. Checks nothing itself beyond the writes succeeding: under
  * kernel/vm-test --debug (lockdep, KASAN, KCSAN) the console must stay free
  * of splats, which vm-test checks.
  */
-#define STRESS_SECONDS 6
+#define KCSAN_DEBUGFS DEBUGFS "/kcsan"
+
+/*
+ * 6 s, or 60 s under KCSAN (its debugfs file exists): KCSAN watches about
+ * one access in 4000 (CONFIG_KCSAN_SKIP_WATCH) for up to 80 us, so a race
+ * between a read done a few thousand times a second and a write in that
+ * window is seen only after tens of seconds.
+ */
+static unsigned stress_seconds = 6;
+
+/* KCSAN's own counters, which show it was watching during the stress. */
+static void note_kcsan(const char *when)
+{
+        long long setup = -1, races = -1;
+        char *s, *p;
+
+        if (read_file(KCSAN_DEBUGFS, &s) < 0)
+                return;
+        if ((p = strstr(s, "setup_watchpoints: ")))
+                setup = strtoll(p + strlen("setup_watchpoints: "), NULL, 10);
+        if ((p = strstr(s, "data_races: ")))
+                races = strtoll(p + strlen("data_races: "), NULL, 10);
+        free(s);
+        note("KCSAN %s: %lld watchpoints set up, %lld data races so far", when, setup, races);
+}
 
 static void stress_writer(const char *path, unsigned seed)
 {
-        uint64_t end = now_ns() + STRESS_SECONDS * 1000000000ULL;
+        uint64_t end = now_ns() + stress_seconds * 1000000000ULL;
 
-        alarm(STRESS_SECONDS + 60);
+        alarm(stress_seconds + 60);
         while (now_ns() < end) {
                 seed = seed * 1103515245 + 12345;
                 if (write_ll(path, (long long) ((seed >> 16) % 40) - 20) < 0)
@@ -1695,7 +1719,7 @@ static void stress_writer(const char *path, unsigned seed)
 
 static void stress_task(unsigned seed)
 {
-        alarm(STRESS_SECONDS + 60);
+        alarm(stress_seconds + 60);
         for (;;) {
                 seed = seed * 1103515245 + 12345;
                 (void) set_ln(0, (int) ((seed >> 16) % 40) - 20);
@@ -1714,6 +1738,10 @@ static int test_stress_hotplug(void)
         pid_t kids[8];
         int n = 0, r, ret = 0, toggles = 0;
 
+        if (access(KCSAN_DEBUGFS, F_OK) == 0) {
+                stress_seconds = 60;
+                note_kcsan("before");
+        }
         r = enable_cpu_controller();
         CHECK(r == 0, "enable +cpu: %s", strerror(-r));
         if (mkdir(groups[0], 0755) < 0 && errno != EEXIST)
@@ -1745,7 +1773,7 @@ static int test_stress_hotplug(void)
                 n++;
         }
 
-        uint64_t end = now_ns() + STRESS_SECONDS * 1000000000ULL;
+        uint64_t end = now_ns() + stress_seconds * 1000000000ULL;
         bool hotplug = access(online, W_OK) == 0;
         if (!hotplug)
                 note("%s not writable: no CPU hotplug in this kernel", online);
@@ -1773,7 +1801,8 @@ static int test_stress_hotplug(void)
                         ret = 1;
                 }
         }
-        note("%d hotplug transitions of CPU 1", toggles);
+        note("%d hotplug transitions of CPU 1 in %u s", toggles, stress_seconds);
+        note_kcsan("after");
         remove_group(groups[2]);
         remove_group(groups[1]);
         remove_group(groups[0]);
