@@ -14,8 +14,10 @@
 # so slow drifts of a shared machine hit every condition alike; the summary
 # gives the median of each statistic over the repeats and its ratio against
 # the baseline of the same run. "alone" runs the sleeper with no hogs at
-# all: the floor this host gives, which bounds what any mechanism can win
-# (a virtual machine's host stalls show up there as well).
+# all: what this host gives an otherwise idle machine, its own stalls
+# included. It is no lower bound: on a virtual machine an idle vCPU halts
+# and its wake-up goes through the host, so a busy machine whose sleeper
+# preempts at once can do better.
 #
 # Topologies (--topology, a comma list runs them interleaved): where the
 # sleeper and the hogs run. flat: both from this script's session, so they
@@ -381,7 +383,7 @@ summarize_latency() {
                                 for (i = 1; i <= nt; i++) {
                                         k = t[i] SUBSEP "alone"
                                         if (!((k, 5) in v) || bp999[i] == "NA") continue
-                                        printf "# %s: the host alone (no hogs) gives p99.9 %s us, p99 %s us: no mechanism can cut p99.9 by more than %sx or p99 by more than %sx here\n",
+                                        printf "# %s: the sleeper alone (no hogs) p99.9 %s us, p99 %s us (%sx and %sx below the baseline); an idle vCPU halts and wakes through the host, so this is no lower bound\n",
                                                 t[i], median(v[k, 5]), median(v[k, 4]), ratio(bp999[i], median(v[k, 5])),
                                                 ratio(bp99[i], median(v[k, 4]))
                                 }
