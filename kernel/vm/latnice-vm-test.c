@@ -1456,7 +1456,12 @@ static int pi_load(const int *p)
         return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* T: pinned to CPU 1, takes the lock in each round and spins until told to unlock. */
+/* T: pinned to CPU 1, takes the lock in each round and polls, sleeping 1 ms
+ * between looks, until told to unlock. Not a busy loop: while the owner is on
+ * a CPU the SCHED_FIFO waiter spins in the kernel (rt_mutex optimistic
+ * spinning) instead of sleeping, on CPU 0, where the test itself runs; once T
+ * is boosted nothing preempts it, so a busy T kept the waiter spinning and
+ * the test from ever telling T to unlock (seen: an RCU stall, then the alarm). */
 static void pi_holder(struct pi_shared *sh)
 {
         alarm(300);
@@ -1467,7 +1472,7 @@ static void pi_holder(struct pi_shared *sh)
                         _exit(4);
                 __atomic_store_n(&sh->held, round, __ATOMIC_RELEASE);
                 while (pi_load(&sh->release) < round)
-                        ;
+                        sleep_ms(1);
                 if (pthread_mutex_unlock(&sh->lock) != 0)
                         _exit(5);
         }
