@@ -130,16 +130,17 @@ static int cgroup_owner(const char *cgroup_path, const char **ret_unit, UnitType
         return 0;
 }
 
-/* Wait up to TIMEOUT_USEC for BUS's authentication to end. sd-bus bounds
- * it only by its own 90 s, and a stopped manager's socket still accepts
- * the connection: its user could hold latniced that long. */
-static int bus_wait_ready(sd_bus *bus, uint64_t timeout_usec)
+/* Dispatch what BUS receives until DONE(BUS, USERDATA) is true (1; < 0 an
+ * error) or TIMEOUT_USEC passed (-ETIMEDOUT). Every wait on a manager goes
+ * through here, so none outlasts its bound. */
+static int bus_dispatch_until(sd_bus *bus, int (*done)(sd_bus *bus, void *userdata),
+                              void *userdata, uint64_t timeout_usec)
 {
         uint64_t end = now_usec(CLOCK_MONOTONIC) + timeout_usec;
 
         for (;;) {
                 uint64_t n;
-                int r = sd_bus_is_ready(bus);
+                int r = done(bus, userdata);
 
                 if (r != 0)
                         return r < 0 ? r : 0;
@@ -155,6 +156,14 @@ static int bus_wait_ready(sd_bus *bus, uint64_t timeout_usec)
                 if (r < 0 && r != -EINTR)
                         return r;
         }
+}
+
+/* BUS's authentication has ended. sd-bus bounds it only by its own 90 s,
+ * and a stopped manager's socket still accepts the connection: its user
+ * could hold latniced that long. */
+static int bus_ready(sd_bus *bus, void *userdata)
+{
+        return sd_bus_is_ready(bus);
 }
 
 static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
@@ -188,7 +197,7 @@ static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
         r = sd_bus_start(bus);
         if (r < 0)
                 return r;
-        r = bus_wait_ready(bus, USER_TIMEOUT_USEC);
+        r = bus_dispatch_until(bus, bus_ready, NULL, USER_TIMEOUT_USEC);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(bus);
@@ -463,27 +472,12 @@ static int job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return w->result ? 0 : -ENOMEM;
 }
 
-/* Dispatch what BUS receives until W's job ended or TIMEOUT_USEC passed. */
-static int job_wait(sd_bus *bus, JobWait *w, uint64_t timeout_usec)
+/* W's job has ended (its JobRemoved arrived). */
+static int job_ended(sd_bus *bus, void *userdata)
 {
-        uint64_t end = now_usec(CLOCK_MONOTONIC) + timeout_usec;
+        const JobWait *w = userdata;
 
-        while (!w->result) {
-                uint64_t n;
-                int r = sd_bus_process(bus, NULL);
-
-                if (r < 0)
-                        return r;
-                if (r > 0)
-                        continue;
-                n = now_usec(CLOCK_MONOTONIC);
-                if (n >= end)
-                        return -ETIMEDOUT;
-                r = sd_bus_wait(bus, end - n);
-                if (r < 0 && r != -EINTR)
-                        return r;
-        }
-        return 0;
+        return w->result != NULL;
 }
 
 /* A call to the manager of UID failed with R: the manager's refusal
@@ -586,7 +580,7 @@ static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **r
         r = sd_bus_message_read(reply, "o", &job);
         if (r >= 0) {
                 w.job = strdup(job);
-                r = w.job ? job_wait(bus, &w, manager_timeout(uid)) : -ENOMEM;
+                r = w.job ? bus_dispatch_until(bus, job_ended, &w, manager_timeout(uid)) : -ENOMEM;
         }
         free(w.job);
         if (r >= 0 && !streq(w.result, "done")) {
