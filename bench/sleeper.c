@@ -5,8 +5,13 @@
  * "data-loop.0" by default) sleeps until an absolute deadline every INTERVAL
  * and records how late it woke up, in a histogram of 1 us buckets.
  *
- *   sleeper [--interval US] [--duration S] [--max US] [--thread-name NAME]
- *           [--histfile FILE]
+ *   sleeper [--interval US] [--duration S] [--warmup S] [--max US]
+ *           [--thread-name NAME] [--histfile FILE]
+ *
+ * --warmup S: run the loop for S seconds first and record nothing of it, so
+ * that what the harness does right after the start (bench/sched-effect.sh
+ * reads the groups and attributes of both sides, a few dozen forks) is not
+ * part of the measurement.
  *
  * It runs with whatever attributes it was started with (nice, policy, slice,
  * timer slack are all inherited by its thread), and changes none itself.
@@ -31,6 +36,7 @@
 typedef struct Sleeper {
         uint64_t interval_ns;
         uint64_t duration_ns;
+        uint64_t warmup_ns;
         uint64_t max_us;
         uint64_t *hist; /* max_us + 1 buckets */
         uint64_t overflows, total, sum_us, min_us, worst_us;
@@ -51,13 +57,14 @@ static void *sleeper_loop(void *userdata)
 {
         Sleeper *s = userdata;
         struct timespec now;
-        uint64_t start, next, end;
+        uint64_t start, next, end, record_from;
 
         /* Named before the first sample, as a data loop names itself. */
         (void) pthread_setname_np(pthread_self(), s->thread_name);
         clock_gettime(CLOCK_MONOTONIC, &now);
         start = ts_ns(&now);
-        end = start + s->duration_ns;
+        record_from = start + s->warmup_ns;
+        end = record_from + s->duration_ns;
         next = start + s->interval_ns;
 
         while (next < end) {
@@ -75,6 +82,8 @@ static void *sleeper_loop(void *userdata)
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 t = ts_ns(&now);
                 lat_us = t > next ? (t - next) / 1000 : 0;
+                if (next < record_from)
+                        goto skip;
 
                 if (lat_us > s->max_us)
                         s->overflows++;
@@ -89,6 +98,7 @@ static void *sleeper_loop(void *userdata)
 
                 /* Like cyclictest: periods missed during a stall are skipped,
                  * one sample per wake-up. */
+        skip:
                 do
                         next += s->interval_ns;
                 while (next <= t);
@@ -132,6 +142,7 @@ int main(int argc, char *argv[])
         static const struct option options[] = {
                 { "interval", required_argument, NULL, 'i' },
                 { "duration", required_argument, NULL, 'D' },
+                { "warmup", required_argument, NULL, 'w' },
                 { "max", required_argument, NULL, 'm' },
                 { "thread-name", required_argument, NULL, 'n' },
                 { "histfile", required_argument, NULL, 'f' },
@@ -139,14 +150,14 @@ int main(int argc, char *argv[])
                 {}
         };
         Sleeper s = { .min_us = UINT64_MAX, .thread_name = "data-loop.0" };
-        uint64_t interval_us = 1000, duration_s = 10;
+        uint64_t interval_us = 1000, duration_s = 10, warmup_s = 0;
         const char *histfile = NULL;
         pthread_t thread;
         FILE *f = stdout;
         int c, r;
 
         s.max_us = 200000;
-        while ((c = getopt_long(argc, argv, "i:D:m:n:f:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "i:D:w:m:n:f:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'i':
                         if (parse_u64(optarg, 10, 10000000, &interval_us) < 0)
@@ -154,6 +165,10 @@ int main(int argc, char *argv[])
                         break;
                 case 'D':
                         if (parse_u64(optarg, 1, 86400, &duration_s) < 0)
+                                goto bad;
+                        break;
+                case 'w':
+                        if (parse_u64(optarg, 0, 3600, &warmup_s) < 0)
                                 goto bad;
                         break;
                 case 'm':
@@ -171,8 +186,8 @@ int main(int argc, char *argv[])
                         histfile = optarg;
                         break;
                 case 'h':
-                        printf("usage: sleeper [--interval US] [--duration S] [--max US] "
-                               "[--thread-name NAME] [--histfile FILE]\n");
+                        printf("usage: sleeper [--interval US] [--duration S] [--warmup S] "
+                               "[--max US] [--thread-name NAME] [--histfile FILE]\n");
                         return 0;
                 default:
                         return 2;
@@ -181,6 +196,7 @@ int main(int argc, char *argv[])
 
         s.interval_ns = interval_us * 1000;
         s.duration_ns = duration_s * 1000000000ULL;
+        s.warmup_ns = warmup_s * 1000000000ULL;
         s.hist = calloc(s.max_us + 1, sizeof(uint64_t));
         if (!s.hist) {
                 fprintf(stderr, "sleeper: out of memory\n");
