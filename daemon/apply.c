@@ -284,8 +284,8 @@ static int restore_task(Applier *a, Task *t)
 static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const SchedState *now,
                       const Task *leader, Task **ret)
 {
-        uint32_t lmask;
-        bool theirs, inherited;
+        uint32_t lmask, inherited = 0, foreign = 0;
+        bool theirs;
         Task *t;
         int r;
 
@@ -295,12 +295,18 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
                 return 0;
         }
         /* The leader's per-thread attributes only: the oom_score_adj it
-         * changed is every thread's, and says nothing about this one. */
+         * changed is every thread's, and says nothing about this one.
+         * Each of them the thread inherited as latniced left the leader, or
+         * still has as the leader had it before: latniced changes them one
+         * system call after another, and a thread the leader created in
+         * between (PipeWire makes its data loop right after exec) has some
+         * of each. Only one that is neither is someone else's change. */
         lmask = leader ? leader->applied_mask & ~SETTING_BIT(SETTING_OOM_SCORE_ADJ) : 0;
-        inherited = lmask != 0 && sched_state_matches(now, &leader->expected, lmask);
-        theirs = tid != pid &&
-                 (task_table_process_user_owned(a->tasks, pid) ||
-                  (lmask != 0 && !inherited && !sched_state_matches(now, &leader->orig, lmask)));
+        if (lmask != 0) {
+                inherited = lmask & ~sched_state_changed(now, &leader->expected, lmask);
+                foreign = lmask & ~inherited & sched_state_changed(now, &leader->orig, lmask);
+        }
+        theirs = tid != pid && (task_table_process_user_owned(a->tasks, pid) || foreign != 0);
 
         r = task_table_add(a->tasks, pid, tid, st, &t);
         if (r < 0)
@@ -321,11 +327,11 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
                          (int)pid, (int)tid);
                 return 0;
         }
-        /* A new thread of a managed process inherited what latniced gave the
-         * thread that created it: its originals are the process's originals,
-         * not what it has now. */
+        /* What a new thread of a managed process inherited of what latniced
+         * gave the thread that created it has the process's originals as
+         * its own, not what it has now. */
         if (inherited)
-                t->orig = leader->orig;
+                sched_state_take(&t->orig, &leader->orig, inherited);
         *ret = t;
         return 1;
 }

@@ -559,3 +559,35 @@ bool sched_state_matches(const SchedState *now, const SchedState *expected, uint
                 return false;
         return sched_state_changed(now, expected, mask) == 0;
 }
+
+void sched_state_take(SchedState *dst, const SchedState *src, uint32_t mask)
+{
+        if (mask & SETTING_BIT(SETTING_POLICY)) {
+                dst->policy = src->policy;
+                dst->priority = src->priority;
+        }
+        if (mask & SETTING_BIT(SETTING_NICE))
+                dst->nice = src->nice;
+        /* LatencyNice emulated with the slice is the slice. */
+        if ((mask & SETTING_BIT(SETTING_SLICE)) ||
+            ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) && !src->has_latency_nice)) {
+                dst->slice_ns = src->slice_ns;
+                dst->custom_slice = src->custom_slice;
+        }
+        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
+                dst->has_latency_nice = src->has_latency_nice;
+                dst->latency_nice = src->latency_nice;
+        }
+        if (mask & SETTING_BIT(SETTING_UTIL_MIN))
+                dst->util_min = src->util_min;
+        if (mask & SETTING_BIT(SETTING_UTIL_MAX))
+                dst->util_max = src->util_max;
+        if (mask & SETTING_BIT(SETTING_TIMER_SLACK))
+                dst->timer_slack_ns = src->timer_slack_ns;
+        if (mask & SETTINGS_IO_MASK)
+                dst->ioprio = src->ioprio;
+        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ))
+                dst->oom_score_adj = src->oom_score_adj;
+        if (mask & SETTING_BIT(SETTING_CORE_SCHED))
+                dst->core_cookie = src->core_cookie;
+}

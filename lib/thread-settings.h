@@ -119,3 +119,7 @@ uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, 
  * changed the thread, which then belongs to them.
  */
 bool sched_state_matches(const SchedState *now, const SchedState *expected, uint32_t mask);
+
+/* Copy the attributes of MASK (SETTING_BITs, as sched_state_changed() tells
+ * them apart) from SRC to DST; the others of DST stay. */
+void sched_state_take(SchedState *dst, const SchedState *src, uint32_t mask);

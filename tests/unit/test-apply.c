@@ -454,6 +454,100 @@ static void test_timer_slack(void)
         kill_kid(k);
 }
 
+/* A child named NAME that makes one more thread (from its main thread,
+ * which the thread inherits from) whenever a byte arrives on *RET_CMD, and
+ * answers with one on *RET_ACK; returns its pid once it waits. */
+static pid_t thread_maker(const char *name, int *ret_cmd, int *ret_ack)
+{
+        int cmd[2], ack[2];
+        char c;
+        pid_t p;
+
+        assert(pipe(cmd) == 0 && pipe(ack) == 0);
+        p = fork();
+        assert(p >= 0);
+        if (p == 0) {
+                close(cmd[1]);
+                close(ack[0]);
+                prctl(PR_SET_NAME, name);
+                if (write(ack[1], "x", 1) != 1)
+                        _exit(1);
+                while (read(cmd[0], &c, 1) == 1) {
+                        pthread_t t;
+
+                        if (pthread_create(&t, NULL, idle_thread, NULL) != 0 ||
+                            write(ack[1], "x", 1) != 1)
+                                _exit(1);
+                }
+                _exit(0);
+        }
+        close(cmd[0]);
+        close(ack[1]);
+        assert(read(ack[0], &c, 1) == 1);
+        *ret_cmd = cmd[1];
+        *ret_ack = ack[0];
+        return p;
+}
+
+/* latniced changes a thread one attribute after another: a thread the
+ * leader creates in between inherits some of the new values and keeps the
+ * old ones of the rest. That thread is still latniced's to change (it was
+ * taken for someone else's once, so PipeWire's data loop, made right after
+ * exec, kept its timer slack in one run of bench/sched-effect.sh), and its
+ * originals are the leader's. */
+static void test_thread_made_mid_apply(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        int cmd, ack;
+        char c;
+        pid_t k = thread_maker("lt-apply-mid", &cmd, &ack);
+        uint64_t own = slack_of(k);
+        Task *t;
+
+        init(&a, &tt, false);
+        p = load("[Rule m]\nMatch = comm:lt-apply-mid\nNice = 3\nTimerSlack = 7us\n");
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == 3 && slack_of(k) == 7000);
+
+        /* The leader as between latniced's sched_setattr() and its slack
+         * write: the new nice, the old slack. It makes a thread then. */
+        set_slack(k, own);
+        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        set_slack(k, 7000);
+        assert(threads_of(k, &tids) == 2);
+        assert(nice_of(tids[1]) == 3 && slack_of(tids[1]) == own);
+
+        assert(applier_thread(&a, k, tids[1]) == 0);
+        t = task_table_get(tt, tids[1]);
+        assert(t && !t->user_owned);
+        assert(nice_of(tids[1]) == 3 && slack_of(tids[1]) == 7000);
+        assert(t->orig.nice == 0 && t->orig.timer_slack_ns == own);
+
+        /* A thread whose slack is neither latniced's nor the original is
+         * someone else's, as before. */
+        set_slack(k, 4242);
+        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        set_slack(k, 7000);
+        free(tids);
+        tids = NULL;
+        assert(threads_of(k, &tids) == 3);
+        assert(applier_thread(&a, k, tids[2]) == 0);
+        t = task_table_get(tt, tids[2]);
+        assert(t && t->user_owned && slack_of(tids[2]) == 4242);
+
+        /* Given back: each thread its originals. */
+        assert(applier_restore_all(&a) == 2);
+        assert(nice_of(tids[0]) == 0 && slack_of(tids[0]) == own);
+        assert(nice_of(tids[1]) == 0 && slack_of(tids[1]) == own);
+        close(cmd);
+        close(ack);
+        kill_kid(k);
+}
+
 int main(void)
 {
         test_task_settings();
@@ -469,5 +563,6 @@ int main(void)
         test_read_flags();
         test_user_names();
         test_timer_slack();
+        test_thread_made_mid_apply();
         return 0;
 }
