@@ -259,6 +259,40 @@ static int cs_check_kernel_json(void)
 
 enum { CS_P1, CS_P2, CS_R1, CS_R2, CS_R3, CS_F, CS_N };
 
+/* Threads made now in cs-proc 1 and cs-rule 1, and a child of cs-proc 1
+ * (*KID), carry their process's cookie. 0 or -1 (noted). */
+static int cs_check_inherit(const pid_t pid[CS_N], const uint64_t id[CS_N], pid_t *kid)
+{
+        uint64_t v = 0;
+
+        kill(pid[CS_P1], SIGUSR1);
+        kill(pid[CS_R1], SIGUSR1);
+        kill(pid[CS_P1], SIGUSR2);
+        for (int i = 0; i < 100; i++) {
+                pid_t t[4];
+                char *s = NULL, path[64];
+
+                snprintf(path, sizeof(path), "/tmp/ln-cs-kid.%d", (int) pid[CS_P1]);
+                if (*kid <= 0 && read_file(path, &s) == 0) {
+                        *kid = (pid_t) atoi(s);
+                        free(s);
+                }
+                if (*kid > 0 && cs_threads(pid[CS_P1], t, 4) == 2 && cs_threads(pid[CS_R1], t, 4) == 2)
+                        break;
+                sleep_ms(50);
+        }
+        sleep_ms(300); /* latniced's look at the new thread (it changes nothing) */
+        if (*kid <= 0 || !cs_all_threads(pid[CS_P1], id[CS_P1], "ln-cs-proc") ||
+            !cs_all_threads(pid[CS_R1], id[CS_R1], "ln-cs-rule") ||
+            cs_get(*kid, &v) < 0 || v != id[CS_P1]) {
+                note("a new thread or child (%d: %#" PRIx64 ") lacks its process's cookie",
+                     (int) *kid, v);
+                return -1;
+        }
+        note("a new thread and a child (%d) carry their process's cookie", (int) *kid);
+        return 0;
+}
+
 static int test_core_sched(void)
 {
         static const char *const names[CS_N] = { "ln-cs-proc", "ln-cs-proc", "ln-cs-rule",
@@ -316,31 +350,8 @@ static int test_core_sched(void)
         note("process: distinct, rule: shared, foreign kept, latniced and the test: none");
 
         /* A thread and a child created now carry their process's cookie. */
-        kill(pid[CS_P1], SIGUSR1);
-        kill(pid[CS_R1], SIGUSR1);
-        kill(pid[CS_P1], SIGUSR2);
-        for (int i = 0; i < 100; i++) {
-                pid_t t[4];
-                char *s = NULL, path[64];
-
-                snprintf(path, sizeof(path), "/tmp/ln-cs-kid.%d", (int) pid[CS_P1]);
-                if (kid <= 0 && read_file(path, &s) == 0) {
-                        kid = (pid_t) atoi(s);
-                        free(s);
-                }
-                if (kid > 0 && cs_threads(pid[CS_P1], t, 4) == 2 && cs_threads(pid[CS_R1], t, 4) == 2)
-                        break;
-                sleep_ms(50);
-        }
-        sleep_ms(300); /* latniced's look at the new thread (it changes nothing) */
-        if (kid <= 0 || !cs_all_threads(pid[CS_P1], id[CS_P1], "ln-cs-proc") ||
-            !cs_all_threads(pid[CS_R1], id[CS_R1], "ln-cs-rule") ||
-            cs_get(kid, &v) < 0 || v != id[CS_P1]) {
-                note("a new thread or child (%d: %#" PRIx64 ") lacks its process's cookie",
-                     (int) kid, v);
+        if (cs_check_inherit(pid, id, &kid) < 0)
                 goto out;
-        }
-        note("a new thread and a child (%d) carry their process's cookie", (int) kid);
 
         /* cs-rule removed: its processes lose the cookie, cs-proc's keep theirs. */
         if (cs_write_policy(false) < 0 || kill(daemon, SIGHUP) < 0)
