@@ -1160,7 +1160,7 @@ static int test_group_delayed_slice(void)
         int go[2] = { -1, -1 }, done[2] = { -1, -1 };
         uint64_t base, want, got = 0;
         pid_t hog = -1, task = -1;
-        int r, ret = 1, iters = 60;
+        int r, ret = 1, iters = 60, missing = 0;
 
         CHECK(read_base_slice(&base) == 0, "base slice");
         want = expected_slice(base, -5);
@@ -1206,7 +1206,15 @@ static int test_group_delayed_slice(void)
                 /* Sleeping in read() once it shows 'S'. */
                 for (int k = 0; k < 1000 && proc_state(task) != 'S'; k++)
                         sleep_ms(1);
+                /* A group entity that was dequeued (not delayed) and whose
+                 * load has decayed meanwhile leaves the list the debug file
+                 * prints (under KCSAN a read came that late once): nothing
+                 * to check then, and never the case this test is about. */
                 r = group_se_slice("/lndelay", 1, &got);
+                if (r == -ENOENT) {
+                        missing++;
+                        continue;
+                }
                 if (r < 0) {
                         note("iteration %d: no slice for /lndelay on CPU 1: %s", i, strerror(-r));
                         goto out;
@@ -1217,7 +1225,13 @@ static int test_group_delayed_slice(void)
                         goto out;
                 }
         }
-        note("%d sleeps, group entity slice %" PRIu64 " ns each time", iters, want);
+        if (missing > iters / 2) {
+                note("/lndelay on CPU 1 was in the debug file after only %d of %d sleeps",
+                     iters - missing, iters);
+                goto out;
+        }
+        note("%d sleeps, group entity slice %" PRIu64 " ns each of the %d times it was listed",
+             iters, want, iters - missing);
         ret = 0;
 out:
         if (go[1] >= 0)
