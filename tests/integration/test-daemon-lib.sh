@@ -73,11 +73,12 @@ attr_is() { # tid field value
         [ "$(attr "$1" "$2")" = "$3" ]
 }
 
-# The base slice as the kernel computes it (debugfs when readable).
+# The base slice as the kernel computes it (debugfs when readable: a
+# kernel in lockdown mounts it but refuses the read, though -r says yes).
 base_slice() {
-        local n
-        if [ -r /sys/kernel/debug/sched/base_slice_ns ]; then
-                cat /sys/kernel/debug/sched/base_slice_ns
+        local n v
+        if v=$(cat /sys/kernel/debug/sched/base_slice_ns 2>/dev/null) && [ -n "$v" ]; then
+                echo "$v"
                 return
         fi
         n=$(nproc)
