@@ -39,8 +39,8 @@
 #            [--sleeper sleeper|cyclictest] [--build DIR] [--out DIR] [--smoke]
 #   cyclictest resets its own timer slack at start-up (it switches to
 #   SCHED_FIFO and back), so s-slack shows nothing with it.
-#   --smoke: 2 s runs of two conditions, one repeat, no throughput part
-#            (checks that the benchmark still starts and produces output)
+#   --smoke: 2 s runs of two conditions, one repeat, no throughput part, no
+#            warm-up (checks that the benchmark still starts and produces output)
 #   Exit status 77: a topology asked for cannot be built here (no cpu
 #   controller, autogroup off); the message says why. The throughput part
 #   runs in the flat topology only.
@@ -131,6 +131,7 @@ warmup=0
 case $sleeper_kind in
 sleeper)
         warmup=3
+        [ "$smoke" -eq 0 ] || warmup=0 # a smoke run measures nothing
         sleeper_cmd=("$sleeper" --interval 1000 --max 200000 --warmup "$warmup" --duration)
         ;;
 cyclictest) sleeper_cmd=(cyclictest --policy=other -t1 -i 1000 -q -h 200000 -D) ;;
