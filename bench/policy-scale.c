@@ -173,9 +173,6 @@ static void time_rounds(Policy *p, const TaskSnapshot *snaps, bool hits, size_t 
         qsort(all, ROUNDS, sizeof(double), cmp_double);
         qsort(hit, ROUNDS, sizeof(double), cmp_double);
         qsort(miss, ROUNDS, sizeof(double), cmp_double);
-        qsort(all, ROUNDS, sizeof(double), cmp_double);
-        qsort(hit, ROUNDS, sizeof(double), cmp_double);
-        qsort(miss, ROUNDS, sizeof(double), cmp_double);
 }
 
 int main(int argc, char **argv)
