@@ -53,6 +53,21 @@ static struct timespec ns_ts(uint64_t ns)
         return (struct timespec) { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
 }
 
+/* One wake-up LAT_US late. */
+static void record(Sleeper *s, uint64_t lat_us)
+{
+        if (lat_us > s->max_us)
+                s->overflows++;
+        else
+                s->hist[lat_us]++;
+        s->total++;
+        s->sum_us += lat_us;
+        if (lat_us < s->min_us)
+                s->min_us = lat_us;
+        if (lat_us > s->worst_us)
+                s->worst_us = lat_us;
+}
+
 static void *sleeper_loop(void *userdata)
 {
         Sleeper *s = userdata;
@@ -69,7 +84,7 @@ static void *sleeper_loop(void *userdata)
 
         while (next < end) {
                 struct timespec deadline = ns_ts(next);
-                uint64_t t, lat_us;
+                uint64_t t;
                 int r;
 
                 r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
@@ -81,24 +96,11 @@ static void *sleeper_loop(void *userdata)
                 }
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 t = ts_ns(&now);
-                lat_us = t > next ? (t - next) / 1000 : 0;
-                if (next < record_from)
-                        goto skip;
-
-                if (lat_us > s->max_us)
-                        s->overflows++;
-                else
-                        s->hist[lat_us]++;
-                s->total++;
-                s->sum_us += lat_us;
-                if (lat_us < s->min_us)
-                        s->min_us = lat_us;
-                if (lat_us > s->worst_us)
-                        s->worst_us = lat_us;
+                if (next >= record_from)
+                        record(s, t > next ? (t - next) / 1000 : 0);
 
                 /* Like cyclictest: periods missed during a stall are skipped,
                  * one sample per wake-up. */
-        skip:
                 do
                         next += s->interval_ns;
                 while (next <= t);

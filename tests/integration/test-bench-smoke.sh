@@ -109,6 +109,15 @@ has "$TMP/es.out" '^long-lived matched processes started during the storm: 3, mi
 has "$TMP/es.out" '^rescans after lost events: [0-9]+$' exec-storm
 no_leak exec-storm
 
+# ---- sleeper --warmup: the first seconds are not recorded ------------------
+# (sched-effect reads the groups and attributes meanwhile.) 1 s of warm-up
+# and 1 s recorded at 1 ms: about 1000 wake-ups, not 2000.
+"$BUILD/bench/sleeper" --warmup 1 --duration 1 >"$TMP/warmup.txt" ||
+        fail "sleeper --warmup 1 --duration 1 failed"
+n=$(sed -n 's/^# Total: 0*\([0-9]\)/\1/p' "$TMP/warmup.txt")
+[ -n "$n" ] && [ "$n" -ge 500 ] && [ "$n" -le 1000 ] ||
+        fail "sleeper --warmup 1 --duration 1 recorded ${n:-no} wake-ups, expected 500-1000"
+
 # ---- sched-effect --smoke: baseline, one class, latniced; each topology ----------
 # Is PID running (not gone, not a zombie waiting for us)?
 running() {
