@@ -57,7 +57,7 @@ build="$root/build"
 out=""
 smoke=0
 sleeper_kind=sleeper
-all_conditions="alone base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo g-idle g-weight gs-idle gs-weight latniced"
+all_conditions="alone base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo s-rt g-idle g-weight gs-idle gs-weight latniced"
 conditions=""
 topologies=flat
 
@@ -198,6 +198,9 @@ condition_setup() {
                 sleeper_wrap=("$setattr" --nice -11 --slack 1000 --slice 100000 --)
                 hog_wrap=("$setattr" --policy idle --nice 19 --)
                 ;;
+        # No policy of latniced asks for real time: the sleeper SCHED_FIFO
+        # is the reference for what this host can give it at all.
+        s-rt) sleeper_wrap=("$setattr" --policy fifo --slack 1000 --) ;;
         g-idle|g-weight|gs-idle|gs-weight) ;; # on the groups: topo_condition()
         alone) ;; # no hogs at all: run_latency()
         latniced) ;; # the daemon does it, by name

@@ -4,7 +4,7 @@
  * (like nice(1) or chrt(1)), for bench/sched-effect.sh. It exists so the
  * benchmark can measure each mechanism alone, without latniced.
  *
- *   setattr [--nice N] [--policy other|batch|idle] [--slice NS]
+ *   setattr [--nice N] [--policy other|batch|idle|fifo] [--slice NS]
  *           [--slack NS] [--setsid] [--argv0 NAME] -- CMD [ARG...]
  *
  * Everything set here is inherited across exec and by the threads and
@@ -66,12 +66,14 @@ static int parse_policy(const char *s)
                 return SCHED_BATCH;
         if (strcmp(s, "idle") == 0)
                 return SCHED_IDLE;
+        if (strcmp(s, "fifo") == 0) /* the benchmark's floor: priority 50 */
+                return SCHED_FIFO;
         return -EINVAL;
 }
 
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: setattr [--nice N] [--policy other|batch|idle] [--slice NS] [--slack NS]\n"
+        fprintf(f, "usage: setattr [--nice N] [--policy other|batch|idle|fifo] [--slice NS] [--slack NS]\n"
                    "               [--setsid] [--argv0 NAME] -- CMD [ARG...]\n");
 }
 
@@ -153,7 +155,7 @@ int main(int argc, char *argv[])
                  * effective one, which must not become a custom slice. */
                 attr.sched_runtime = slice;
                 attr.sched_deadline = attr.sched_period = 0;
-                attr.sched_priority = 0;
+                attr.sched_priority = attr.sched_policy == SCHED_FIFO ? 50 : 0;
                 if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0) {
                         fprintf(stderr, "setattr: sched_setattr: %m\n");
                         return 1;
