@@ -12,7 +12,11 @@
 #                           leaves; sleeper-slice or hogs-slice, the leaves'
 #                           parents, where the two branches meet)
 #   cg_get GROUP FILE       read it back from the kernel
-#   cg_reset                every knob of those four back to the default
+#   cg_reset                every knob of those four back to the default,
+#                           and no real-time runtime anywhere
+#   cg_rt_grant             real-time runtime for the sleeper's branch (v1
+#                           with RT group scheduling: without it the kernel
+#                           refuses SCHED_FIFO in any group below the root)
 #   cg_destroy [TOP]        kill what is left in the tree, remove it
 #   cg_sweep                remove trees left by runs that were SIGKILLed
 #
@@ -33,6 +37,7 @@ cg_sleeper=""
 cg_hogs=""
 cg_sleeper_slice=""
 cg_hogs_slice=""
+cg_rt_branch=() # the groups from the top down to the sleeper's unit
 cg_weight=""    # the weight file: cpu.weight (v2) or cpu.shares (v1)
 cg_weight_default=""
 cg_weight_min=""
@@ -86,9 +91,11 @@ cg_create() { # uid
         cg_top="$cg_mount/latnice-bench-$$"
         d=$cg_top
         cg_mkgroup "$d" 0 || return 1
+        cg_rt_branch=("$d")
         for rel in user.slice "user-$uid.slice" "user@$uid.service"; do
                 d="$d/$rel"
                 cg_mkgroup "$d" 0 || return 1
+                cg_rt_branch+=("$d")
         done
         cg_sleeper_slice="$d/session.slice"
         cg_hogs_slice="$d/app.slice"
@@ -96,6 +103,7 @@ cg_create() { # uid
         cg_sleeper="$cg_sleeper_slice/pipewire.service"
         cg_hogs="$cg_hogs_slice/app-build.scope"
         cg_mkgroup "$cg_sleeper" 1 && cg_mkgroup "$cg_hogs" 1 || return 1
+        cg_rt_branch+=("$cg_sleeper_slice" "$cg_sleeper")
         cg_reset
 }
 
@@ -127,12 +135,36 @@ cg_get() { # group file
 # cpu.idle first: the kernel refuses a weight for an idle group (v1), and
 # clearing the flag gives the group back the weight it had.
 cg_reset() {
-        local g
+        local g i
+        # Deepest first: a group may not have more than its parent.
+        for ((i = ${#cg_rt_branch[@]} - 1; i >= 0; i--)); do
+                g=${cg_rt_branch[i]}/cpu.rt_runtime_us
+                [ -e "$g" ] || continue
+                if ! echo 0 >"$g" 2>/dev/null; then
+                        echo "sched-effect: cannot write 0 to $g" >&2
+                        return 1
+                fi
+        done
         for g in sleeper hogs sleeper-slice hogs-slice; do
                 if [ -e "$(cg_dir "$g")/cpu.idle" ]; then
                         cg_set "$g" cpu.idle 0 || return 1
                 fi
                 cg_set "$g" "$cg_weight" "$cg_weight_default" || return 1
+        done
+}
+
+# Half of each period for the sleeper's branch, top first (a group may
+# not have more than its parent; the root keeps 95%). Nothing to do where
+# the hierarchy has no real-time group files (cgroup2, or no
+# CONFIG_RT_GROUP_SCHED): there the kernel allows SCHED_FIFO anywhere.
+cg_rt_grant() {
+        local d
+        for d in "${cg_rt_branch[@]}"; do
+                [ -e "$d/cpu.rt_runtime_us" ] || return 0
+                if ! echo 500000 >"$d/cpu.rt_runtime_us" 2>/dev/null; then
+                        echo "sched-effect: cannot write 500000 to $d/cpu.rt_runtime_us" >&2
+                        return 1
+                fi
         done
 }
 

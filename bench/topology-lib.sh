@@ -100,6 +100,7 @@ topo_condition() { # topo cond
                         cg_set "sleeper$at" "$cg_weight" "$cg_weight_max" || return 1
                         ;;
                 s-setsid) topo_na="the sleeper has a session of its own already" ;;
+                s-rt) cg_rt_grant || return 1 ;;
                 esac
                 # Like systemd: the process is in its unit's cgroup before it
                 # execs, and a service or scope is a session of its own.
