@@ -191,7 +191,7 @@ nothing_left sched-effect none "$TMP/se/attrs.txt"
 # The cgroups topology, where the machine has a cpu controller.
 cgroups=0
 rm -rf "$TMP/se"
-bash bench/sched-effect.sh --smoke --topology cgroups --conditions base,g-idle,gs-weight,latniced \
+bash bench/sched-effect.sh --smoke --topology cgroups --conditions base,g-idle,gs-weight,s-rt,latniced \
         --build "$BUILD" --out "$TMP/se" >"$TMP/se.out" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
@@ -199,7 +199,9 @@ if [ $rc -eq 77 ]; then
 else
         [ $rc -eq 0 ] || { cat "$TMP/se.out" >&2; fail "sched-effect --topology cgroups exited with $rc"; }
         tail -n 8 "$TMP/se.out"
-        for c in base g-idle gs-weight latniced; do
+        # s-rt: a real-time sleeper, which v1 with RT group scheduling
+        # refuses below the root unless its groups have real-time runtime.
+        for c in base g-idle gs-weight s-rt latniced; do
                 has "$TMP/se/latency.md" "^\| cgroups +\| $c +$row" sched-effect
         done
         unit='/latnice-bench-[0-9]+/user.slice/user-[0-9]+.slice/user@[0-9]+.service'
