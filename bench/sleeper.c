@@ -19,7 +19,10 @@
  * SCHED_FIFO and back on start-up and so resets the timer slack to the
  * default. The histogram file has cyclictest's layout ("%06d %06d" per
  * non-empty bucket, then "# Max Latencies:" and friends), so the same
- * scripts read both.
+ * scripts read both. Two lines of its own follow: how many wake-ups came on
+ * another CPU than the one the thread went to sleep on, and of those later
+ * than 250 us, how many did (a remote wake-up costs an IPI, through the
+ * host on a virtual machine) and how many did not.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +30,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,9 @@ typedef struct Sleeper {
         uint64_t max_us;
         uint64_t *hist; /* max_us + 1 buckets */
         uint64_t overflows, total, sum_us, min_us, worst_us;
+        /* Wake-ups on another CPU than the one that went to sleep, and
+         * of the late ones (over LATE_US), how many of each kind. */
+        uint64_t moved, late_moved, late_stayed;
         const char *thread_name;
 } Sleeper;
 
@@ -53,9 +61,16 @@ static struct timespec ns_ts(uint64_t ns)
         return (struct timespec) { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
 }
 
-/* One wake-up LAT_US late. */
-static void record(Sleeper *s, uint64_t lat_us)
+#define LATE_US 250
+
+/* One wake-up LAT_US late, on another CPU than it slept on if MOVED. */
+static void record(Sleeper *s, uint64_t lat_us, bool moved)
 {
+        s->moved += moved;
+        if (lat_us > LATE_US) {
+                s->late_moved += moved;
+                s->late_stayed += !moved;
+        }
         if (lat_us > s->max_us)
                 s->overflows++;
         else
@@ -85,7 +100,7 @@ static void *sleeper_loop(void *userdata)
         while (next < end) {
                 struct timespec deadline = ns_ts(next);
                 uint64_t t;
-                int r;
+                int r, cpu = sched_getcpu();
 
                 r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
                 if (r == EINTR)
@@ -97,7 +112,7 @@ static void *sleeper_loop(void *userdata)
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 t = ts_ns(&now);
                 if (next >= record_from)
-                        record(s, t > next ? (t - next) / 1000 : 0);
+                        record(s, t > next ? (t - next) / 1000 : 0, sched_getcpu() != cpu);
 
                 /* Like cyclictest: periods missed during a stall are skipped,
                  * one sample per wake-up. */
@@ -136,6 +151,9 @@ static int write_histogram(const Sleeper *s, FILE *f)
                 (unsigned long long) (s->total > 0 ? s->sum_us / s->total : 0));
         fprintf(f, "# Max Latencies: %05llu\n", (unsigned long long) s->worst_us);
         fprintf(f, "# Histogram Overflows: %05llu\n", (unsigned long long) s->overflows);
+        fprintf(f, "# Woke on another CPU: %llu\n", (unsigned long long) s->moved);
+        fprintf(f, "# Later than %d us, on another CPU / the same: %llu / %llu\n", LATE_US,
+                (unsigned long long) s->late_moved, (unsigned long long) s->late_stayed);
         return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }
 

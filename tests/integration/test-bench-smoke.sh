@@ -118,6 +118,27 @@ n=$(sed -n 's/^# Total: 0*\([0-9]\)/\1/p' "$TMP/warmup.txt")
 [ -n "$n" ] && [ "$n" -ge 500 ] && [ "$n" -le 1000 ] ||
         fail "sleeper --warmup 1 --duration 1 recorded ${n:-no} wake-ups, expected 500-1000"
 
+# ---- sleeper: wake-ups on another CPU are counted ---------------------------
+# Pinned, none; moved between two CPUs every 50 ms while it sleeps, some.
+if [ "$(nproc)" -ge 2 ]; then
+        taskset -c 0 "$BUILD/bench/sleeper" --duration 1 >"$TMP/cpu0.txt" ||
+                fail "sleeper pinned to CPU 0 failed"
+        grep -qx "# Woke on another CPU: 0" "$TMP/cpu0.txt" ||
+                fail "sleeper pinned to one CPU counted moves: $(grep Woke "$TMP/cpu0.txt")"
+        "$BUILD/bench/sleeper" --duration 1 >"$TMP/moved.txt" &
+        sp=$!
+        for i in $(seq 16); do
+                taskset -a -p -c $((i % 2)) "$sp" >/dev/null 2>&1 || break
+                sleep 0.05
+        done
+        wait "$sp" || fail "sleeper moved between CPUs failed"
+        m=$(sed -n 's/^# Woke on another CPU: \([0-9]*\)$/\1/p' "$TMP/moved.txt")
+        [ -n "$m" ] && [ "$m" -ge 4 ] ||
+                fail "sleeper moved between CPUs 16 times counted ${m:-no} wake-ups on another CPU"
+        grep -Eq "^# Later than 250 us, on another CPU / the same: [0-9]+ / [0-9]+$" "$TMP/moved.txt" ||
+                fail "sleeper's histogram has no line for its late wake-ups"
+fi
+
 # ---- sched-effect --smoke: baseline, one class, latniced; each topology ----------
 # Is PID running (not gone, not a zombie waiting for us)?
 running() {
