@@ -117,13 +117,18 @@ cg_dir() { # sleeper|hogs|sleeper-slice|hogs-slice
         esac
 }
 
+# One write to a cgroup file; a refusal is said with the path and value.
+cg_write() { # path value
+        if ! echo "$2" >"$1" 2>/dev/null; then
+                echo "sched-effect: cannot write $2 to $1" >&2
+                return 1
+        fi
+}
+
 cg_set() { # group file value
         local dir
         dir=$(cg_dir "$1") || return 2
-        if ! echo "$3" >"$dir/$2" 2>/dev/null; then
-                echo "sched-effect: cannot write $3 to $dir/$2" >&2
-                return 1
-        fi
+        cg_write "$dir/$2" "$3"
 }
 
 cg_get() { # group file
@@ -140,10 +145,7 @@ cg_reset() {
         for ((i = ${#cg_rt_branch[@]} - 1; i >= 0; i--)); do
                 g=${cg_rt_branch[i]}/cpu.rt_runtime_us
                 [ -e "$g" ] || continue
-                if ! echo 0 >"$g" 2>/dev/null; then
-                        echo "sched-effect: cannot write 0 to $g" >&2
-                        return 1
-                fi
+                cg_write "$g" 0 || return 1
         done
         for g in sleeper hogs sleeper-slice hogs-slice; do
                 if [ -e "$(cg_dir "$g")/cpu.idle" ]; then
@@ -161,10 +163,7 @@ cg_rt_grant() {
         local d
         for d in "${cg_rt_branch[@]}"; do
                 [ -e "$d/cpu.rt_runtime_us" ] || return 0
-                if ! echo 500000 >"$d/cpu.rt_runtime_us" 2>/dev/null; then
-                        echo "sched-effect: cannot write 500000 to $d/cpu.rt_runtime_us" >&2
-                        return 1
-                fi
+                cg_write "$d/cpu.rt_runtime_us" 500000 || return 1
         done
 }
 
