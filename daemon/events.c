@@ -35,9 +35,12 @@
 /* Wake-ups per interval before the prompt source rests (see proc_events_new()). */
 #define WAKEUP_INTERVAL_USEC (10 * 1000)
 #define WAKEUP_BURST 20
-/* The deferred channel wakes latniced at most once per interval by itself;
- * every prompt wake-up drains it too. */
-#define DEFERRED_INTERVAL_USEC (20 * 1000)
+/* After the deferred channel woke latniced by itself, it rests this long
+ * (every prompt wake-up drains it meanwhile); the short rest when that
+ * wake-up found a full batch or more, so that a fork storm without execs
+ * is drained as fast as before. */
+#define DEFERRED_REST_USEC (1000 * 1000)
+#define DEFERRED_BUSY_REST_USEC (20 * 1000)
 
 #define TYPE_BIT(t) (1u << (t))
 /* What the deferred channel hands on: fork and exit. Nothing waits for
@@ -74,7 +77,9 @@ typedef struct Channel {
  * prompt channel asks the kernel (Linux 6.6+ filters per socket) for exec,
  * uid/gid and rename events and wakes latniced at once; the deferred one
  * asks for fork and exit and is drained whenever the prompt one wakes
- * latniced, else at most once per DEFERRED_INTERVAL. Events of both are
+ * latniced. When it wakes latniced itself, its watch rests afterwards
+ * (DEFERRED_REST_USEC), so that the exit that follows nearly every exec
+ * does not cost a wake-up of its own. Events of both are
  * merged in timestamp order, so a handler sees them as one socket would
  * deliver them (an exit before a later exec of the reused pid).
  *
@@ -88,11 +93,12 @@ typedef struct Channel {
  */
 struct ProcEvents {
         Channel ch[_CHANNEL_MAX];
+        sd_event_source *rest; /* ends the deferred channel's rest (one-shot timer) */
         bool split; /* the deferred channel is in use */
         proc_event_handler_t handler;
         void *userdata;
         size_t rcvbuf;
-        uint64_t n_received, n_lost, n_exec_skipped;
+        uint64_t n_received, n_lost, n_exec_skipped, n_deferred_wakeups;
 };
 
 static const char *const event_names[_PROC_EV_MAX] = {
@@ -305,6 +311,7 @@ static void unsplit(ProcEvents *p)
 
         log_debug("The kernel does not filter proc connector events, using one socket.");
         channel_done(b);
+        p->rest = sd_event_source_disable_unref(p->rest);
         b->n_evs = b->head = 0;
         b->drained = true;
         p->ch[PROMPT].types = ALL_TYPES;
@@ -358,10 +365,10 @@ static void dispatch_merged(ProcEvents *p)
         }
 }
 
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Receive from both channels and hand on, for at most ROUNDS batches each.
+ * *RET_DEFERRED: the datagrams the deferred channel gave. */
+static int drain(ProcEvents *p, size_t *ret_deferred)
 {
-        ProcEvents *p = userdata;
-
         for (unsigned round = 0; round < ROUNDS; round++) {
                 bool done = true;
 
@@ -377,6 +384,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         else if (n < 0)
                                 return log_error_errno(n, "Failed to receive proc events: %m");
                         c->drained = n >= 0 && n < BATCH;
+                        if (k == DEFERRED && n > 0)
+                                *ret_deferred += (size_t)n;
                 }
                 if (p->split && (p->ch[PROMPT].unfiltered || p->ch[DEFERRED].unfiltered))
                         unsplit(p);
@@ -390,6 +399,80 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         /* Other sources get their turn; a channel with events left in
          * memory has more queued in the kernel, so its source fires again. */
         return 0;
+}
+
+int proc_events_flush_deferred(ProcEvents *p)
+{
+        Channel *c = &p->ch[DEFERRED];
+
+        if (!p->split || !c->sk)
+                return 0; /* one socket: nothing waits */
+        for (unsigned round = 0; round < ROUNDS; round++) {
+                int n;
+
+                while (c->head < c->n_evs) {
+                        const ProcEvent *e = &c->evs[c->head++];
+
+                        if (c->types & TYPE_BIT(e->type))
+                                (void)p->handler(e, p->userdata);
+                }
+                n = channel_receive(p, c);
+                if (n == -ENOBUFS)
+                        continue; /* lost: what is queued now still counts */
+                if (n < 0)
+                        return n;
+                if (n == 0)
+                        return 0;
+        }
+        return 0;
+}
+
+/* The deferred channel woke latniced by itself: its watch rests, long if
+ * that wake-up found little. A watch that cannot rest stays on. */
+static void deferred_rest(ProcEvents *p, bool busy)
+{
+        sd_event_source *io = p->ch[DEFERRED].io;
+        uint64_t usec = busy ? DEFERRED_BUSY_REST_USEC : DEFERRED_REST_USEC;
+        int r;
+
+        if (!io || !p->rest)
+                return;
+        r = sd_event_source_set_time_relative(p->rest, usec);
+        if (r >= 0)
+                r = sd_event_source_set_time_accuracy(p->rest, usec / 10);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->rest, SD_EVENT_ONESHOT);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(io, SD_EVENT_OFF);
+        if (r < 0) {
+                log_debug_errno(r, "Failed to rest the deferred proc connector watch: %m");
+                (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
+                (void)sd_event_source_set_enabled(io, SD_EVENT_ON);
+        }
+}
+
+static int on_rest_end(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ProcEvents *p = userdata;
+
+        if (p->ch[DEFERRED].io)
+                return sd_event_source_set_enabled(p->ch[DEFERRED].io, SD_EVENT_ON);
+        return 0;
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        ProcEvents *p = userdata;
+        bool deferred = s == p->ch[DEFERRED].io; /* unsplit() may end it */
+        size_t got = 0;
+        int r;
+
+        r = drain(p, &got);
+        if (deferred) {
+                p->n_deferred_wakeups++;
+                deferred_rest(p, got >= BATCH || !p->ch[DEFERRED].drained);
+        }
+        return r;
 }
 
 static int set_rcvbuf(int fd, size_t want, size_t *ret)
@@ -566,6 +649,8 @@ static int channel_watch(ProcEvents *p, Channel *c, sd_event *event, const char 
         if (r < 0)
                 return r;
         (void)sd_event_source_set_description(c->io, name);
+        if (interval == 0)
+                return 0;
         r = sd_event_source_set_ratelimit(c->io, interval, burst);
         if (r < 0)
                 log_debug_errno(r, "Failed to rate-limit %s wake-ups: %m", name);
@@ -608,10 +693,15 @@ int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler
         r = channel_watch(p, &p->ch[PROMPT], event, "proc-connector", WAKEUP_INTERVAL_USEC,
                           WAKEUP_BURST);
         if (r >= 0)
-                r = channel_watch(p, &p->ch[DEFERRED], event, "proc-connector-deferred",
-                                  DEFERRED_INTERVAL_USEC, 1);
+                r = channel_watch(p, &p->ch[DEFERRED], event, "proc-connector-deferred", 0, 0);
+        if (r >= 0)
+                r = sd_event_add_time_relative(event, &p->rest, CLOCK_MONOTONIC,
+                                               DEFERRED_REST_USEC, 0, on_rest_end, p);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
         if (r < 0)
                 return r;
+        (void)sd_event_source_set_description(p->rest, "proc-connector-deferred-rest");
 
         *ret = TAKE_PTR(p);
         return 0;
@@ -623,6 +713,7 @@ ProcEvents *proc_events_free(ProcEvents *p)
                 return NULL;
         for (size_t k = 0; k < _CHANNEL_MAX; k++)
                 channel_done(&p->ch[k]);
+        sd_event_source_disable_unref(p->rest);
         free(p);
         return NULL;
 }
@@ -645,6 +736,11 @@ uint64_t proc_events_n_lost(const ProcEvents *p)
 uint64_t proc_events_n_exec_skipped(const ProcEvents *p)
 {
         return p->n_exec_skipped;
+}
+
+uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p)
+{
+        return p->n_deferred_wakeups;
 }
 
 bool proc_events_split(const ProcEvents *p)

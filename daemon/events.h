@@ -8,10 +8,11 @@
  * (ENOBUFS: events were lost) is reported as PROC_EV_LOST so the owner can
  * rescan /proc. Nothing runs while no event arrives.
  *
- * Fork and exit events come on a second socket that does not wake the
- * daemon by itself more than once per 20 ms: they are handed on together
- * with the next exec or rename, in the kernel's order (see events.c). An
- * exec whose process's exit is already in hand is not handed on.
+ * Fork and exit events come on a second socket that wakes the daemon by
+ * itself about once a second at most (every 20 ms while it finds them by
+ * the batch): they are handed on together with the next exec or rename, in
+ * the kernel's order (see events.c). An exec whose process's exit is
+ * already in hand is not handed on.
  */
 #pragma once
 
@@ -116,6 +117,11 @@ uint64_t proc_events_n_lost(const ProcEvents *p);
 /* Exec events not handed on because the process's main thread exited
  * later in the same batch (see events.c). */
 uint64_t proc_events_n_exec_skipped(const ProcEvents *p);
+/* Hand on the fork and exit events queued on their own socket now (when
+ * stopping: a thread started just before is then known and put back too). */
+int proc_events_flush_deferred(ProcEvents *p);
+/* Wake-ups the fork and exit socket caused by itself. */
+uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p);
 /* True while fork and exit events come on a socket of their own, drained
  * with the others (see events.c); false once the kernel was found to
  * ignore the filter (before Linux 6.6). */

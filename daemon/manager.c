@@ -841,7 +841,11 @@ int manager_run(Manager *m)
         if (m->notify)
                 (void)sd_notify(false, "STOPPING=1");
 
-        /* Stop listening first; then put things back. */
+        /* Stop listening first; then put things back. The threads that
+         * managed processes started meanwhile inherited latniced's settings:
+         * their forks are handed on first, so that they are put back too. */
+        if (m->events && m->config.restore_on_exit && !m->opts.dry_run)
+                (void)proc_events_flush_deferred(m->events);
         m->events = proc_events_free(m->events);
         if (m->config.restore_on_exit && !m->opts.dry_run) {
                 size_t n = applier_restore_all(&m->applier);

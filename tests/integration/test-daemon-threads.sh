@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every thread of a matched process gets the settings, also threads created
-# later (tracked: SIGTERM gives them their originals back); a thread: rule
-# hits only the thread with that name, also when it renames itself later; a
-# process someone reniced keeps its new threads and gets back only what
-# nobody changed.
+# later (tracked: SIGTERM gives them their originals back, also to a thread
+# started just before it); a thread: rule hits only the thread with that
+# name, also when it renames itself later; a process someone reniced keeps
+# its new threads and gets back only what nobody changed.
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 
 cat >"$POL/50-threads.policy" <<'P'
@@ -111,9 +111,47 @@ wait_until 5 grep -q "^renamed tid=${pw2[1]}" "$SPAWNED_OUT" || fail "thread did
 wait_until 2 attr_is "${pw2[1]}" nice 5 || fail "renamed thread ${pw2[1]} not applied"
 attr_is "${pw2[0]}" nice 0 || fail "main thread of lt-pw2 must stay untouched"
 
-# SIGTERM restores every thread, including the one created later.
-stop_daemon || fail "latniced exited with $?"
-for t in "${threaded[@]}" "$late" "$late_tid" "${pw[1]}" "${pw2[1]}"; do
+# SIGTERM restores every thread, including the ones created later, and a
+# thread started just before it: a helper sends SIGTERM itself right after
+# starting a thread, and nothing execs meanwhile (bash's ': >' and wait are
+# builtins), so no exec or rename brings that thread's fork event in;
+# latniced hands on the queued forks before it puts things back. A thread
+# that came and went first makes the fork and exit socket's watch rest.
+/usr/bin/python3 - lt-late-threads-marker-last "$T" "$DAEMON" <<'PY' &
+import os, signal, sys, threading, time
+t, daemon = sys.argv[2], int(sys.argv[3])
+open(t + "/last.pid.tmp", "w").write(str(os.getpid()))
+os.rename(t + "/last.pid.tmp", t + "/last.pid")
+while not os.path.exists(t + "/go-last"):
+    time.sleep(0.01)
+throwaway = threading.Thread(target=lambda: None)
+throwaway.start()
+throwaway.join()
+time.sleep(0.2)
+started = threading.Event()
+tid = []
+def run():
+    tid.append(threading.get_native_id())
+    started.set()
+    time.sleep(3600)
+threading.Thread(target=run, daemon=True).start()
+started.wait()
+os.kill(daemon, signal.SIGTERM)
+open(t + "/last.tid.tmp", "w").write(str(tid[0]))
+os.rename(t + "/last.tid.tmp", t + "/last.tid")
+time.sleep(3600)
+PY
+PIDS+=($!)
+wait_until 5 test -s "$T/last.pid" || fail "python helper (last) did not start"
+last=$(cat "$T/last.pid")
+wait_until 2 attr_is "$last" nice 3 || fail "last-thread process not applied"
+: >"$T/go-last"
+wait "$DAEMON" || fail "latniced exited with $?"
+DAEMON=
+wait_until 5 test -s "$T/last.tid" || fail "python helper (last) did not start its thread"
+last_tid=$(cat "$T/last.tid")
+grep -q "$last/$last_tid" "$LOG" || fail "latniced never looked at the thread $last_tid started before SIGTERM"
+for t in "${threaded[@]}" "$late" "$late_tid" "${pw[1]}" "${pw2[1]}" "$last" "$last_tid"; do
         attr_is "$t" nice 0 || fail "thread $t not restored on SIGTERM (nice $(attr "$t" nice))"
 done
 attr_is "$owned" nice 7 || fail "the user's nice of $owned was not left alone on SIGTERM"
