@@ -98,7 +98,7 @@ struct ProcEvents {
         proc_event_handler_t handler;
         void *userdata;
         size_t rcvbuf;
-        uint64_t n_received, n_lost, n_exec_skipped, n_deferred_wakeups;
+        uint64_t n_received, n_lost, n_exec_skipped, n_deferred_wakeups, n_deferred_busy;
 };
 
 static const char *const event_names[_PROC_EV_MAX] = {
@@ -469,8 +469,11 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
         r = drain(p, &got);
         if (deferred) {
+                bool busy = got >= BATCH || !p->ch[DEFERRED].drained;
+
                 p->n_deferred_wakeups++;
-                deferred_rest(p, got >= BATCH || !p->ch[DEFERRED].drained);
+                p->n_deferred_busy += busy;
+                deferred_rest(p, busy);
         }
         return r;
 }
@@ -741,6 +744,11 @@ uint64_t proc_events_n_exec_skipped(const ProcEvents *p)
 uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p)
 {
         return p->n_deferred_wakeups;
+}
+
+uint64_t proc_events_n_deferred_busy(const ProcEvents *p)
+{
+        return p->n_deferred_busy;
 }
 
 bool proc_events_split(const ProcEvents *p)

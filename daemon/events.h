@@ -120,8 +120,10 @@ uint64_t proc_events_n_exec_skipped(const ProcEvents *p);
 /* Hand on the fork and exit events queued on their own socket now (when
  * stopping: a thread started just before is then known and put back too). */
 int proc_events_flush_deferred(ProcEvents *p);
-/* Wake-ups the fork and exit socket caused by itself. */
+/* Wake-ups the fork and exit socket caused by itself, and those of them
+ * that found a full batch (its watch then rests only briefly). */
 uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p);
+uint64_t proc_events_n_deferred_busy(const ProcEvents *p);
 /* True while fork and exit events come on a socket of their own, drained
  * with the others (see events.c); false once the kernel was found to
  * ignore the filter (before Linux 6.6). */

@@ -603,8 +603,10 @@ static void test_live_merge_order(void)
 /* Forks and exits alone (no exec, no rename) do not wake latniced by the
  * event: the child forks 50 kids 5 ms apart, each exits at once. Every
  * fork and exit is handed on once and in order, within the watch's rest
- * (about a second), and the fork and exit socket woke the loop at most
- * three times for all of them (once per 20 ms before: 12 or more). */
+ * (about a second), and the fork and exit socket woke the loop by itself
+ * about once a second (once per 20 ms before: 12 or more times). Wake-ups
+ * that found a full batch rest briefly: other processes' forks (tests run
+ * side by side) may cause some, and they are not counted. */
 static void test_live_deferred_rest(void)
 {
         _cleanup_(proc_events_freep) ProcEvents *p = NULL;
@@ -612,7 +614,7 @@ static void test_live_deferred_rest(void)
         SeenForks s = {};
         struct utsname u;
         unsigned major = 0, minor = 0;
-        uint64_t end, w0;
+        uint64_t end, w0, b0, t0, quiet, secs;
 
         assert(uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2);
         if (major < 6 || (major == 6 && minor < 6)) {
@@ -622,6 +624,8 @@ static void test_live_deferred_rest(void)
         assert(sd_event_new(&ev) >= 0);
         assert(proc_events_new(ev, 0, on_fork_event, &s, &p) == 0);
         w0 = proc_events_n_deferred_wakeups(p);
+        b0 = proc_events_n_deferred_busy(p);
+        t0 = now_ms();
 
         s.child = fork();
         assert(s.child >= 0);
@@ -650,9 +654,12 @@ static void test_live_deferred_rest(void)
         check(s.n_dup == 0);
         check(s.n_misordered == 0);
         check(proc_events_split(p));
-        check(proc_events_n_deferred_wakeups(p) - w0 <= 3);
-        printf("deferred wake-ups for 50 forks and exits: %" PRIu64 "\n",
-               proc_events_n_deferred_wakeups(p) - w0);
+        secs = (now_ms() - t0) / 1000;
+        quiet = proc_events_n_deferred_wakeups(p) - w0 - (proc_events_n_deferred_busy(p) - b0);
+        check(quiet <= 2 + secs);
+        printf("deferred wake-ups for 50 forks and exits in %" PRIu64 " s: %" PRIu64
+               " (%" PRIu64 " with a full batch)\n",
+               secs, proc_events_n_deferred_wakeups(p) - w0, proc_events_n_deferred_busy(p) - b0);
 
         p = proc_events_free(p);
         sd_event_unref(ev);
