@@ -7,7 +7,10 @@
 #   cg_find                 pick the hierarchy: cgroup2 if the cpu controller
 #                           is enabled at its root, else the v1 cpu hierarchy;
 #                           on failure cg_why says why, and it returns 1
-#   cg_create UID           make the tree below $cg_mount/latnice-bench-$$
+#   cg_create UID           make the tree below $cg_mount/latnice-bench-$$,
+#                           its top group at $cg_top_factor times the
+#                           default weight (what CPUWeight= on user.slice
+#                           is on a systemd machine)
 #   cg_set GROUP FILE VAL   write one knob (GROUP: sleeper or hogs, the
 #                           leaves; sleeper-slice or hogs-slice, the leaves'
 #                           parents, where the two branches meet)
@@ -38,6 +41,7 @@ cg_hogs=""
 cg_sleeper_slice=""
 cg_hogs_slice=""
 cg_rt_branch=() # the groups from the top down to the sleeper's unit
+cg_top_factor=1 # the top group's weight, times the default (1..100)
 cg_weight=""    # the weight file: cpu.weight (v2) or cpu.shares (v1)
 cg_weight_default=""
 cg_weight_min=""
@@ -104,7 +108,12 @@ cg_create() { # uid
         cg_hogs="$cg_hogs_slice/app-build.scope"
         cg_mkgroup "$cg_sleeper" 1 && cg_mkgroup "$cg_hogs" 1 || return 1
         cg_rt_branch+=("$cg_sleeper_slice" "$cg_sleeper")
-        cg_reset
+        cg_reset || return 1
+        if [ "$cg_top_factor" != 1 ] &&
+                ! cg_write "$cg_top/$cg_weight" $((cg_weight_default * cg_top_factor)); then
+                cg_why="cannot set the weight of $cg_top"
+                return 1
+        fi
 }
 
 cg_dir() { # sleeper|hogs|sleeper-slice|hogs-slice

@@ -28,13 +28,17 @@
 # latnice-bench-PID (cgroup2 if it has the cpu controller, else the v1 cpu
 # hierarchy), removed on every exit. The g-* conditions act on those groups
 # (bench/topology-lib.sh); in flat they have none to act on ("n/a").
+# --top-weight F gives latnice-bench-PID, which stands for user.slice (the
+# level where the tree meets the host's other work: kernel threads, PID 1,
+# other services), F times the default weight for every condition, as
+# CPUWeight= on user.slice would (1..100; default 1).
 #
 # Throughput part: a build-like job (compiling a C file many times on all
 # cores) alone and next to a foreground load (hackbench), with and without
 # the background class, to show what the class costs the background work.
 #
 # usage: bench/sched-effect.sh [--duration S] [--repeats N] [--hogs N]
-#            [--topology flat|sessions|cgroups[,...]]
+#            [--topology flat|sessions|cgroups[,...]] [--top-weight F]
 #            [--conditions c1,c2,...] [--part latency|throughput|all]
 #            [--sleeper sleeper|cyclictest] [--build DIR] [--out DIR] [--smoke]
 #   cyclictest resets its own timer slack at start-up (it switches to
@@ -60,6 +64,7 @@ sleeper_kind=sleeper
 all_conditions="alone base s-slice s-nice s-slack s-setsid h-idle h-batch h-nice19 h-batch19 h-b19-s13 h-slice100 combo s-rt g-idle g-weight gs-idle gs-weight latniced"
 conditions=""
 topologies=flat
+top_weight=1
 
 while [ $# -gt 0 ]; do
         case "$1" in
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
         --hogs) hogs=$2; shift 2 ;;
         --conditions) conditions=${2//,/ }; shift 2 ;;
         --topology) topologies=${2//,/ }; shift 2 ;;
+        --top-weight) top_weight=$2; shift 2 ;;
         --part) part=$2; shift 2 ;;
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --out) out=$2; shift 2 ;;
@@ -141,6 +147,10 @@ latniced="$build/daemon/latniced"
 
 # shellcheck source=bench/cgroup-lib.sh
 . "$here/cgroup-lib.sh"
+case $top_weight in
+[1-9] | [1-9][0-9] | 100) cg_top_factor=$top_weight ;;
+*) echo "sched-effect: --top-weight: expected 1..100, got \"$top_weight\"" >&2; exit 2 ;;
+esac
 # shellcheck source=bench/topology-lib.sh
 . "$here/topology-lib.sh"
 
@@ -359,7 +369,7 @@ run_latency() {
 # the same topology; then base against latniced, the comparison that counts.
 summarize_latency() {
         {
-                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)${cg_kind:+, cgroups: $cg_kind cpu at $cg_mount}"
+                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)${cg_kind:+, cgroups: $cg_kind cpu at $cg_mount}${cg_kind:+$([ "$cg_top_factor" = 1 ] || echo ", top group at ${cg_top_factor}x the default weight")}"
                 echo "# medians over repeats; x = baseline p99.9 / condition p99.9 of the same topology (higher is better)"
                 printf '| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
                         topology condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"

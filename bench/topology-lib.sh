@@ -157,7 +157,7 @@ topo_groups() { # topo hog-pid sleeper-pid
                         echo "sched-effect: WARNING: the hogs run in ${h%% *}, not in $cg_hogs" >&2
                 [ "$cg_mount${s%% *}" = "$cg_sleeper" ] ||
                         echo "sched-effect: WARNING: the sleeper runs in ${s%% *}, not in $cg_sleeper" >&2
-                echo "hogs=$h sleeper=$s"
+                echo "hogs=$h sleeper=$s top-${cg_weight#cpu.}=$(cat "$cg_top/$cg_weight" 2>/dev/null || echo "?")"
                 ;;
         esac
 }

@@ -212,8 +212,9 @@ nothing_left sched-effect none "$TMP/se/attrs.txt"
 # The cgroups topology, where the machine has a cpu controller.
 cgroups=0
 rm -rf "$TMP/se"
+# The top group at twice the default weight (--top-weight), read back.
 bash bench/sched-effect.sh --smoke --topology cgroups --conditions base,g-idle,gs-weight,s-rt,latniced \
-        --build "$BUILD" --out "$TMP/se" >"$TMP/se.out" 2>&1
+        --top-weight 2 --build "$BUILD" --out "$TMP/se" >"$TMP/se.out" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
         echo "SKIP: sched-effect --topology cgroups: $(grep -- '--topology cgroups' "$TMP/se.out")"
@@ -227,9 +228,10 @@ else
         done
         unit='/latnice-bench-[0-9]+/user.slice/user-[0-9]+.slice/user@[0-9]+.service'
         knobs='idle=([0-9]) [a-z]+=([0-9]+) slice-idle=([0-9]) slice-[a-z]+=([0-9]+)'
-        has_groups cgroups base "hogs=$unit/app.slice/app-build.scope idle=0 .* sleeper=$unit/session.slice/pipewire.service idle=0 "
+        has_groups cgroups base "hogs=$unit/app.slice/app-build.scope idle=0 .* sleeper=$unit/session.slice/pipewire.service idle=0 .* top-[a-z]+=(200|2048)$"
+        has "$TMP/se/latency.md" "top group at 2x the default weight" sched-effect
         has_groups cgroups g-idle "hogs=[^ ]* idle=1 [a-z]+=[0-9]+ slice-idle=0 .* sleeper=[^ ]* idle=0 "
-        has_groups cgroups gs-weight "hogs=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(1|2) sleeper=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(10000|262144)$"
+        has_groups cgroups gs-weight "hogs=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(1|2) sleeper=[^ ]* idle=0 [a-z]+=(100|1024) slice-idle=0 slice-[a-z]+=(10000|262144) top-[a-z]+=(200|2048)$"
         grep -Eq "$knobs" "$TMP/se/groups.txt" || fail "sched-effect: groups.txt has no cgroup knobs"
         no_leak sched-effect
         nothing_left "sched-effect --topology cgroups" \
