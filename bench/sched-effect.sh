@@ -368,8 +368,10 @@ run_latency() {
 # The table: medians per topology and condition, ratios against the base of
 # the same topology; then base against latniced, the comparison that counts.
 summarize_latency() {
+        local top_note=""
+        [ "$cg_top_factor" = 1 ] || top_note=", top group at ${cg_top_factor}x the default weight"
         {
-                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)${cg_kind:+, cgroups: $cg_kind cpu at $cg_mount}${cg_kind:+$([ "$cg_top_factor" = 1 ] || echo ", top group at ${cg_top_factor}x the default weight")}"
+                echo "# sched-effect latency: $hogs hogs on $(nproc) CPUs, $sleeper_kind 1 ms period, ${duration}s x $repeats, $(uname -r), autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)${cg_kind:+, cgroups: $cg_kind cpu at $cg_mount$top_note}"
                 echo "# medians over repeats; x = baseline p99.9 / condition p99.9 of the same topology (higher is better)"
                 printf '| %-8s | %-10s | %8s | %8s | %8s | %8s | %7s | %7s | %10s |\n' \
                         topology condition "p50 us" "p99 us" "p99.9 us" "max us" "p99 x" "p99.9 x" "hog ops/s"

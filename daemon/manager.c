@@ -832,6 +832,7 @@ int manager_start(Manager *m)
 
 int manager_run(Manager *m)
 {
+        bool restore;
         int r, code;
 
         r = sd_event_loop(m->event);
@@ -844,10 +845,11 @@ int manager_run(Manager *m)
         /* Stop listening first; then put things back. The threads that
          * managed processes started meanwhile inherited latniced's settings:
          * their forks are handed on first, so that they are put back too. */
-        if (m->events && m->config.restore_on_exit && !m->opts.dry_run)
+        restore = m->config.restore_on_exit && !m->opts.dry_run;
+        if (m->events && restore)
                 (void)proc_events_flush_deferred(m->events);
         m->events = proc_events_free(m->events);
-        if (m->config.restore_on_exit && !m->opts.dry_run) {
+        if (restore) {
                 size_t n = applier_restore_all(&m->applier);
                 log_info("Restored the original attributes of %zu thread(s).", n);
                 if (m->units)
