@@ -158,8 +158,8 @@ static size_t pattern_offset(const Lexer *l, const Token *t, size_t i)
 
 static int compile_regex(ExprParser *p, const Token *t, regex_t *ret)
 {
-        size_t at = t->offset + strlen(match_key_to_string(t->key)) + 1, copies;
-        ssize_t backref;
+        size_t at = t->offset + strlen(match_key_to_string(t->key)) + 1, copies, depth;
+        ssize_t backref, stacked;
         char msg[256];
         int r;
 
@@ -169,6 +169,18 @@ static int compile_regex(ExprParser *p, const Token *t, regex_t *ret)
                                    "expected a regular expression without back-references, "
                                    "found \"\\%c\" (they can take exponential time)",
                                    t->pattern[backref + 1]);
+        r = regex_repeats(t->pattern, &depth, &stacked);
+        if (r == -EINVAL)
+                return parser_fail(p, pattern_offset(&p->lexer, t, (size_t)stacked),
+                                   "expected one repetition operator after an atom, found '%c' "
+                                   "after another (POSIX leaves stacked repetitions undefined, "
+                                   "and glibc takes exponential time on them)",
+                                   t->pattern[stacked]);
+        if (r < 0 || depth > REGEX_NEST_MAX)
+                return parser_fail(p, at,
+                                   "expected a regular expression whose repetitions nest at most "
+                                   "%u deep, found \"%.64s\"",
+                                   REGEX_NEST_MAX, t->pattern);
         if (regex_cost(t->pattern, &copies) > REGEX_COST_MAX)
                 return parser_fail(p, at,
                                    "expected a regular expression with fewer or smaller "

@@ -4,6 +4,8 @@
  * before it hands it to glibc's regcomp(), whose time and memory some
  * patterns make exponential (see regex-guard.h).
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,4 +151,91 @@ ssize_t regex_find_backref(const char *re)
                 }
         }
         return -1;
+}
+
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* The length of the bound ("{m}", "{m,}", "{m,n}") at RE, or 0. */
+static size_t bound_length(const char *re)
+{
+        size_t i = 1;
+
+        if (re[0] != '{' || !is_digit(re[i]))
+                return 0;
+        while (is_digit(re[i]))
+                i++;
+        if (re[i] == ',')
+                for (i++; is_digit(re[i]); i++)
+                        ;
+        return re[i] == '}' ? i + 1 : 0;
+}
+
+int regex_repeats(const char *re, size_t *ret_depth, ssize_t *ret_stacked)
+{
+        /* per group level: the deepest repetition in it so far, and the
+         * depth of its last atom (a group's is the deepest inside it) */
+        size_t deepest[EXPR_DEPTH_MAX + 2] = {}, atom[EXPR_DEPTH_MAX + 2] = {};
+        size_t level = 0;
+        bool after_repeat = false;
+
+        *ret_depth = 0;
+        *ret_stacked = -1;
+        for (size_t i = 0; re[i]; i++) {
+                size_t n = re[i] == '{' ? bound_length(re + i) : 0;
+
+                if (re[i] == '*' || re[i] == '+' || re[i] == '?' || n > 0) {
+                        if (after_repeat) {
+                                *ret_stacked = (ssize_t) i;
+                                return -EINVAL;
+                        }
+                        atom[level]++;
+                        deepest[level] = MAX(deepest[level], atom[level]);
+                        after_repeat = true;
+                        if (n > 0)
+                                i += n - 1;
+                        continue;
+                }
+                after_repeat = false;
+                switch (re[i]) {
+                case '\\':
+                        if (re[i + 1])
+                                i++;
+                        atom[level] = 0;
+                        break;
+                case '[':
+                        i = regex_skip_bracket(re, i);
+                        if (!re[i])
+                                goto done; /* unterminated: regcomp reports it */
+                        atom[level] = 0;
+                        break;
+                case '(':
+                        if (level + 1 >= ELEMENTSOF(deepest))
+                                return -E2BIG;
+                        level++;
+                        deepest[level] = atom[level] = 0;
+                        break;
+                case ')':
+                        if (level == 0) {
+                                atom[level] = 0;
+                                break;
+                        }
+                        level--;
+                        atom[level] = deepest[level + 1];
+                        deepest[level] = MAX(deepest[level], atom[level]);
+                        break;
+                default:
+                        atom[level] = 0;
+                        break;
+                }
+        }
+done:
+        while (level > 0) { /* unbalanced: regcomp reports it */
+                level--;
+                deepest[level] = MAX(deepest[level], deepest[level + 1]);
+        }
+        *ret_depth = deepest[0];
+        return 0;
 }
