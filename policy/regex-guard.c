@@ -23,6 +23,28 @@ static size_t sat_add(size_t a, size_t b)
         return a + b > REGEX_COST_MAX ? REGEX_COST_MAX + 1 : a + b;
 }
 
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* The length of the bound at RE, or 0: "{m}", "{m,}", "{m,n}", and as
+ * glibc also reads them, "{,n}" and "{,}" (from 0). "{}" is none. */
+static size_t bound_length(const char *re)
+{
+        size_t i = 1;
+        bool any = false;
+
+        if (re[0] != '{')
+                return 0;
+        for (; is_digit(re[i]); i++)
+                any = true;
+        if (re[i] == ',')
+                for (i++, any = true; is_digit(re[i]); i++)
+                        ;
+        return any && re[i] == '}' ? i + 1 : 0;
+}
+
 /* Skip the bracket expression that starts at RE[I] ('['): the index of its ']',
  * or of the terminating NUL when it is unterminated (regcomp reports that).
  * Inside it a backslash is an ordinary character, as POSIX EREs have it. */
@@ -97,18 +119,17 @@ size_t regex_cost(const char *re, size_t *ret_copies)
                         mult = 2;
                         break;
                 case '{': {
-                        unsigned long m = 0, n = 0;
+                        size_t len = bound_length(c);
+                        unsigned long m, n;
                         char *end;
 
-                        m = strtoul(c + 1, &end, 10);
-                        n = m;
-                        if (*end == ',')
-                                n = strtoul(end + 1, &end, 10);
-                        if (*end != '}')
+                        if (len == 0)
                                 break; /* not a bound: a literal, or an error regcomp reports */
+                        m = strtoul(c + 1, &end, 10);
+                        n = *end == ',' ? strtoul(end + 1, NULL, 10) : m;
                         mult = (size_t)MIN(MAX(m, n), (unsigned long)REGEX_COST_MAX) + 1;
                         copies = sat_add(copies, sat_mul(last[depth] ? last[depth] : 1, mult - 1));
-                        c = end;
+                        c += len - 1;
                         break;
                 }
                 default:
@@ -151,26 +172,6 @@ ssize_t regex_find_backref(const char *re)
                 }
         }
         return -1;
-}
-
-static bool is_digit(char c)
-{
-        return c >= '0' && c <= '9';
-}
-
-/* The length of the bound ("{m}", "{m,}", "{m,n}") at RE, or 0. */
-static size_t bound_length(const char *re)
-{
-        size_t i = 1;
-
-        if (re[0] != '{' || !is_digit(re[i]))
-                return 0;
-        while (is_digit(re[i]))
-                i++;
-        if (re[i] == ',')
-                for (i++; is_digit(re[i]); i++)
-                        ;
-        return re[i] == '}' ? i + 1 : 0;
 }
 
 int regex_repeats(const char *re, size_t *ret_depth, ssize_t *ret_stacked)

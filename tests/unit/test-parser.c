@@ -98,6 +98,10 @@ static const BadCase bad_cases[] = {
         { R "Match = name~a{2}?\n", 0, DIAG_ERROR, 2, 18,
           "expected one repetition operator after an atom, found '?' after another (POSIX "
           "leaves stacked repetitions undefined, and glibc takes exponential time on them)" },
+        /* glibc reads "{,3}" as a bound too */
+        { R "Match = name~a{,3}*\n", 0, DIAG_ERROR, 2, 19,
+          "expected one repetition operator after an atom, found '*' after another (POSIX "
+          "leaves stacked repetitions undefined, and glibc takes exponential time on them)" },
         { R "Match = name~\"(x)*{1,2}\"\n", 0, DIAG_ERROR, 2, 19,
           "expected one repetition operator after an atom, found '{' after another (POSIX "
           "leaves stacked repetitions undefined, and glibc takes exponential time on them)" },
@@ -374,6 +378,7 @@ static void test_expressions(void)
                 /* repetitions nested 4 deep, side by side, and operators that
                  * are no repetitions: escaped, in brackets, a '{' without a bound */
                 { "exe~\"^((((a)+)*b)+(((c)?)+d)*)+$\"", "exe~\"^((((a)+)*b)+(((c)?)+d)*)+$\"" },
+                { "exe~\"^x{,3}y{2,}z{,}$\"", "exe~^x{,3}y{2,}z{,}$" },
                 { "cmdline~\"\\++[*+?]+a\\{2}{2}\"", "cmdline~\"\\\\++[*+?]+a\\\\{2}{2}\"" },
                 /* in a bracket expression a backslash is no back-reference */
                 { "exe~[\\1]x", "exe~[\\1]x" },
