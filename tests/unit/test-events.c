@@ -493,6 +493,41 @@ static int on_fork_event(const ProcEvent *e, void *userdata)
         return 0;
 }
 
+/* Fork a child that starts N processes one after the other, each running
+ * /bin/true (EXEC) or exiting at once, PACE_US apart, and exits. */
+static pid_t fork_starter(int n, bool exec, unsigned pace_us)
+{
+        pid_t child = fork();
+
+        assert(child >= 0);
+        if (child > 0)
+                return child;
+        for (int i = 0; i < n; i++) {
+                pid_t k = fork();
+                if (k < 0)
+                        _exit(1);
+                if (k == 0) {
+                        if (exec)
+                                execl("/bin/true", "true", (char *)NULL);
+                        _exit(exec ? 127 : 0);
+                }
+                if (waitpid(k, NULL, 0) != k)
+                        _exit(1);
+                if (pace_us > 0)
+                        usleep(pace_us);
+        }
+        _exit(0);
+}
+
+/* Run EV until the exit of S's child was handed on, 10 s at most. */
+static void run_until_child_exit(sd_event *ev, const SeenForks *s)
+{
+        uint64_t end = now_ms() + 10000;
+
+        while (!s->child_exited && now_ms() < end)
+                assert(sd_event_run(ev, 100 * 1000) >= 0);
+}
+
 /* Fork and exit events come on a socket of their own (Linux 6.6+) and are
  * merged with exec events in the kernel's order. A child starts 100
  * processes that exec /bin/true one after the other, all before the test
@@ -506,31 +541,13 @@ static void test_live_deferred(void)
         SeenForks s = {};
         const char *release;
         bool filters = kernel_filters_events(&release);
-        uint64_t end;
 
         assert(sd_event_new(&ev) >= 0);
         assert(proc_events_new(ev, 0, on_fork_event, &s, &p) == 0);
 
-        s.child = fork();
-        assert(s.child >= 0);
-        if (s.child == 0) {
-                for (int i = 0; i < 100; i++) {
-                        pid_t k = fork();
-                        if (k < 0)
-                                _exit(1);
-                        if (k == 0) {
-                                execl("/bin/true", "true", (char *)NULL);
-                                _exit(127);
-                        }
-                        if (waitpid(k, NULL, 0) != k)
-                                _exit(1);
-                }
-                _exit(0);
-        }
+        s.child = fork_starter(100, true, 0);
         assert(waitpid(s.child, NULL, 0) == s.child);
-        end = now_ms() + 10000;
-        while (!s.child_exited && now_ms() < end)
-                assert(sd_event_run(ev, 100 * 1000) >= 0);
+        run_until_child_exit(ev, &s);
 
         check(s.child_exited);
         check(s.n_forks == 100);
@@ -622,7 +639,7 @@ static void test_live_deferred_rest(void)
         sd_event *ev = NULL;
         SeenForks s = {};
         const char *release;
-        uint64_t end, w0, b0, t0, quiet, secs;
+        uint64_t w0, b0, t0, quiet, secs;
 
         if (!kernel_filters_events(&release)) {
                 printf("kernel %s has no event filter: one socket, no rest\n", release);
@@ -634,24 +651,8 @@ static void test_live_deferred_rest(void)
         b0 = proc_events_n_deferred_busy(p);
         t0 = now_ms();
 
-        s.child = fork();
-        assert(s.child >= 0);
-        if (s.child == 0) {
-                for (int i = 0; i < 50; i++) {
-                        pid_t k = fork();
-                        if (k < 0)
-                                _exit(1);
-                        if (k == 0)
-                                _exit(0);
-                        if (waitpid(k, NULL, 0) != k)
-                                _exit(1);
-                        usleep(5000);
-                }
-                _exit(0);
-        }
-        end = now_ms() + 10000;
-        while (!s.child_exited && now_ms() < end)
-                assert(sd_event_run(ev, 100 * 1000) >= 0);
+        s.child = fork_starter(50, false, 5000);
+        run_until_child_exit(ev, &s);
         assert(waitpid(s.child, NULL, 0) == s.child);
 
         check(s.child_exited);
