@@ -109,9 +109,10 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  *
  * - evaluate() reads the snapshot and decides first: most processes match
  *   no rule and are left at that, without a system call more. Where the
- *   policy does not follow the parent, that first snapshot has no start
- *   time (PROC_READ_NO_STAT: the comm from PID/comm, which costs the kernel
- *   about half of what PID/stat does); a process it finds to be changed (or
+ *   policy does not follow the parent and looks at no cmdline (latniced
+ *   reads the stat before a cmdline: lib/proc.h), that first snapshot has
+ *   no start time (PROC_READ_NO_STAT: the comm from PID/comm, which costs
+ *   the kernel about half of what PID/stat does); a process it finds to be changed (or
  *   restored) is read again whole, start time first, and decided again
  *   from that, so that nothing is changed on a read without a start time.
  *   A process that is to be changed (or restored) is then held by a pidfd
@@ -827,13 +828,14 @@ static bool evaluation_acts(Applier *a, const Evaluation *e, pid_t only_tid)
  * snapshot leaves out the stat file where it can (the policy does not
  * follow the parent): a process that is to be acted on is then read again
  * whole, and decided again on that. Returns as evaluation_run(). */
-static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, Evaluation *e, int *ret_pidfd)
+static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags,
+                           Evaluation *e, int *ret_pidfd)
 {
         unsigned light = (a->read_flags & PROC_READ_ANCESTORS) ? 0 : PROC_READ_NO_STAT;
         int r;
 
         *ret_pidfd = -EBADF;
-        r = evaluation_run(a, pid, light, e);
+        r = evaluation_run(a, pid, light | extra_flags, e);
         if (r <= 0)
                 return r;
         a->counters.n_evaluated++;
@@ -841,7 +843,7 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, Evaluation *e,
                 return 1;
         if (!e->p->has_stat) {
                 evaluation_done(e);
-                r = evaluation_run(a, pid, 0, e);
+                r = evaluation_run(a, pid, extra_flags, e);
                 if (r <= 0)
                         return r;
         }
@@ -853,11 +855,12 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, Evaluation *e,
 }
 
 /*
- * Evaluate process PID (or only its thread ONLY_TID): snapshot, decide
+ * Evaluate process PID (or only its thread ONLY_TID): snapshot (EXTRA_FLAGS:
+ * PROC_READ_FRESH for a process that has just called exec), decide
  * (policy_decide(), for the process and, with thread rules, per thread),
  * apply. The decision is the same one Explain reports.
  */
-static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
+static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
 {
         _cleanup_(evaluation_done) Evaluation ev = {};
         _cleanup_close_ int pidfd = -EBADF;
@@ -869,7 +872,13 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 
         if (!a->policy || pid <= 0)
                 return 0;
-        r = evaluation_hold(a, pid, only_tid, &ev, &pidfd);
+        r = evaluation_hold(a, pid, only_tid, extra_flags, &ev, &pidfd);
+        if (r == -EAGAIN) {
+                a->counters.n_deferred++;
+                if (a->deferred)
+                        a->deferred(a->userdata, pid);
+                return 0;
+        }
         if (r <= 0)
                 return r;
 
@@ -953,17 +962,22 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid)
 
 int applier_process(Applier *a, pid_t pid)
 {
-        return evaluate(a, pid, 0);
+        return evaluate(a, pid, 0, 0);
+}
+
+int applier_exec(Applier *a, pid_t pid)
+{
+        return evaluate(a, pid, 0, PROC_READ_FRESH);
 }
 
 int applier_thread(Applier *a, pid_t pid, pid_t tid)
 {
         if (tid == pid)
-                return evaluate(a, pid, 0);
+                return evaluate(a, pid, 0, 0);
         /* A thread of a process nothing manages can only matter to thread rules. */
         if (!a->thread_rules && !task_table_has_process(a->tasks, pid))
                 return 0;
-        return evaluate(a, pid, tid);
+        return evaluate(a, pid, tid, 0);
 }
 
 void applier_forget(Applier *a, pid_t pid, pid_t tid)
@@ -988,7 +1002,7 @@ int applier_rescan(Applier *a)
                 return r;
 
         for (size_t i = 0; i < n; i++) {
-                r = evaluate(a, pids[i], 0);
+                r = evaluate(a, pids[i], 0, 0);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)

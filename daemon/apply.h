@@ -49,6 +49,7 @@ typedef struct ApplierCounters {
         uint64_t n_restored;   /* threads given their original attributes back */
         uint64_t n_skipped;    /* threads left alone: RT/DL, kernel thread, user-owned */
         uint64_t n_reused;     /* pid reuse detected between read and apply */
+        uint64_t n_deferred;   /* evaluations put off: the process kept its cmdline read waiting */
 } ApplierCounters;
 
 struct Applier {
@@ -69,6 +70,10 @@ struct Applier {
         /* The apply step of [Unit] sections for P's cgroup (optional), after
          * its task settings. */
         void (*configure_units)(void *userdata, const ProcTask *p);
+        /* PID could not be evaluated now: the bounded reader cut a read of
+         * its (or an ancestor's) cmdline short or refused it (lib/proc.h).
+         * Nothing of it was changed; the caller arranges to try again. */
+        void (*deferred)(void *userdata, pid_t pid);
         void *userdata;
         ApplierCounters counters;
         bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */
@@ -87,6 +92,9 @@ void applier_set_policy(Applier *a, const Policy *policy);
  * errno on resource failures.
  */
 int applier_process(Applier *a, pid_t pid);
+/* The same for a process that has just called exec (its exec event): its
+ * cmdline may be read without the bounded reader (PROC_READ_FRESH). */
+int applier_exec(Applier *a, pid_t pid);
 /* Evaluate one thread TID of PID (new thread, renamed thread). */
 int applier_thread(Applier *a, pid_t pid, pid_t tid);
 /* TID exited: forget it. */

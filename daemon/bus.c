@@ -502,6 +502,12 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (r == -ESRCH)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
                                          (int) pid);
+        if (r == -EBUSY)
+                return sd_bus_error_set_errnof(error, r,
+                                               "Cannot explain pid %d now: reading its command "
+                                               "line (or an ancestor's) takes too long, the "
+                                               "process keeps its memory busy; try again later",
+                                               (int) pid);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot explain pid %d: %s", (int) pid,
                                                strerror(-r));

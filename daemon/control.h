@@ -62,7 +62,8 @@ int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n);
 /* Explain PID with the policy in effect, as the applier decides it
  * (policy_decide(): the [Unit] settings of its cgroup, the rules, boosts
  * withheld): reads /proc, fills RESULT and TRACE (caller calls
- * match_trace_done). Writes nothing. -ESRCH if no such process. RESULT's
+ * match_trace_done). Writes nothing. -ESRCH if no such process, -EBUSY if
+ * its cmdline (or an ancestor's) could not be read in time. RESULT's
  * strings live until the next event-loop iteration. */
 int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace);
 

@@ -18,6 +18,7 @@
 #include "daemon/manager.h"
 #include "daemon/ratelimit.h"
 #include "daemon/tasks.h"
+#include "lib/bounded-read.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -55,6 +56,11 @@
 #define RENAME_BATCH 32u
 /* Running out of file descriptors is warned about at most this often. */
 #define FD_WARNING_INTERVAL_USEC (10 * 1000 * 1000)
+/* How long the event loop waits for a cmdline read that lib/proc.c does not
+ * do right away (a process with threads or a large resident size, which can
+ * keep its memory busy; see lib/bounded-read.h). Such a read normally takes
+ * microseconds; one of a swapped-out argv a few milliseconds. */
+#define CMDLINE_READ_TIMEOUT_USEC (10 * 1000)
 /* Free file descriptors latniced needs before it says READY=1: evaluating a
  * process holds a pidfd, a /proc directory and a file, NSS lookups a few
  * more; the rest is margin. */
@@ -96,6 +102,8 @@ struct Manager {
         const char *rescan_why;      /* static string */
         uint64_t n_renames_deferred, n_renames_full;
         uint64_t n_fd_exhausted, last_fd_warning_usec, n_fd_unwarned;
+        BoundedReader *cmdline_reader;
+        uint64_t last_deferred_warning_usec, n_deferred_unwarned;
 };
 
 static LatencyBackend resolve_backend(Manager *m)
@@ -385,7 +393,7 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 /* Ask for a rescan: at most one is pending (a second request joins it), it
  * runs when the event queue is drained, and no sooner than the rate limit
  * allows (rescan_allowed_at()). */
-static void schedule_rescan(Manager *m, const char *why)
+static void schedule_rescan_at(Manager *m, const char *why, uint64_t not_before)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
@@ -393,11 +401,44 @@ static void schedule_rescan(Manager *m, const char *why)
                 return; /* one is pending already */
         m->rescan_wanted_usec = now;
         m->rescan_why = why;
-        if (rescan_timer_arm(m, rescan_allowed_at(m, now)) < 0) {
+        if (rescan_timer_arm(m, MAX(rescan_allowed_at(m, now), not_before)) < 0) {
                 log_warning("Failed to schedule a rescan, rescanning now.");
                 m->rescan_wanted_usec = 0;
                 (void)manager_rescan(m, why);
         }
+}
+
+static void schedule_rescan(Manager *m, const char *why)
+{
+        schedule_rescan_at(m, why, 0);
+}
+
+/* An evaluation was put off (Applier.deferred): a cmdline read took over
+ * CMDLINE_READ_TIMEOUT_USEC or was refused for its user's penalty. A rescan,
+ * no sooner than the penalty ends, evaluates it again. */
+static void on_evaluation_deferred(void *userdata, pid_t pid)
+{
+        Manager *m = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t at = bounded_reader_take_retry_at(m->cmdline_reader);
+
+        if (at == 0)
+                at = now + USEC_PER_SEC;
+        if (m->last_deferred_warning_usec == 0 ||
+            now - m->last_deferred_warning_usec >= FD_WARNING_INTERVAL_USEC) {
+                log_warning("Process %d was not evaluated: reading its command line (or an "
+                            "ancestor's) took over %u ms or is held off after that for its "
+                            "user (%" PRIu64 " read(s) cut short, %" PRIu64 " held off, %" PRIu64
+                            " since the last warning); trying again in %" PRIu64 " ms.",
+                            (int)pid, (unsigned)(CMDLINE_READ_TIMEOUT_USEC / 1000),
+                            bounded_reader_n_timeouts(m->cmdline_reader),
+                            bounded_reader_n_refused(m->cmdline_reader), m->n_deferred_unwarned,
+                            (at > now ? at - now : 0) / 1000);
+                m->last_deferred_warning_usec = now;
+                m->n_deferred_unwarned = 0;
+        } else
+                m->n_deferred_unwarned++;
+        schedule_rescan_at(m, "evaluations put off", at);
 }
 
 /* ---- renames ------------------------------------------------------- */
@@ -519,7 +560,7 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         switch (e->type) {
         case PROC_EV_EXEC:
                 ancestor_cache_stale(m->ancestors, e->pid);
-                r = applier_process(&m->applier, e->pid);
+                r = applier_exec(&m->applier, e->pid);
                 break;
         case PROC_EV_COMM:
                 r = on_rename(m, e->pid, e->tid);
@@ -623,7 +664,12 @@ int manager_new(const ManagerOptions *o, Manager **ret)
                 return r;
         m->applier.groups = m->groups;
         m->applier.on_applied = on_task_applied;
+        m->applier.deferred = on_evaluation_deferred;
         m->applier.userdata = m;
+        r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
+        if (r < 0)
+                return r;
+        proc_set_cmdline_reader(m->cmdline_reader);
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -654,6 +700,8 @@ Manager *manager_free(Manager *m)
         task_table_free(m->tasks);
         ancestor_cache_free(m->ancestors);
         id_cache_free(m->ids);
+        proc_set_cmdline_reader(NULL);
+        bounded_reader_free(m->cmdline_reader);
         policy_free(m->policy);
         strv_free(m->diagnostics);
         strv_free(m->policy_dirs);
@@ -923,6 +971,8 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
         if (!m->policy)
                 return -EAGAIN;
         r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_ANCESTORS, &p);
+        if (r == -EAGAIN)
+                return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
         /* The [Unit] settings of its cgroup, as the applier finds them

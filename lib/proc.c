@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/bounded-read.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/strv.h"
@@ -173,8 +174,9 @@ static int parse_stat(const char *buf, StatInfo *ret)
         if (!open || !close || close < open || close[1] != ' ')
                 return -EIO;
 
+        s.vsize = UINT64_MAX; /* unknown until field 23 */
         p = close + 2;
-        while (*p && field <= 22) {
+        while (*p && field <= 23) {
                 const char *end = p + strcspn(p, " \n");
 
                 switch (field) {
@@ -196,6 +198,9 @@ static int parse_stat(const char *buf, StatInfo *ret)
                         break;
                 case 22:
                         r = span_to_u64(p, end, UINT64_MAX, &s.starttime);
+                        break;
+                case 23:
+                        r = span_to_u64(p, end, UINT64_MAX, &s.vsize);
                         break;
                 }
                 if (r < 0)
@@ -319,18 +324,94 @@ static int parse_cmdline(char *buf_in, size_t n, char **ret_cmdline, char **ret_
         return 0;
 }
 
+/*
+ * Reading PID/cmdline waits for the process's mmap_lock, which the process
+ * (any task sharing its memory: its threads, and clone(CLONE_VM) children
+ * that no thread count shows) can keep busy for as long as it likes (see
+ * lib/bounded-read.h). It is read right here only for a process that has
+ * just called exec (PROC_READ_FRESH: its memory is new, and nothing else
+ * shares it yet) and whose stat, read just before, shows one thread and
+ * little mapped (an mprotect() or a fork() under that lock takes as long as
+ * the pages and mappings it walks, and there are at most VSIZE / 4 KiB of
+ * either). Anything else goes through the bounded reader, when there is one
+ * (latniced).
+ */
+#define CMDLINE_INLINE_VSIZE_MAX (32u << 20)
+
+static BoundedReader *cmdline_reader;
+
+void proc_set_cmdline_reader(BoundedReader *b)
+{
+        cmdline_reader = b;
+}
+
+static bool cmdline_inline(const StatInfo *st, bool fresh)
+{
+        if (!cmdline_reader)
+                return true;
+        return fresh && st && st->n_threads <= 1 && st->vsize <= CMDLINE_INLINE_VSIZE_MAX;
+}
+
+/* The key of PID's reads: its real uid (UID, or from PID/status when that is
+ * UINT32_MAX). */
+static int cmdline_key(const char *proc_root, pid_t pid, uint32_t uid, uint32_t *ret)
+{
+        _cleanup_free_ char *status = NULL;
+        int r;
+
+        if (uid != UINT32_MAX) {
+                *ret = uid;
+                return 0;
+        }
+        r = read_status(proc_root, pid, &status);
+        if (r < 0)
+                return r;
+        r = status_u32(status, "Uid", ret);
+        return r == -ENOMEM ? r : r < 0 ? -EIO : 0;
+}
+
+static int read_cmdline_bounded(const char *proc_root, pid_t pid, uint32_t uid, char **ret,
+                                size_t *ret_size, bool *ret_truncated)
+{
+        _cleanup_free_ char *p = NULL;
+        uint32_t key;
+        int r;
+
+        r = cmdline_key(proc_root, pid, uid, &key);
+        if (r < 0)
+                return r;
+        r = task_path(&p, proc_root, pid, 0, "cmdline");
+        if (r < 0)
+                return r;
+        r = bounded_reader_read(cmdline_reader, key, p, ret, ret_size, ret_truncated);
+        if (r == -ETIMEDOUT || r == -EBUSY)
+                return -EAGAIN;
+        if (r == -EAGAIN) /* no thread to read with: better late than never */
+                return gone(read_file_flags(p, PROC_CMDLINE_MAX,
+                                            READ_SHORT_IS_END | READ_TRUNCATE, ret, ret_size,
+                                            ret_truncated));
+        return gone(r);
+}
+
 /* The first PROC_CMDLINE_MAX bytes of PID/cmdline: argv can be a quarter of
  * the stack limit (gigabytes with "ulimit -s unlimited"), and the matcher
- * needs its beginning only. RET_TRUNCATED (optional): whether it was cut. */
-static int read_cmdline(const char *proc_root, pid_t pid, char **ret_cmdline, char **ret_argv0,
-                        bool *ret_truncated)
+ * needs its beginning only. ST: the stat just read (NULL if none), FRESH:
+ * PROC_READ_FRESH, UID: the real uid (UINT32_MAX if not read). -EAGAIN: the
+ * process kept its memory busy, try again later. RET_TRUNCATED (optional):
+ * whether it was cut. */
+static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
+                        uint32_t uid, char **ret_cmdline, char **ret_argv0, bool *ret_truncated)
 {
         char *buf = NULL;
         bool truncated;
         size_t n;
         int r;
 
-        r = read_task_head(proc_root, pid, "cmdline", PROC_CMDLINE_MAX, &buf, &n, &truncated);
+        if (cmdline_inline(st, fresh))
+                r = read_task_head(proc_root, pid, "cmdline", PROC_CMDLINE_MAX, &buf, &n,
+                                   &truncated);
+        else
+                r = read_cmdline_bounded(proc_root, pid, uid, &buf, &n, &truncated);
         if (r < 0)
                 return r;
         r = parse_cmdline(buf, n, ret_cmdline, ret_argv0);
@@ -432,9 +513,9 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
                         break; /* vanished ancestor: stop here */
                 /* An ancestor whose cmdline cannot be read (it exits right now)
                  * still has its comm and exe: only memory stops the walk. */
-                r = read_cmdline(proc_root, cur, &cmdline, &argv0, NULL);
+                r = read_cmdline(proc_root, cur, &st, false, UINT32_MAX, &cmdline, &argv0, NULL);
                 free(cmdline);
-                if (r == -ENOMEM) {
+                if (r == -ENOMEM || r == -EAGAIN) {
                         free(st.comm);
                         break;
                 }
@@ -478,7 +559,7 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
         t->ancestor_strings = strings;
         t->view.ancestors = names;
         t->view.n_ancestors = n;
-        return r == -ENOMEM ? r : 0;
+        return r == -ENOMEM || r == -EAGAIN ? r : 0;
 }
 
 ProcTask *proc_task_free(ProcTask *t)
@@ -518,6 +599,9 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
 
         if ((flags & PROC_READ_NO_STAT) && (flags & PROC_READ_ANCESTORS))
                 return -EINVAL;
+        /* A fresh cmdline is read right away only after a look at the stat. */
+        if (cmdline_reader && (flags & PROC_READ_FRESH) && !(flags & PROC_READ_NO_CMDLINE))
+                flags &= ~PROC_READ_NO_STAT;
 
         t = calloc(1, sizeof(*t));
         if (!t)
@@ -557,7 +641,9 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         }
 
         if (!(flags & PROC_READ_NO_CMDLINE)) {
-                r = read_cmdline(proc_root, pid, &t->cmdline, &t->argv0, &t->cmdline_truncated);
+                r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL,
+                                 flags & PROC_READ_FRESH, uid, &t->cmdline, &t->argv0,
+                                 &t->cmdline_truncated);
                 if (r < 0)
                         return r;
         }

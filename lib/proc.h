@@ -44,6 +44,16 @@ typedef struct ProcTask {
         char **ancestor_strings; /* NULL-terminated */
 } ProcTask;
 
+/*
+ * Where PID/cmdline is read when the process could keep the read waiting
+ * (always, but for PROC_READ_FRESH with one thread and little mapped; see
+ * read_cmdline() in proc.c): with B set (latniced), through B, and a read B
+ * cuts short or refuses makes proc_task_read() fail with -EAGAIN (try again
+ * later); with NULL (the default, latnicectl), right away. Not owned.
+ */
+typedef struct BoundedReader BoundedReader;
+void proc_set_cmdline_reader(BoundedReader *b);
+
 #define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors */
 #define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
 /* Leave out what a caller does not need (each costs a file read or a lookup;
@@ -59,8 +69,13 @@ typedef struct ProcTask {
  * and zombie false, and has_stat is false. Enough to tell that no rule
  * matches; a caller that acts on the task reads it again without this flag
  * (the start time is what tells a recycled pid apart). Not with
- * PROC_READ_ANCESTORS, which follows the ppid: -EINVAL. */
+ * PROC_READ_ANCESTORS, which follows the ppid: -EINVAL. Ignored with
+ * PROC_READ_FRESH when the cmdline is read and a bounded reader is set
+ * (proc_set_cmdline_reader()). */
 #define PROC_READ_NO_STAT    0x80
+/* The process has just called exec (latniced: its exec event): its cmdline
+ * may be read without the bounded reader if its stat allows. */
+#define PROC_READ_FRESH      0x100
 
 /* PROC_ROOT: "/proc" normally. TID == 0 means the main thread. */
 int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret);
@@ -98,6 +113,7 @@ typedef struct ProcStat {
         uint64_t flags;     /* field 9 */
         uint64_t starttime; /* field 22 */
         uint32_t n_threads; /* field 20 */
+        uint64_t vsize;     /* field 23, bytes; UINT64_MAX if the line ends before it */
 } ProcStat;
 
 /* -EIO if the line is not a stat line, -ENOMEM. */

@@ -3,7 +3,8 @@
 #
 # Hostile calls to org.latnice.Daemon1: pids out of range or gone, pid 1,
 # kernel threads, a thread id, huge strings, invalid and too many settings,
-# wrong types, bad unit names, malformed messages. Each one must get a clear
+# wrong types, bad unit names, malformed messages, Explain of a process that
+# keeps its memory busy. Each one must get a clear
 # D-Bus error naming the problem, change nothing, and latniced must keep
 # answering GetStatus afterwards.
 #
@@ -91,6 +92,29 @@ hostile "unit name of 256 bytes" "is not a valid systemd unit name" SetUnit 'sa{
 hostile "unit setting out of range" "settings: CPUWeight: " SetUnit 'sa{sv}b' a.service 1 CPUWeight u 0 false
 [ -z "$(find "$TMP/admin" "$TMP/run" -type f)" ] || fail "refused SetUnit calls left files: $(find "$TMP/admin" "$TMP/run" -type f)"
 echo "ok - unit names"
+
+# ---- a process that keeps its memory busy ----------------------------------
+# Its cmdline cannot be read in time (latniced(8), SECURITY): Explain says
+# so instead of waiting, and latniced keeps answering.
+as_nobody "$BUILD/tests/integration/ln-mmhog" 256 8 30 lt-hog-done >"$TMP/hog.out" &
+hog_runner=$!
+for ((i = 0; i < 300; i++)); do grep -q '^pid=' "$TMP/hog.out" && break; sleep 0.1; done
+hog=$(sed -n 's/^pid=//p' "$TMP/hog.out")
+[ -n "$hog" ] || fail "ln-mmhog did not start"
+busy=0
+for ((i = 0; i < 10 && busy == 0; i++)); do
+        if ! as_nobody busctl --address="$ADDR" call org.latnice.Daemon1 /org/latnice/Daemon1 \
+                org.latnice.Daemon1 Explain u "$hog" >/dev/null 2>"$TMP/err"; then
+                grep -q "Cannot explain pid $hog now: .*keeps its memory busy; try again later" \
+                        "$TMP/err" || { cat "$TMP/err" >&2; fail "Explain of a busy process: unexpected error"; }
+                busy=1
+        fi
+done
+[ "$busy" = 1 ] || fail "Explain of a process that keeps its memory busy never said so (10 calls)"
+echo "ok - Explain of a busy process: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+daemon_alive "after Explain of a busy process"
+kill -KILL "$hog" "$hog_runner" 2>/dev/null
+wait "$hog_runner" 2>/dev/null || true
 
 # ---- the same as nobody, and a burst --------------------------------------
 expect_fail "nobody: pid 1" "belongs to uid 0|init process" as_nobody "$LATNICECTL" --bus "$ADDR" set 1 Nice=19

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/bounded-read.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/unit-name.h"
@@ -844,6 +845,79 @@ static void test_pidfd(void)
         CHECK(pidfd_process_alive(-1) == -EBADF);
 }
 
+/* A stat line like put_stat()'s with THREADS and VSIZE (fields 20, 23). */
+static void put_stat_mem(int pid, unsigned threads, unsigned long long vsize)
+{
+        char rel[64], *s;
+
+        snprintf(rel, sizeof(rel), "%d/stat", pid);
+        CHECK(asprintf(&s,
+                       "%d (mem) S 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 %u 0 77 %llu 56 "
+                       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+                       pid, threads, vsize) >= 0);
+        put_str(rel, s);
+        free(s);
+        put_status(pid, 1000, 1000);
+}
+
+/* With a bounded reader set, a cmdline is read right away only for
+ * PROC_READ_FRESH with one thread and little mapped; any other read goes
+ * through the reader: a FIFO for a cmdline that nobody writes to stands for
+ * a process keeping its memory busy (the read is cut short, -EAGAIN), and
+ * its uid is then held off (-EAGAIN at once) where a read would go through
+ * the reader, while a fresh process of the same uid is still read. */
+static void test_bounded_routing(void)
+{
+        const unsigned names = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_EXE;
+        BoundedReader *b = NULL;
+        ProcTask *t = NULL;
+        char fifo[PATH_MAX];
+        int fd;
+
+        put_stat_mem(700, 1, 4u << 20);
+        put("700/cmdline", "fresh\0arg\0", 10);
+        put_stat_mem(701, 2, 4u << 20);
+        put("701/cmdline", "two\0", 4);
+        put_stat_mem(702, 1, 1ull << 30);
+        put("702/cmdline", "big\0", 4);
+        put_stat_mem(703, 3, 1ull << 30);
+        snprintf(fifo, sizeof(fifo), "%s/703/cmdline", root);
+        CHECK(mkfifo(fifo, 0600) == 0);
+
+        CHECK(bounded_reader_new(PROC_CMDLINE_MAX, 20 * 1000, &b) == 0);
+        proc_set_cmdline_reader(b);
+
+        check(proc_task_read(root, 703, 0, names | PROC_READ_FRESH, &t) == -EAGAIN && !t);
+        check(bounded_reader_n_timeouts(b) == 1);
+
+        /* Fresh, one thread, 4 MiB mapped: read right away, uid 1000 or not;
+         * the stat is read even when asked to leave it out. */
+        CHECK(proc_task_read(root, 700, 0, names | PROC_READ_FRESH | PROC_READ_NO_STAT, &t) == 0);
+        check_streq(t->view.cmdline, "fresh arg");
+        check(t->has_stat && t->starttime == 77);
+        t = proc_task_free(t);
+        /* The same process not fresh, two threads, or 1 GiB mapped: through
+         * the reader, which holds uid 1000 off now. */
+        check(proc_task_read(root, 700, 0, names, &t) == -EAGAIN && !t);
+        check(proc_task_read(root, 701, 0, names | PROC_READ_FRESH, &t) == -EAGAIN && !t);
+        check(proc_task_read(root, 702, 0, names | PROC_READ_FRESH, &t) == -EAGAIN && !t);
+        check(bounded_reader_n_refused(b) == 3);
+        /* Without a cmdline, nothing waits. */
+        CHECK(proc_task_read(root, 702, 0, names | PROC_READ_NO_CMDLINE, &t) == 0);
+        t = proc_task_free(t);
+
+        fd = open(fifo, O_WRONLY | O_CLOEXEC); /* lets the worker go */
+        CHECK(fd >= 0);
+        close(fd);
+        proc_set_cmdline_reader(NULL);
+        bounded_reader_free(b);
+
+        /* Without a reader (latnicectl), everything is read right away. */
+        CHECK(proc_task_read(root, 701, 0, names, &t) == 0);
+        check_streq(t->view.cmdline, "two");
+        t = proc_task_free(t);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -860,7 +934,8 @@ int main(void)
         test_no_stat_real();
         test_huge_real();
         test_pidfd();
+        test_bounded_routing();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
-        return 0;
+        return test_result();
 }

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * BoundedReader: reads on worker threads with a deadline (see the header).
+ *
+ * One mutex guards everything shared. A worker's path, buffer and result
+ * are the caller's while the worker is idle or done, and the worker's while
+ * it is busy; the state says which, and only changes under the mutex.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/bounded-read.h"
+#include "lib/log.h"
+#include "lib/macro.h"
+#include "lib/time-util.h"
+
+#define WORKER_STACK (64u * 1024u)
+#define STOP_WAIT_USEC (1000ull * 1000ull)
+
+typedef enum WorkerState {
+        WORKER_IDLE,
+        WORKER_BUSY, /* reading: path, buf and the result are the worker's */
+        WORKER_DONE, /* the result waits for the caller */
+} WorkerState;
+
+typedef struct Worker {
+        BoundedReader *b;
+        pthread_t thread;
+        bool started;
+        pthread_cond_t wake;
+        WorkerState state;
+        bool abandoned; /* the caller gave up on the read in progress */
+        uint32_t key;
+        char path[PATH_MAX];
+        char *buf; /* max + 1 bytes */
+        size_t size;
+        bool truncated;
+        int error;
+} Worker;
+
+typedef struct Penalty {
+        uint32_t key;
+        uint64_t until;  /* refused before this */
+        uint64_t period; /* the last penalty's length */
+} Penalty;
+
+struct BoundedReader {
+        pthread_mutex_t lock;
+        pthread_cond_t done; /* CLOCK_MONOTONIC */
+        size_t max;
+        uint64_t timeout_usec;
+        bool stopping;
+        bool start_failed; /* said that a worker could not be started */
+        Worker workers[BOUNDED_READ_WORKERS];
+        Penalty penalties[BOUNDED_READ_KEYS];
+        size_t n_penalties;
+        uint64_t retry_at;
+        uint64_t n_timeouts, n_refused;
+};
+
+/* The read itself, outside the lock: as read_fd_bounded() with
+ * READ_SHORT_IS_END | READ_TRUNCATE, into the worker's own buffer. */
+static void worker_read(Worker *w, size_t max)
+{
+        size_t size = 0;
+        int fd;
+
+        w->truncated = false;
+        w->error = 0;
+        fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                w->error = -errno;
+                w->size = 0;
+                return;
+        }
+        for (;;) {
+                size_t want = max + 1 - size;
+                ssize_t n = read(fd, w->buf + size, want);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        w->error = -errno;
+                        break;
+                }
+                if (n == 0)
+                        break;
+                size += (size_t) n;
+                if (size > max) { /* one byte past MAX: there is more */
+                        size = max;
+                        w->truncated = true;
+                        break;
+                }
+                if ((size_t) n < want)
+                        break;
+        }
+        (void) close(fd);
+        w->size = size;
+}
+
+static void *worker_main(void *userdata)
+{
+        Worker *w = userdata;
+        BoundedReader *b = w->b;
+
+        pthread_mutex_lock(&b->lock);
+        for (;;) {
+                while (w->state != WORKER_BUSY && !b->stopping)
+                        pthread_cond_wait(&w->wake, &b->lock);
+                if (w->state != WORKER_BUSY)
+                        break; /* stopping */
+                pthread_mutex_unlock(&b->lock);
+                worker_read(w, b->max);
+                pthread_mutex_lock(&b->lock);
+                if (w->abandoned) {
+                        w->abandoned = false;
+                        w->state = WORKER_IDLE;
+                } else
+                        w->state = WORKER_DONE;
+                pthread_cond_broadcast(&b->done);
+        }
+        pthread_mutex_unlock(&b->lock);
+        return NULL;
+}
+
+int bounded_reader_new(size_t max, uint64_t timeout_usec, BoundedReader **ret)
+{
+        pthread_condattr_t ca;
+        BoundedReader *b;
+
+        if (max == 0 || max > SIZE_MAX / 2 || timeout_usec == 0)
+                return -EINVAL;
+        b = calloc(1, sizeof(*b));
+        if (!b)
+                return -ENOMEM;
+        b->max = max;
+        b->timeout_usec = timeout_usec;
+        pthread_mutex_init(&b->lock, NULL);
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&b->done, &ca);
+        pthread_condattr_destroy(&ca);
+        for (size_t i = 0; i < ELEMENTSOF(b->workers); i++) {
+                b->workers[i].b = b;
+                pthread_cond_init(&b->workers[i].wake, NULL);
+        }
+        *ret = b;
+        return 0;
+}
+
+/* Start worker W with every signal blocked (latniced takes its signals
+ * through a signalfd on the main thread). */
+static int worker_start(Worker *w)
+{
+        sigset_t all, old;
+        pthread_attr_t attr;
+        int r;
+
+        if (!w->buf) {
+                w->buf = malloc(w->b->max + 1);
+                if (!w->buf)
+                        return -ENOMEM;
+        }
+        sigfillset(&all);
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, WORKER_STACK);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        r = pthread_create(&w->thread, &attr, worker_main, w);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        if (r != 0)
+                return -r;
+        w->started = true;
+        return 0;
+}
+
+static Penalty *penalty_find(BoundedReader *b, uint32_t key)
+{
+        for (size_t i = 0; i < b->n_penalties; i++)
+                if (b->penalties[i].key == key)
+                        return &b->penalties[i];
+        return NULL;
+}
+
+/* KEY's read timed out at NOW: refuse it for longer than the last time. */
+static void penalize(BoundedReader *b, uint32_t key, uint64_t now)
+{
+        Penalty *p = penalty_find(b, key);
+
+        if (!p) {
+                if (b->n_penalties < ELEMENTSOF(b->penalties))
+                        p = &b->penalties[b->n_penalties++];
+                else { /* full: take the one that ends first */
+                        p = &b->penalties[0];
+                        for (size_t i = 1; i < b->n_penalties; i++)
+                                if (b->penalties[i].until < p->until)
+                                        p = &b->penalties[i];
+                }
+                *p = (Penalty){ .key = key };
+        }
+        if (p->period == 0 || now > p->until + BOUNDED_READ_PENALTY_FORGET_USEC)
+                p->period = BOUNDED_READ_PENALTY_MIN_USEC;
+        else
+                p->period = MIN(p->period * 2, BOUNDED_READ_PENALTY_MAX_USEC);
+        p->until = now + p->period;
+}
+
+/* Is a worker still held by an abandoned read of KEY? Then KEY waits for it,
+ * however long its penalty: one key never holds two workers. */
+static bool key_held(const BoundedReader *b, uint32_t key)
+{
+        for (size_t i = 0; i < ELEMENTSOF(b->workers); i++)
+                if (b->workers[i].state == WORKER_BUSY && b->workers[i].key == key)
+                        return true;
+        return false;
+}
+
+static void note_retry(BoundedReader *b, uint64_t when)
+{
+        if (b->retry_at == 0 || when < b->retry_at)
+                b->retry_at = when;
+}
+
+/* An idle worker, started if need be; NULL with *RET_ERROR if none. */
+static Worker *worker_get(BoundedReader *b, int *ret_error)
+{
+        for (size_t i = 0; i < ELEMENTSOF(b->workers); i++) {
+                Worker *w = &b->workers[i];
+
+                if (w->state != WORKER_IDLE)
+                        continue;
+                if (!w->started) {
+                        *ret_error = worker_start(w);
+                        if (*ret_error == -ENOMEM)
+                                return NULL;
+                        if (*ret_error < 0) {
+                                if (!b->start_failed)
+                                        log_warning_errno(*ret_error,
+                                                          "Cannot start a thread to read "
+                                                          "command lines (%m): reading them "
+                                                          "on the event loop.");
+                                b->start_failed = true;
+                                *ret_error = -EAGAIN;
+                                return NULL;
+                        }
+                }
+                return w;
+        }
+        *ret_error = -EBUSY;
+        return NULL;
+}
+
+/* Hand W's result over to the caller (W is done). */
+static int worker_take(Worker *w, char **ret, size_t *ret_size, bool *ret_truncated)
+{
+        char *copy;
+        int r = w->error;
+
+        w->state = WORKER_IDLE;
+        if (r < 0)
+                return r;
+        copy = malloc(w->size + 1);
+        if (!copy)
+                return -ENOMEM;
+        memcpy(copy, w->buf, w->size);
+        copy[w->size] = 0;
+        *ret = copy;
+        if (ret_size)
+                *ret_size = w->size;
+        if (ret_truncated)
+                *ret_truncated = w->truncated;
+        return 0;
+}
+
+int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char **ret,
+                        size_t *ret_size, bool *ret_truncated)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC), deadline;
+        struct timespec ts;
+        Penalty *p;
+        Worker *w;
+        int r = 0;
+
+        if (strlen(path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        pthread_mutex_lock(&b->lock);
+        p = penalty_find(b, key);
+        if (p && (p->until > now || key_held(b, key))) {
+                note_retry(b, MAX(p->until, now + BOUNDED_READ_PENALTY_MIN_USEC));
+                b->n_refused++;
+                r = -EBUSY;
+                goto out;
+        }
+        w = worker_get(b, &r);
+        if (!w) {
+                if (r == -EBUSY) {
+                        note_retry(b, now + BOUNDED_READ_PENALTY_MIN_USEC);
+                        b->n_refused++;
+                }
+                goto out;
+        }
+        strcpy(w->path, path);
+        w->key = key;
+        w->state = WORKER_BUSY;
+        pthread_cond_signal(&w->wake);
+
+        deadline = now + b->timeout_usec;
+        ts = (struct timespec){ .tv_sec = (time_t) (deadline / USEC_PER_SEC),
+                                .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
+        while (w->state == WORKER_BUSY)
+                if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
+                        break;
+        if (w->state == WORKER_DONE) {
+                r = worker_take(w, ret, ret_size, ret_truncated);
+                goto out;
+        }
+        w->abandoned = true;
+        now = now_usec(CLOCK_MONOTONIC);
+        penalize(b, key, now);
+        note_retry(b, penalty_find(b, key)->until);
+        b->n_timeouts++;
+        r = -ETIMEDOUT;
+out:
+        pthread_mutex_unlock(&b->lock);
+        return r;
+}
+
+uint64_t bounded_reader_take_retry_at(BoundedReader *b)
+{
+        uint64_t t;
+
+        pthread_mutex_lock(&b->lock);
+        t = b->retry_at;
+        b->retry_at = 0;
+        pthread_mutex_unlock(&b->lock);
+        return t;
+}
+
+uint64_t bounded_reader_n_timeouts(const BoundedReader *b)
+{
+        return b->n_timeouts; /* the caller's thread writes it */
+}
+
+uint64_t bounded_reader_n_refused(const BoundedReader *b)
+{
+        return b->n_refused;
+}
+
+/* Wait up to STOP_WAIT_USEC for busy workers; true if none is left. */
+static bool wait_workers(BoundedReader *b)
+{
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + STOP_WAIT_USEC;
+        struct timespec ts = { .tv_sec = (time_t) (deadline / USEC_PER_SEC),
+                               .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
+
+        for (;;) {
+                bool busy = false;
+
+                for (size_t i = 0; i < ELEMENTSOF(b->workers); i++)
+                        busy |= b->workers[i].state == WORKER_BUSY;
+                if (!busy)
+                        return true;
+                if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
+                        return false;
+        }
+}
+
+BoundedReader *bounded_reader_free(BoundedReader *b)
+{
+        bool all_done;
+
+        if (!b)
+                return NULL;
+        pthread_mutex_lock(&b->lock);
+        all_done = wait_workers(b);
+        b->stopping = true;
+        for (size_t i = 0; i < ELEMENTSOF(b->workers); i++)
+                pthread_cond_signal(&b->workers[i].wake);
+        pthread_mutex_unlock(&b->lock);
+        if (!all_done) {
+                /* A worker the kernel still holds would wake up to freed
+                 * memory: leave it all to the exit. */
+                for (size_t i = 0; i < ELEMENTSOF(b->workers); i++)
+                        if (b->workers[i].started)
+                                pthread_detach(b->workers[i].thread);
+                return NULL;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(b->workers); i++) {
+                Worker *w = &b->workers[i];
+
+                if (w->started)
+                        pthread_join(w->thread, NULL);
+                pthread_cond_destroy(&w->wake);
+                free(w->buf);
+        }
+        pthread_cond_destroy(&b->done);
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+        return NULL;
+}
