@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Exec-to-applied latency of latniced, idle and with every CPU busy.
 #
-#   bench/apply-latency.sh LATNICED APPLY_LATENCY [COUNT] [--idle-only]     (root)
+#   bench/apply-latency.sh LATNICED APPLY_LATENCY [COUNT] [--idle-only]
+#                          [--mmhog MIB]                                    (root)
 #
 # Starts LATNICED on a temporary policy that gives "lt-bench-target" Nice=3
 # (plus LatencyNice=-5), runs COUNT (default 2000) processes through
 # apply-latency idle, then again while one busy loop per CPU runs (not with
 # --idle-only), and prints p50/p90/p99/max, the daemon's CPU time per
 # process (from /proc/PID/schedstat, ns resolution) and its RSS.
+#
+# --mmhog MIB: then once more while an unprivileged process keeps its own
+# memory busy (ln-mmhog of LATNICED's build directory, or $LN_MMHOG, as nobody: MIB MiB,
+# 8 threads calling mprotect() over it, renaming itself every millisecond;
+# see latniced(8), SECURITY), the "hostile" line.
 #
 # latniced runs under setpriv --pdeathsig TERM, so it goes with this script
 # even when the script is SIGKILLed; every other exit path sends it SIGTERM.
@@ -17,7 +23,23 @@ LATNICED=${1:?latniced}
 BENCH=${2:?apply-latency}
 COUNT=${3:-2000}
 IDLE_ONLY=0
-[ "${4:-}" = --idle-only ] && IDLE_ONLY=1
+MMHOG_MIB=
+shift $(($# < 3 ? $# : 3))
+while [ $# -gt 0 ]; do
+        case $1 in
+        --idle-only) IDLE_ONLY=1; shift ;;
+        --mmhog)
+                [[ ${2:-} =~ ^[1-9][0-9]*$ ]] ||
+                        { echo "apply-latency: --mmhog: expected MiB, got \"${2:-}\"" >&2; exit 2; }
+                MMHOG_MIB=$2; shift 2 ;;
+        *) echo "apply-latency: unknown argument \"$1\"" >&2; exit 2 ;;
+        esac
+done
+MMHOG=${LN_MMHOG:-$(dirname "$LATNICED")/../tests/integration/ln-mmhog}
+if [ -n "$MMHOG_MIB" ] && [ ! -x "$MMHOG" ]; then
+        echo "apply-latency: --mmhog needs $MMHOG (LATNICED from a build directory)" >&2
+        exit 2
+fi
 [ "$(id -u)" -eq 0 ] || { echo "apply-latency: needs root" >&2; exit 77; }
 
 T=$(mktemp -d)
@@ -87,6 +109,16 @@ if [ "$IDLE_ONLY" -eq 0 ]; then
                 BUSY+=($!)
         done
         run busy
+        for p in "${BUSY[@]}"; do kill "$p"; done
+        BUSY=()
+fi
+if [ -n "$MMHOG_MIB" ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups --pdeathsig KILL -- \
+                "$MMHOG" "$MMHOG_MIB" 8 86400 lt-bench-hog >"$T/hog.out" &
+        BUSY+=($!)
+        for _ in $(seq 600); do grep -q '^pid=' "$T/hog.out" && break; sleep 0.1; done
+        grep -q '^pid=' "$T/hog.out" || { echo "apply-latency: ln-mmhog did not start" >&2; exit 1; }
+        run hostile
         for p in "${BUSY[@]}"; do kill "$p"; done
         BUSY=()
 fi

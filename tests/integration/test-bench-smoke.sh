@@ -85,12 +85,12 @@ for set in default generated-100 generated-1000; do
         has "$TMP/ps.out" "^$set +[0-9]+ +$num +$num +$num +$num +[0-9]+ KiB +[0-9]+ KiB$" policy-scale
 done
 
-# ---- apply-latency: 50 processes, idle and busy ----------------------------------
+# ---- apply-latency: 50 processes, idle, busy and beside a process that keeps its memory busy
 echo "# apply-latency"
-bash bench/apply-latency.sh "$LATNICED" "$APPLY_LATENCY" 50 >"$TMP/al.out" 2>&1 ||
+bash bench/apply-latency.sh "$LATNICED" "$APPLY_LATENCY" 50 --mmhog 64 >"$TMP/al.out" 2>&1 ||
         { cat "$TMP/al.out" >&2; fail "apply-latency exited with $?"; }
 cat "$TMP/al.out"
-for phase in idle busy; do
+for phase in idle busy hostile; do
         has "$TMP/al.out" "^$phase: processes 50 applied [1-9][0-9]* missed [0-9]+ +p50 $num us +p90 $num us +p99 $num us +max $num us" apply-latency
         has "$TMP/al.out" "^$phase: daemon CPU $num us per process" apply-latency
 done
