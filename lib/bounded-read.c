@@ -8,11 +8,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +23,7 @@
 
 #define WORKER_STACK (64u * 1024u)
 #define STOP_WAIT_USEC (1000ull * 1000ull)
+#define KEEP_TOUCHED 4096u /* of a worker's buffer, stays resident after a read */
 
 typedef enum WorkerState {
         WORKER_IDLE,
@@ -38,8 +39,8 @@ typedef struct Worker {
         WorkerState state;
         bool abandoned; /* the caller gave up on the read in progress */
         uint32_t key;
-        char path[PATH_MAX];
-        char *buf; /* max + 1 bytes */
+        char path[BOUNDED_READ_PATH_MAX];
+        char *buf; /* max + 1 bytes, mapped */
         size_t size;
         bool truncated;
         int error;
@@ -164,9 +165,13 @@ static int worker_start(Worker *w)
         int r;
 
         if (!w->buf) {
-                w->buf = malloc(w->b->max + 1);
-                if (!w->buf)
+                /* Mapped, not from the heap: what a long read touched is
+                 * given back (worker_take()). */
+                void *p = mmap(NULL, w->b->max + 1, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
                         return -ENOMEM;
+                w->buf = p;
         }
         sigfillset(&all);
         pthread_attr_init(&attr);
@@ -271,6 +276,8 @@ static int worker_take(Worker *w, char **ret, size_t *ret_size, bool *ret_trunca
                 return -ENOMEM;
         memcpy(copy, w->buf, w->size);
         copy[w->size] = 0;
+        if (w->size > KEEP_TOUCHED) /* a long cmdline: its pages go back */
+                (void) madvise(w->buf + KEEP_TOUCHED, w->size - KEEP_TOUCHED, MADV_DONTNEED);
         *ret = copy;
         if (ret_size)
                 *ret_size = w->size;
@@ -288,7 +295,7 @@ int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char *
         Worker *w;
         int r = 0;
 
-        if (strlen(path) >= PATH_MAX)
+        if (strlen(path) >= BOUNDED_READ_PATH_MAX)
                 return -ENAMETOOLONG;
         pthread_mutex_lock(&b->lock);
         p = penalty_find(b, key);
@@ -398,7 +405,8 @@ BoundedReader *bounded_reader_free(BoundedReader *b)
                 if (w->started)
                         pthread_join(w->thread, NULL);
                 pthread_cond_destroy(&w->wake);
-                free(w->buf);
+                if (w->buf)
+                        (void) munmap(w->buf, b->max + 1);
         }
         pthread_cond_destroy(&b->done);
         pthread_mutex_destroy(&b->lock);

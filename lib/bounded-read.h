@@ -30,6 +30,9 @@
 
 #define BOUNDED_READ_WORKERS 4
 #define BOUNDED_READ_KEYS 64
+/* Paths read are short ("/proc/PID/cmdline" under a proc root): longer ones
+ * get -ENAMETOOLONG. Each worker holds one, from the start. */
+#define BOUNDED_READ_PATH_MAX 512
 #define BOUNDED_READ_PENALTY_MIN_USEC (1000ull * 1000ull)
 #define BOUNDED_READ_PENALTY_MAX_USEC (64ull * 1000ull * 1000ull)
 #define BOUNDED_READ_PENALTY_FORGET_USEC (600ull * 1000ull * 1000ull)

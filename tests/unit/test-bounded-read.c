@@ -92,6 +92,14 @@ static void test_reads(BoundedReader *b)
 
         s = NULL;
         check(read_key(b, 0, "missing", &s, &n, NULL) == -ENOENT && !s);
+        {
+                char long_path[BOUNDED_READ_PATH_MAX + 10];
+
+                memset(long_path, 'a', sizeof(long_path) - 1);
+                long_path[0] = '/';
+                long_path[sizeof(long_path) - 1] = 0;
+                check(bounded_reader_read(b, 0, long_path, &s, NULL, NULL) == -ENAMETOOLONG && !s);
+        }
         check(bounded_reader_take_retry_at(b) == 0);
 }
 
