@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/macro.h"
@@ -106,11 +107,49 @@ static int task_path(const char *proc_root, pid_t pid, const char *file, char **
         return 0;
 }
 
+int mountinfo_fuse_dev(const char *buf, unsigned major, unsigned minor)
+{
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                unsigned ma, mi;
+                const char *sep, *eol = strchrnul(l, '\n');
+
+                /* "ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ..." */
+                if (sscanf(l, "%*u %*u %u:%u", &ma, &mi) != 2 || ma != major || mi != minor)
+                        continue;
+                sep = memmem(l, (size_t)(eol - l), " - ", 3);
+                if (!sep)
+                        continue;
+                sep += 3;
+                if (eol - sep >= 4 && memcmp(sep, "fuse", 4) == 0 &&
+                    (sep[4] == ' ' || sep[4] == '.' || strncmp(sep + 4, "blk ", 4) == 0))
+                        return 1;
+        }
+        return 0;
+}
+
+/* Is the device DEV one of a FUSE mount in latniced's own mount table? A
+ * FUSE filesystem says whatever its server wants about who owns its files,
+ * and its server can hold every call that reaches it. Only anonymous
+ * devices (major 0) can be FUSE; -errno if the table cannot be read. */
+static int on_fuse(dev_t dev)
+{
+        _cleanup_free_ char *buf = NULL;
+        int r;
+
+        if (major(dev) != 0)
+                return 0;
+        r = read_full_file("/proc/self/mountinfo", READ_FULL_FILE_MAX, &buf, NULL);
+        if (r < 0)
+                return r;
+        return mountinfo_fuse_dev(buf, major(dev), minor(dev));
+}
+
 int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
 {
         _cleanup_free_ char *link = NULL, *path = NULL;
         _cleanup_close_ int fd = -EBADF;
         bool deleted = false;
+        struct statx stx;
         struct stat st;
         size_t n;
         int r;
@@ -118,9 +157,11 @@ int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
         r = task_path(proc_root, pid, "exe", &link);
         if (r < 0)
                 return r;
-        /* The running inode itself, whatever its path says. */
+        /* The running inode itself, whatever its path says; its attributes as
+         * the kernel has them (AT_STATX_DONT_SYNC: a FUSE server is not asked
+         * before on_fuse() below has said whether it is one). */
         fd = open(link, O_PATH | O_CLOEXEC);
-        if (fd < 0 || fstat(fd, &st) < 0) {
+        if (fd < 0 || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &stx) < 0) {
                 r = -errno;
                 if (r == -ENOENT || r == -ESRCH) {
                         _cleanup_free_ char *dir = NULL;
@@ -133,6 +174,16 @@ int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
                 }
                 return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
         }
+        st = (struct stat){ .st_mode = stx.stx_mode, .st_uid = stx.stx_uid, .st_gid = stx.stx_gid,
+                            .st_ino = stx.stx_ino,
+                            .st_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor) };
+        r = on_fuse(st.st_dev);
+        if (r < 0)
+                return untrusted(ret_reason, "cannot tell its filesystem: %s", strerror(-r));
+        if (r > 0)
+                return untrusted(ret_reason,
+                                 "its exe is on a FUSE filesystem, whose server says who owns "
+                                 "its files");
         r = readlink_malloc(link, &path);
         if (r < 0) {
                 if (r == -ENOMEM)

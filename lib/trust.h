@@ -17,6 +17,10 @@
  *   - every directory of that path, up to "/", is owned by root and is not
  *     writable by group or others (sticky or not: a world-writable /tmp is
  *     not a place for trusted programs).
+ *   - it is not on a FUSE filesystem (whose server, maybe the user, says
+ *     who owns its files; with user_allow_other in /etc/fuse.conf a user's
+ *     FUSE mount is open to root), which is found out before that server
+ *     is asked anything, so that it cannot hold latniced either.
  * Anything that cannot be checked (another mount namespace, a race with a
  * rename, a permission error) is not trusted.
  */
@@ -43,6 +47,10 @@ int exe_path_trusted(const char *path, const struct stat *st, bool check_path, c
  * (kernel thread, permission) is not trusted, with a reason.
  */
 int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason);
+
+/* Does the mount table BUF (a /proc/PID/mountinfo) have a FUSE mount
+ * ("fuse", "fuseblk", "fuse.*") of device MAJOR:MINOR? 1 or 0. */
+int mountinfo_fuse_dev(const char *buf, unsigned major, unsigned minor);
 
 /* Real uid of PID, from the first lines of PROC_ROOT/PID/status. */
 int proc_real_uid(const char *proc_root, pid_t pid, uid_t *ret);

@@ -230,9 +230,38 @@ static void test_limits_parse(void)
         check(proc_limits_nice_max("Max nice priority 0 x\n", &v) < 0);
 }
 
+/* FUSE mounts in a mount table, by device: the types fuse, fuseblk and
+ * fuse.SUBTYPE, optional fields before the " - ", other devices and types
+ * (fusectl, tmpfs on the same minor) not. */
+static void test_mountinfo_fuse(void)
+{
+        const char *table =
+                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                "40 22 0:35 / /run/user/1000 rw,nosuid,nodev,relatime shared:20 - tmpfs tmpfs rw\n"
+                "41 40 0:48 / /run/user/1000/doc rw,nosuid,nodev shared:21 master:3 - fuse.portal portal rw,user_id=1000\n"
+                "42 22 0:49 / /mnt/s rw - fuse sshfs rw,user_id=1000,allow_other\n"
+                "43 22 8:17 / /mnt/ntfs rw - fuseblk /dev/sdb1 rw\n"
+                "44 22 0:50 / /sys/fs/fuse/connections rw - fusectl fusectl rw\n"
+                "45 22 0:51 / /mnt/weird rw - fusefake x rw\n"
+                "garbage line\n"
+                "46 22 0:52 / /mnt/nosep rw fuse x rw";
+
+        check(mountinfo_fuse_dev(table, 0, 48) == 1);
+        check(mountinfo_fuse_dev(table, 0, 49) == 1);
+        check(mountinfo_fuse_dev(table, 8, 17) == 1);
+        check(mountinfo_fuse_dev(table, 0, 35) == 0);
+        check(mountinfo_fuse_dev(table, 8, 1) == 0);
+        check(mountinfo_fuse_dev(table, 0, 50) == 0);
+        check(mountinfo_fuse_dev(table, 0, 51) == 0);
+        check(mountinfo_fuse_dev(table, 0, 52) == 0);
+        check(mountinfo_fuse_dev(table, 0, 99) == 0);
+        check(mountinfo_fuse_dev("", 0, 48) == 0);
+}
+
 int main(void)
 {
         test_limits_parse();
+        test_mountinfo_fuse();
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root (chown, prlimit on a child)\n");
                 return 77;
