@@ -57,9 +57,10 @@
 /* Running out of file descriptors is warned about at most this often. */
 #define FD_WARNING_INTERVAL_USEC (10 * 1000 * 1000)
 /* How long the event loop waits for a cmdline read that lib/proc.c does not
- * do right away (a process with threads or a large resident size, which can
- * keep its memory busy; see lib/bounded-read.h). Such a read normally takes
- * microseconds; one of a swapped-out argv a few milliseconds. */
+ * do right away (all but those at an exec of a small process with one
+ * thread: any other process can keep its memory busy; see
+ * lib/bounded-read.h). Such a read normally takes microseconds; one of a
+ * swapped-out argv a few milliseconds. */
 #define CMDLINE_READ_TIMEOUT_USEC (10 * 1000)
 /* Free file descriptors latniced needs before it says READY=1: evaluating a
  * process holds a pidfd, a /proc directory and a file, NSS lookups a few

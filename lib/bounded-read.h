@@ -16,8 +16,10 @@
  * (-EBUSY, at once) for a penalty: 1 s after its first timeout, doubling with
  * each further one up to 64 s, back to 1 s after ten quiet minutes. So a user
  * who keeps their memory busy costs the caller at most one timeout per
- * penalty, and other keys are read as before. When every worker is held by
- * an abandoned read, reads are refused (-EBUSY) too.
+ * penalty, and other keys are read as before. A key is also refused while an
+ * abandoned read of its own still holds a worker, however long ago its
+ * penalty ended: one key never holds two workers. When every worker is held
+ * by an abandoned read, reads are refused (-EBUSY) too.
  *
  * Workers never allocate (each has its buffer from the start) and block every
  * signal. The calling side is single-threaded: one read at a time.
