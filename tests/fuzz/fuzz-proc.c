@@ -4,7 +4,8 @@
  * a task (partly) controls: stat (whose comm the task names itself), status
  * (Uid:, Gid:, Tgid: lines), cmdline (argv, or any title the task writes
  * over it), comm (the name it gives itself) and cgroup (a delegated subtree names its own cgroups), then
- * unit_name_from_cgroup_path() on the cgroup path found.
+ * unit_name_from_cgroup_path() on the cgroup path found, and as a mount table
+ * (mountinfo_fuse_dev(): whose fuse.SUBTYPE a user's FUSE server names).
  *
  * The input is parsed as each of those files, and also used as a hostile comm
  * inside an otherwise valid stat line and as a cmdline, where the expected
@@ -18,6 +19,7 @@
 
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/trust.h"
 #include "lib/unit-name.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -181,6 +183,31 @@ static void parse_cgroup(const char *buf, size_t size)
                 abort();
 }
 
+/* A mount table: 1 only where a line of that device says "- fuse". Tried
+ * with the device of the first line and with 0:48. */
+static void parse_mountinfo(const char *buf, size_t size)
+{
+        _cleanup_free_ char *text = NULL;
+        unsigned ma = 0, mi = 48;
+        size_t n = text_len(buf, size);
+        int r;
+
+        text = malloc(n + 1);
+        if (!text)
+                return;
+        memcpy(text, buf, n);
+        text[n] = 0;
+        for (int i = 0; i < 2; i++) {
+                r = mountinfo_fuse_dev(text, ma, mi);
+                if (r != 0 && r != 1)
+                        abort();
+                if (r == 1 && !strstr(text, " - fuse"))
+                        abort();
+                if (sscanf(text, "%*u %*u %u:%u", &ma, &mi) != 2)
+                        break;
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         char *buf;
@@ -198,6 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         parse_cmdline(buf, size);
         parse_comm(buf, size);
         parse_cgroup(buf, size);
+        parse_mountinfo(buf, size);
 
         free(buf);
         return 0;
