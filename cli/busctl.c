@@ -441,7 +441,7 @@ typedef struct StatusInfo {
         const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units, fd_exhaustions;
+                user_owned, rules, files, units, fd_exhaustions, put_off;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -467,6 +467,7 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "ManagedTasks", offsetof(StatusInfo, managed) },
                 { "UserOwnedTasks", offsetof(StatusInfo, user_owned) },
                 { "FdExhaustions", offsetof(StatusInfo, fd_exhaustions) },
+                { "PutOffEvaluations", offsetof(StatusInfo, put_off) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -618,6 +619,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.fd_exhaustions > 0)
                 printf("      Warning: %" PRIu64 " evaluations failed for want of file "
                        "descriptors (raise LimitNOFILE=)\n", i.fd_exhaustions);
+        if (i.put_off > 0)
+                printf("      Put off: %" PRIu64 " evaluations: a process kept a read of its command "
+                       "line waiting (see the log)\n", i.put_off);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {

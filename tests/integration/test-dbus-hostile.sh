@@ -12,6 +12,8 @@
 . "$(dirname "$0")/test-dbus-lib.sh"
 dbus_init "$@"
 dbus_start_bus
+# A rule on names, matching nothing here: renames are then evaluated.
+printf '[Rule names]\nMatch = name:lt-dbus-hostile-none\nNice = 1\n' >"$TMP/vendor/10-names.policy"
 dbus_start_daemon
 
 hostile() { # WHAT PATTERN SIGNATURE ARGS...: a SetTask/Explain/SetUnit call that must fail
@@ -113,6 +115,14 @@ done
 [ "$busy" = 1 ] || fail "Explain of a process that keeps its memory busy never said so (10 calls)"
 echo "ok - Explain of a busy process: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 daemon_alive "after Explain of a busy process"
+# Its renames are evaluated, and put off: the counter says so.
+put_off() { bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 \
+        PutOffEvaluations | awk '{ print $2 }'; }
+for ((i = 0; i < 100; i++)); do [ "$(put_off)" -gt 0 ] && break; sleep 0.1; done
+[ "$(put_off)" -gt 0 ] || fail "PutOffEvaluations stayed $(put_off) while a busy process renamed itself"
+ctl status | grep -E "Put off: [1-9][0-9]* evaluations" ||
+        fail "latnicectl status does not show the put-off evaluations"
+echo "ok - PutOffEvaluations: $(put_off)"
 kill -KILL "$hog" "$hog_runner" 2>/dev/null
 wait "$hog_runner" 2>/dev/null || true
 
