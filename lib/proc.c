@@ -582,10 +582,54 @@ ProcTask *proc_task_free(ProcTask *t)
         return NULL;
 }
 
+/* The comm, from PID/comm with PROC_READ_NO_STAT, else from PID/stat with
+ * the other fields of T that stat has (*ST keeps what the cmdline read
+ * needs to see; its comm is T's). */
+static int read_stat_or_comm(ProcTask *t, const char *proc_root, pid_t pid, unsigned flags,
+                             StatInfo *st)
+{
+        int r;
+
+        if (flags & PROC_READ_NO_STAT)
+                return read_comm(proc_root, pid, 0, &t->comm);
+        r = read_stat(proc_root, pid, 0, st);
+        if (r < 0)
+                return r;
+        t->comm = st->comm;
+        t->state = st->state;
+        t->ppid = st->ppid;
+        t->starttime = st->starttime;
+        t->n_threads = st->n_threads;
+        t->kernel_thread = st->flags & PF_KTHREAD;
+        t->zombie = st->state == 'Z' || st->state == 'X';
+        t->has_stat = true;
+        return 0;
+}
+
+/* The real uid and gid from PID/status; UINT32_MAX with PROC_READ_NO_IDS. */
+static int read_ids(const char *proc_root, pid_t pid, unsigned flags, uint32_t *ret_uid,
+                    uint32_t *ret_gid)
+{
+        _cleanup_free_ char *status = NULL;
+        int r;
+
+        *ret_uid = *ret_gid = UINT32_MAX;
+        if (flags & PROC_READ_NO_IDS)
+                return 0;
+        r = read_status(proc_root, pid, &status);
+        if (r < 0)
+                return r;
+        r = status_u32(status, "Uid", ret_uid);
+        if (r >= 0)
+                r = status_u32(status, "Gid", ret_gid);
+        if (r < 0)
+                return r == -ENOMEM ? r : -EIO;
+        return 0;
+}
+
 int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret)
 {
         _cleanup_(proc_task_freep) ProcTask *t = NULL;
-        _cleanup_free_ char *status = NULL;
         StatInfo st = {};
         uint32_t uid, gid;
         int r;
@@ -607,38 +651,14 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         if (!t)
                 return -ENOMEM;
 
-        if (flags & PROC_READ_NO_STAT) {
-                r = read_comm(proc_root, pid, 0, &t->comm);
-                if (r < 0)
-                        return r;
-        } else {
-                r = read_stat(proc_root, pid, 0, &st);
-                if (r < 0)
-                        return r;
-                t->comm = st.comm;
-                t->state = st.state;
-                t->ppid = st.ppid;
-                t->starttime = st.starttime;
-                t->n_threads = st.n_threads;
-                t->kernel_thread = st.flags & PF_KTHREAD;
-                t->zombie = st.state == 'Z' || st.state == 'X';
-                t->has_stat = true;
-        }
-
-        if (flags & PROC_READ_NO_IDS) {
-                uid = UINT32_MAX;
-                gid = UINT32_MAX;
+        r = read_stat_or_comm(t, proc_root, pid, flags, &st);
+        if (r < 0)
+                return r;
+        if (flags & PROC_READ_NO_IDS)
                 flags |= PROC_READ_NO_NAMES;
-        } else {
-                r = read_status(proc_root, pid, &status);
-                if (r < 0)
-                        return r;
-                r = status_u32(status, "Uid", &uid);
-                if (r >= 0)
-                        r = status_u32(status, "Gid", &gid);
-                if (r < 0)
-                        return r == -ENOMEM ? r : -EIO;
-        }
+        r = read_ids(proc_root, pid, flags, &uid, &gid);
+        if (r < 0)
+                return r;
 
         if (!(flags & PROC_READ_NO_CMDLINE)) {
                 r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL,
