@@ -54,8 +54,9 @@
 /* Deferred re-evaluations run per timer wake-up, at most (then the
  * proc connector gets its turn again). */
 #define RENAME_BATCH 32u
-/* Running out of file descriptors is warned about at most this often. */
-#define FD_WARNING_INTERVAL_USEC (10 * 1000 * 1000)
+/* Warnings that can repeat (running out of file descriptors, evaluations put
+ * off) are said at most this often. */
+#define WARNING_INTERVAL_USEC (10 * 1000 * 1000)
 /* How long the event loop waits for a cmdline read that lib/proc.c does not
  * do right away (all but those at an exec of a small process with one
  * thread: any other process can keep its memory busy; see
@@ -68,6 +69,30 @@
 #define FDS_NEEDED 16
 /* STATUS= is refreshed on activity, at most this often (no timer). */
 #define STATUS_INTERVAL_USEC (1000 * 1000)
+
+/* A warning said at most every WARNING_INTERVAL_USEC, with the count of
+ * those left unsaid since. */
+typedef struct WarningLimit {
+        uint64_t last_usec; /* 0: never said */
+        uint64_t n_unwarned;
+} WarningLimit;
+
+/* Is the warning due at NOW? If not, it is counted as unsaid. */
+static bool warning_due(WarningLimit *w, uint64_t now)
+{
+        if (w->last_usec != 0 && now - w->last_usec < WARNING_INTERVAL_USEC) {
+                w->n_unwarned++;
+                return false;
+        }
+        return true;
+}
+
+/* The warning was said at NOW. */
+static void warning_done(WarningLimit *w, uint64_t now)
+{
+        w->last_usec = now;
+        w->n_unwarned = 0;
+}
 
 struct Manager {
         ManagerOptions opts;
@@ -102,9 +127,9 @@ struct Manager {
         uint64_t rescan_wanted_usec; /* when the pending rescan was asked for */
         const char *rescan_why;      /* static string */
         uint64_t n_renames_deferred, n_renames_full;
-        uint64_t n_fd_exhausted, last_fd_warning_usec, n_fd_unwarned;
+        uint64_t n_fd_exhausted;
+        WarningLimit fd_warnings, deferred_warnings;
         BoundedReader *cmdline_reader;
-        uint64_t last_deferred_warning_usec, n_deferred_unwarned;
 };
 
 static LatencyBackend resolve_backend(Manager *m)
@@ -281,19 +306,15 @@ static void manager_note_error(Manager *m, int r, pid_t pid)
                 return;
         m->n_fd_exhausted++;
         now = now_usec(CLOCK_MONOTONIC);
-        if (m->last_fd_warning_usec != 0 &&
-            now - m->last_fd_warning_usec < FD_WARNING_INTERVAL_USEC) {
-                m->n_fd_unwarned++;
+        if (!warning_due(&m->fd_warnings, now))
                 return;
-        }
         log_warning_errno(r, "Out of file descriptors %s %d (%m): processes are not being "
                              "managed (%" PRIu64 " time(s) so far, %" PRIu64 " since the last "
                              "warning). Raise LimitNOFILE= or the %s limit.",
                           pid > 0 ? "evaluating process" : "scanning processes, pid", (int)pid,
-                          m->n_fd_exhausted, m->n_fd_unwarned,
+                          m->n_fd_exhausted, m->fd_warnings.n_unwarned,
                           r == -ENFILE ? "system-wide (fs.file-max)" : "RLIMIT_NOFILE");
-        m->last_fd_warning_usec = now;
-        m->n_fd_unwarned = 0;
+        warning_done(&m->fd_warnings, now);
 }
 
 /* Can latniced open the file descriptors an evaluation needs? Checked before
@@ -425,20 +446,17 @@ static void on_evaluation_deferred(void *userdata, pid_t pid)
 
         if (at == 0)
                 at = now + USEC_PER_SEC;
-        if (m->last_deferred_warning_usec == 0 ||
-            now - m->last_deferred_warning_usec >= FD_WARNING_INTERVAL_USEC) {
+        if (warning_due(&m->deferred_warnings, now)) {
                 log_warning("Process %d was not evaluated: reading its command line (or an "
                             "ancestor's) took over %u ms or is held off after that for its "
                             "user (%" PRIu64 " read(s) cut short, %" PRIu64 " held off, %" PRIu64
                             " since the last warning); trying again in %" PRIu64 " ms.",
                             (int)pid, (unsigned)(CMDLINE_READ_TIMEOUT_USEC / 1000),
                             bounded_reader_n_timeouts(m->cmdline_reader),
-                            bounded_reader_n_refused(m->cmdline_reader), m->n_deferred_unwarned,
-                            (at > now ? at - now : 0) / 1000);
-                m->last_deferred_warning_usec = now;
-                m->n_deferred_unwarned = 0;
-        } else
-                m->n_deferred_unwarned++;
+                            bounded_reader_n_refused(m->cmdline_reader),
+                            m->deferred_warnings.n_unwarned, (at > now ? at - now : 0) / 1000);
+                warning_done(&m->deferred_warnings, now);
+        }
         schedule_rescan_at(m, "evaluations put off", at);
 }
 

@@ -387,9 +387,8 @@ static int read_cmdline_bounded(const char *proc_root, pid_t pid, uint32_t uid, 
         if (r == -ETIMEDOUT || r == -EBUSY)
                 return -EAGAIN;
         if (r == -EAGAIN) /* no thread to read with: better late than never */
-                return gone(read_file_flags(p, PROC_CMDLINE_MAX,
-                                            READ_SHORT_IS_END | READ_TRUNCATE, ret, ret_size,
-                                            ret_truncated));
+                return gone(proc_file_read(p, PROC_CMDLINE_MAX, true, ret, ret_size,
+                                           ret_truncated));
         return gone(r);
 }
 
