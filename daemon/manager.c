@@ -690,7 +690,9 @@ int manager_new(const ManagerOptions *o, Manager **ret)
                 return r;
         proc_set_cmdline_reader(m->cmdline_reader);
 
-        r = sd_event_default(&m->event);
+        /* A loop of its own: sd_event_default()'s loop checks its thread with a
+         * gettid() system call on every iteration. */
+        r = sd_event_new(&m->event);
         if (r < 0)
                 return r;
 
