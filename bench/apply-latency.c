@@ -4,7 +4,11 @@
  * visible to the process itself (bench/apply-latency.sh runs it against a
  * latniced whose policy gives "lt-bench-target" Nice=NICE).
  *
- *   apply-latency COUNT NICE        measure COUNT processes, print statistics
+ *   apply-latency COUNT NICE [GAP_US]   measure COUNT processes, print statistics
+ *
+ * GAP_US: a pause between one process's end and the next one's start (0:
+ * none), so that each one comes alone, e.g. into a storm of processes the
+ * policy does not touch, which latniced reads in batches.
  *
  * For each process: fork; the child takes CLOCK_MONOTONIC and execs this
  * program as "lt-bench-target T0 NICE"; the new image polls getpriority()
@@ -69,14 +73,15 @@ static int target(const char *t0s, const char *nices)
 
 int main(int argc, char *argv[])
 {
-        long count;
+        long count, gap_us = 0;
         uint64_t *lat, *mainlat;
         size_t n = 0, missed = 0, at_first_look = 0;
 
         if (argc == 3 && strcmp(argv[0], "lt-bench-target") == 0)
                 return target(argv[1], argv[2]);
-        if (argc != 3 || (count = strtol(argv[1], NULL, 10)) <= 0) {
-                fprintf(stderr, "usage: apply-latency COUNT NICE\n");
+        if (argc < 3 || argc > 4 || (count = strtol(argv[1], NULL, 10)) <= 0 ||
+            (argc == 4 && ((gap_us = strtol(argv[3], NULL, 10)) < 0 || gap_us > 10000000))) {
+                fprintf(stderr, "usage: apply-latency COUNT NICE [GAP_US]\n");
                 return 2;
         }
         lat = calloc((size_t)count, sizeof(uint64_t));
@@ -89,6 +94,8 @@ int main(int argc, char *argv[])
                 uint64_t d[3] = { UINT64_MAX, 0, 0 };
                 pid_t p;
 
+                if (i > 0 && gap_us > 0)
+                        usleep((useconds_t)gap_us);
                 if (pipe2(fd, O_CLOEXEC) < 0)
                         return 1;
                 p = fork();

@@ -5,8 +5,10 @@
 # RATE and at the full rate, what it loses (ENOBUFS) and what recovering
 # costs, its RSS; whether any long-lived matched process started in the
 # middle of the storm is missed; and, in the same run, the exec-to-applied
-# latency of an idle machine (APPLY_LATENCY, as bench/apply-latency.sh,
-# with COUNT or 2000 processes, whichever is fewer).
+# latency of matched processes that come one at a time into a storm (100,
+# 20 ms apart; 10 when COUNT is under 5,000) and of an idle machine
+# (APPLY_LATENCY, as bench/apply-latency.sh, with COUNT or 2000 processes,
+# whichever is fewer).
 #
 #   bench/exec-storm.sh LATNICED LN_STORM POLICY_DIR [COUNT] [RECV_BUFFER] [KEEPERS]
 #                       [RATE] [APPLY_LATENCY]                                    (root)
@@ -148,6 +150,18 @@ echo "long-lived matched processes started during the storm: $KEEPERS, missed: $
 lost=$(grep -c "Rescanned processes (lost events)" "$T/log" || true)
 echo "rescans after lost events: $lost"
 grep "Rescanned processes (lost events)" "$T/log" | tail -1 || true
+if [ -x "$APPLY" ]; then
+        # Matched processes that come alone into a storm of processes the
+        # policy does not touch, which latniced reads in batches then.
+        n=$((COUNT < 5000 ? 10 : 100))
+        setpriv --pdeathsig KILL -- "$STORM" $((COUNT * 100)) 2 >/dev/null &
+        S=$!
+        echo "exec to applied beside a full-rate storm, one matched process every 20 ms (apply-latency $n):"
+        setpriv --pdeathsig KILL -- "$APPLY" "$n" 3 20000 | sed 's/^/  /'
+        kill "$S" 2>/dev/null || true
+        wait "$S" 2>/dev/null || true
+        S=
+fi
 if [ -x "$APPLY" ]; then
         sleep 1
         n=$((COUNT < 2000 ? COUNT : 2000))

@@ -97,7 +97,7 @@ done
 has "$TMP/al.out" '^VmRSS: [0-9]+ kB' apply-latency
 no_leak apply-latency
 
-# ---- exec-storm: 500 processes, 3 long-lived ones in the middle ---------------------
+# ---- exec-storm: 500 processes, 3 long-lived ones in the middle, 10 matched ones beside a storm
 echo "# exec-storm"
 bash bench/exec-storm.sh "$LATNICED" "$LN_STORM" "$SRC/policy/default" 500 "" 3 >"$TMP/es.out" 2>&1 ||
         { cat "$TMP/es.out" >&2; fail "exec-storm exited with $?"; }
@@ -107,6 +107,8 @@ has "$TMP/es.out" '^with latniced: +done 500 [0-9]+ \([0-9]+ execs/s\)' exec-sto
 has "$TMP/es.out" "^latniced CPU: [0-9]+ ms, $num us per process" exec-storm
 has "$TMP/es.out" '^long-lived matched processes started during the storm: 3, missed: [0-9]+$' exec-storm
 has "$TMP/es.out" '^rescans after lost events: [0-9]+$' exec-storm
+has "$TMP/es.out" '^exec to applied beside a full-rate storm, one matched process every 20 ms \(apply-latency 10\):$' exec-storm
+has "$TMP/es.out" "^  processes 10 applied [0-9]+ missed [0-9]+ +p50 $num us +p90 $num us +p99 $num us +max $num us" exec-storm
 no_leak exec-storm
 
 # ---- sleeper --warmup: the first seconds are not recorded ------------------
