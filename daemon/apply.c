@@ -841,6 +841,7 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra
         a->counters.n_evaluated++;
         if (!evaluation_acts(a, e, only_tid))
                 return 1;
+        a->counters.n_acted++;
         if (!e->p->has_stat) {
                 evaluation_done(e);
                 r = evaluation_run(a, pid, extra_flags, e);

@@ -44,6 +44,7 @@ typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Setti
 
 typedef struct ApplierCounters {
         uint64_t n_evaluated;  /* processes matched against the policy */
+        uint64_t n_acted;      /* of them, to be changed or restored (evaluation_acts()) */
         uint64_t n_applied;    /* threads changed */
         uint64_t n_failed;     /* threads where applying failed (not counting vanished ones) */
         uint64_t n_restored;   /* threads given their original attributes back */

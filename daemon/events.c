@@ -41,6 +41,14 @@
  * is drained as fast as before. */
 #define DEFERRED_REST_USEC (1000 * 1000)
 #define DEFERRED_BUSY_REST_USEC (20 * 1000)
+/* A quiet storm: QUIET_BURST wake-ups in one WAKEUP_INTERVAL and no event
+ * of the interval led to anything (see proc_event_handler_t), a storm of
+ * processes the policy does not touch. The prompt watch then rests, and
+ * latniced reads both sockets every QUIET_POLL_USEC instead, for as long
+ * as events keep coming and none of them matters. */
+#define QUIET_BURST 5
+#define QUIET_POLL_USEC (2 * 1000)
+#define QUIET_ACCURACY_USEC 100
 
 #define TYPE_BIT(t) (1u << (t))
 /* What the deferred channel hands on: fork and exit. Nothing waits for
@@ -67,6 +75,7 @@ typedef struct Channel {
         ProcEvent *evs; /* the events of the batch, BATCH * EVENTS_PER_DGRAM at most */
         size_t n_evs, head; /* evs[head..n_evs) are still to be handed on */
         bool drained;       /* the last receive emptied the queue */
+        uint64_t n_received; /* datagrams received here */
         bool unfiltered;    /* an event it was not asked for came after the request */
 } Channel;
 
@@ -94,11 +103,18 @@ typedef struct Channel {
 struct ProcEvents {
         Channel ch[_CHANNEL_MAX];
         sd_event_source *rest; /* ends the deferred channel's rest (one-shot timer) */
+        sd_event_source *quiet; /* reads both channels while the prompt one rests */
         bool split; /* the deferred channel is in use */
+        /* The current wake-up interval (CLOCK_MONOTONIC, usec): its start,
+         * its wake-ups, whether an event in it led to anything. */
+        uint64_t window_start;
+        unsigned window_wakeups;
+        bool window_mattered;
         proc_event_handler_t handler;
         void *userdata;
         size_t rcvbuf;
         uint64_t n_received, n_lost, n_exec_skipped, n_deferred_wakeups, n_deferred_busy;
+        uint64_t n_quiet_storms, n_quiet_polls;
 };
 
 static const char *const event_names[_PROC_EV_MAX] = {
@@ -281,6 +297,7 @@ static int channel_receive(ProcEvents *p, Channel *c)
                 const struct msghdr *h = &c->msgs[i].msg_hdr;
 
                 p->n_received++;
+                c->n_received++;
                 if (h->msg_flags & MSG_TRUNC)
                         continue;
                 if (h->msg_namelen < sizeof(struct sockaddr_nl) ||
@@ -359,7 +376,9 @@ static void dispatch_merged(ProcEvents *p)
                         continue;
                 }
                 r = p->handler(e, p->userdata);
-                if (r < 0)
+                if (r > 0)
+                        p->window_mattered = true;
+                else if (r < 0)
                         log_debug_errno(r, "Handling %s event of %d/%d failed: %m",
                                         proc_event_type_to_string(e->type), e->pid, e->tid);
         }
@@ -460,13 +479,91 @@ static int on_rest_end(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* A wake-up in the current interval (a new one if it ended). */
+static void window_note(ProcEvents *p, uint64_t now)
+{
+        if (now - p->window_start >= WAKEUP_INTERVAL_USEC) {
+                p->window_start = now;
+                p->window_wakeups = 0;
+                p->window_mattered = false;
+        }
+        p->window_wakeups++;
+}
+
+/* Read again in QUIET_POLL_USEC, the prompt watch off meanwhile. */
+static int quiet_poll_arm(ProcEvents *p)
+{
+        int r;
+
+        r = sd_event_source_set_time_relative(p->quiet, QUIET_POLL_USEC);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->quiet, SD_EVENT_ONESHOT);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->ch[PROMPT].io, SD_EVENT_OFF);
+        return r;
+}
+
+/* Back to waking up at every event; a new interval starts. */
+static void quiet_end(ProcEvents *p, uint64_t now)
+{
+        (void)sd_event_source_set_enabled(p->quiet, SD_EVENT_OFF);
+        if (p->ch[PROMPT].io)
+                (void)sd_event_source_set_enabled(p->ch[PROMPT].io, SD_EVENT_ON);
+        p->window_start = now;
+        p->window_wakeups = 0;
+        p->window_mattered = false;
+}
+
+/* After a prompt wake-up: a quiet storm starts polling. An event then
+ * waits QUIET_POLL_USEC at most; a process that is gone by then (its exit
+ * read in the same batch) costs nothing. */
+static void quiet_start(ProcEvents *p, uint64_t now)
+{
+        int r;
+
+        if (!p->ch[PROMPT].io || !p->quiet || p->window_mattered ||
+            p->window_wakeups < QUIET_BURST)
+                return;
+        r = quiet_poll_arm(p);
+        if (r < 0) {
+                log_debug_errno(r, "Failed to rest the proc connector watch: %m");
+                quiet_end(p, now);
+                return;
+        }
+        p->n_quiet_storms++;
+}
+
+/* A poll of a quiet storm: read what came, and poll again while events
+ * come and none matters; else wake up at every event again. */
+static int on_quiet_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ProcEvents *p = userdata;
+        uint64_t before = p->ch[PROMPT].n_received, now;
+        size_t got = 0;
+        int r;
+
+        if (sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now) < 0)
+                now = usec;
+        p->n_quiet_polls++;
+        p->window_mattered = false;
+        r = drain(p, &got);
+        if (!p->ch[PROMPT].io || p->window_mattered || p->ch[PROMPT].n_received == before ||
+            quiet_poll_arm(p) < 0)
+                quiet_end(p, now);
+        return r;
+}
+
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ProcEvents *p = userdata;
         bool deferred = s == p->ch[DEFERRED].io; /* unsplit() may end it */
+        uint64_t now;
         size_t got = 0;
         int r;
 
+        if (sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now) < 0)
+                now = 0;
+        window_note(p, now);
         r = drain(p, &got);
         if (deferred) {
                 bool busy = got >= BATCH || !p->ch[DEFERRED].drained;
@@ -474,7 +571,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 p->n_deferred_wakeups++;
                 p->n_deferred_busy += busy;
                 deferred_rest(p, busy);
-        }
+        } else
+                quiet_start(p, now);
         return r;
 }
 
@@ -702,9 +800,15 @@ int proc_events_new(sd_event *event, size_t rcvbuf, proc_event_handler_t handler
                                                DEFERRED_REST_USEC, 0, on_rest_end, p);
         if (r >= 0)
                 r = sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_time(event, &p->quiet, CLOCK_MONOTONIC, UINT64_MAX,
+                                      QUIET_ACCURACY_USEC, on_quiet_poll, p);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->quiet, SD_EVENT_OFF);
         if (r < 0)
                 return r;
         (void)sd_event_source_set_description(p->rest, "proc-connector-deferred-rest");
+        (void)sd_event_source_set_description(p->quiet, "proc-connector-quiet-poll");
 
         *ret = TAKE_PTR(p);
         return 0;
@@ -717,6 +821,7 @@ ProcEvents *proc_events_free(ProcEvents *p)
         for (size_t k = 0; k < _CHANNEL_MAX; k++)
                 channel_done(&p->ch[k]);
         sd_event_source_disable_unref(p->rest);
+        sd_event_source_disable_unref(p->quiet);
         free(p);
         return NULL;
 }
@@ -749,6 +854,16 @@ uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p)
 uint64_t proc_events_n_deferred_busy(const ProcEvents *p)
 {
         return p->n_deferred_busy;
+}
+
+uint64_t proc_events_n_quiet_storms(const ProcEvents *p)
+{
+        return p->n_quiet_storms;
+}
+
+uint64_t proc_events_n_quiet_polls(const ProcEvents *p)
+{
+        return p->n_quiet_polls;
 }
 
 bool proc_events_split(const ProcEvents *p)

@@ -68,7 +68,10 @@ int proc_event_parse(const void *payload, size_t size, ProcEvent *ret);
 
 typedef struct ProcEvents ProcEvents;
 
-/* Called for every event; a negative return is logged at debug level only. */
+/* Called for every event; a negative return is logged at debug level only.
+ * A positive one says the event led to something (a process matched, a
+ * setting changed): latniced stays prompt. While none does, a storm of
+ * events is read in batches (see quiet_start() in events.c). */
 typedef int (*proc_event_handler_t)(const ProcEvent *e, void *userdata);
 
 /*
@@ -124,6 +127,11 @@ int proc_events_flush_deferred(ProcEvents *p);
  * that found a full batch (its watch then rests only briefly). */
 uint64_t proc_events_n_deferred_wakeups(const ProcEvents *p);
 uint64_t proc_events_n_deferred_busy(const ProcEvents *p);
+/* Storms of events that led to nothing, in which latniced read the
+ * sockets every few milliseconds instead of waking up at every event, and
+ * the reads it made so. */
+uint64_t proc_events_n_quiet_storms(const ProcEvents *p);
+uint64_t proc_events_n_quiet_polls(const ProcEvents *p);
 /* True while fork and exit events come on a socket of their own, drained
  * with the others (see events.c); false once the kernel was found to
  * ignore the filter (before Linux 6.6). */

@@ -570,9 +570,12 @@ static int on_rename(Manager *m, pid_t pid, pid_t tid)
 
 /* ---- events -------------------------------------------------------- */
 
+/* Returns > 0 when the event led to an evaluation that acts (see
+ * proc_event_handler_t: latniced then stays prompt). */
 static int on_proc_event(const ProcEvent *e, void *userdata)
 {
         Manager *m = userdata;
+        uint64_t acted = m->applier.counters.n_acted;
         int r = 0;
 
         m->n_events++;
@@ -613,6 +616,8 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         if (r == -ENOMEM)
                 log_oom();
         manager_update_status(m, false);
+        if (r >= 0 && m->applier.counters.n_acted != acted)
+                return 1;
         return r;
 }
 

@@ -673,6 +673,101 @@ static void test_live_deferred_rest(void)
         sd_event_unref(ev);
 }
 
+typedef struct SeenStorm {
+        pid_t child;
+        unsigned comm;
+        bool exited, matter;
+        uint64_t max_wait_ns; /* from an event's timestamp to its handling */
+} SeenStorm;
+
+static int on_storm_event(const ProcEvent *e, void *userdata)
+{
+        SeenStorm *s = userdata;
+        struct timespec ts;
+        uint64_t now;
+
+        if (e->pid != s->child)
+                return 0;
+        if (e->type == PROC_EV_EXIT && e->tid == s->child)
+                s->exited = true;
+        if (e->type != PROC_EV_COMM)
+                return 0;
+        s->comm++;
+        assert(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
+        now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        if (now > e->timestamp_ns && now - e->timestamp_ns > s->max_wait_ns)
+                s->max_wait_ns = now - e->timestamp_ns;
+        return s->matter;
+}
+
+/* A child renames itself N times, PACE_US apart, and exits: run EV until
+ * its exit was handed on (20 s at most). Returns the loop's wake-ups. */
+static unsigned rename_storm(sd_event *ev, SeenStorm *s, unsigned n, unsigned pace_us)
+{
+        uint64_t end = now_ms() + 20000;
+        unsigned wakeups = 0;
+        int r;
+
+        s->comm = 0;
+        s->exited = false;
+        s->max_wait_ns = 0;
+        s->child = fork();
+        assert(s->child >= 0);
+        if (s->child == 0) {
+                char name[16];
+
+                for (unsigned i = 0; i < n; i++) {
+                        snprintf(name, sizeof(name), "lt-storm-%u", i);
+                        prctl(PR_SET_NAME, name);
+                        usleep(pace_us);
+                }
+                _exit(0);
+        }
+        while (!s->exited && now_ms() < end) {
+                r = sd_event_run(ev, 100 * 1000);
+                assert(r >= 0);
+                wakeups += r > 0;
+        }
+        assert(waitpid(s->child, NULL, 0) == s->child);
+        return wakeups;
+}
+
+/* A storm of events that lead to nothing (the handler returns 0) is read
+ * in batches: after a few wake-ups in one interval the watch rests and the
+ * sockets are read every few milliseconds instead. Every event is still
+ * handed on. Events that matter (the handler returns 1) keep it prompt. */
+static void test_live_quiet_rest(void)
+{
+        _cleanup_(proc_events_freep) ProcEvents *p = NULL;
+        sd_event *ev = NULL;
+        SeenStorm s = {};
+        uint64_t storms;
+        unsigned w;
+
+        assert(sd_event_new(&ev) >= 0);
+        assert(proc_events_new(ev, 0, on_storm_event, &s, &p) == 0);
+
+        w = rename_storm(ev, &s, 2000, 50);
+        storms = proc_events_n_quiet_storms(p);
+        check(s.exited);
+        check(s.comm == 2000);
+        check(storms > 0);
+        printf("2000 renames that lead to nothing: %u wake-ups, %" PRIu64 " quiet storm(s), %" PRIu64
+               " polls, longest wait %" PRIu64 " us\n",
+               w, storms, proc_events_n_quiet_polls(p), s.max_wait_ns / 1000);
+
+        s.matter = true;
+        w = rename_storm(ev, &s, 2000, 50);
+        check(s.exited);
+        check(s.comm == 2000);
+        check(proc_events_n_quiet_storms(p) == storms);
+        printf("2000 renames that matter: %u wake-ups, longest wait %" PRIu64 " us\n", w,
+               s.max_wait_ns / 1000);
+
+        p = proc_events_free(p);
+        sd_event_unref(ev);
+}
+
 int main(void)
 {
         test_parse();
@@ -683,6 +778,7 @@ int main(void)
                 test_live_deferred();
                 test_live_merge_order();
                 test_live_deferred_rest();
+                test_live_quiet_rest();
         } else
                 printf("skipping live test: not root\n");
         return test_result();
