@@ -632,6 +632,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 return 0;
         }
         cookies_applied(a, t, unsupported);
+        t->applied_ns = now_nsec(CLOCK_MONOTONIC);
         t->applied_mask |= applied;
         t->settings = *s;
 
@@ -661,10 +662,12 @@ static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTas
                 flags |= PROC_READ_NO_NAMES; /* from the cache below */
         r = proc_task_read(a->ctx.proc_root, pid, 0, flags, &p);
         if (r < 0) {
+                a->snapshot_gone = errno_is_gone(r);
                 if (errno_is_gone(r) || r == -EACCES || r == -EIO)
                         return 0;
                 return r;
         }
+        a->snapshot_gone = p->zombie;
         if (p->kernel_thread || p->zombie)
                 return 0;
         if (a->ids && a->uses_ids) {
@@ -966,9 +969,56 @@ int applier_process(Applier *a, pid_t pid)
         return evaluate(a, pid, 0, 0);
 }
 
+/* Remember PID as a process whose exec was not read (a ring: the oldest
+ * goes; their forks come within a batch or two). */
+static void unread_note(Applier *a, pid_t pid)
+{
+        a->unread[a->unread_next] = pid;
+        a->unread_next = (a->unread_next + 1) % APPLIER_UNREAD_MAX;
+}
+
+static bool unread_has(const Applier *a, pid_t pid)
+{
+        for (size_t i = 0; i < APPLIER_UNREAD_MAX; i++)
+                if (a->unread[i] == pid)
+                        return true;
+        return false;
+}
+
+/* Evaluate PID (EXTRA_FLAGS as evaluate()); a process found gone is
+ * remembered as unread. */
+static int evaluate_noting_gone(Applier *a, pid_t pid, unsigned extra_flags)
+{
+        int r;
+
+        a->snapshot_gone = false;
+        r = evaluate(a, pid, 0, extra_flags);
+        if (a->snapshot_gone)
+                unread_note(a, pid);
+        return r;
+}
+
 int applier_exec(Applier *a, pid_t pid)
 {
-        return evaluate(a, pid, 0, PROC_READ_FRESH);
+        return evaluate_noting_gone(a, pid, PROC_READ_FRESH);
+}
+
+void applier_exec_gone(Applier *a, pid_t pid)
+{
+        if (a->policy && pid > 0)
+                unread_note(a, pid);
+}
+
+int applier_fork(Applier *a, pid_t parent, pid_t child, uint64_t fork_ns)
+{
+        const Task *t;
+
+        if (!a->policy || parent <= 0 || child <= 0)
+                return 0;
+        t = task_table_get(a->tasks, parent);
+        if (!(t && t->pid == parent && t->applied_ns > fork_ns) && !unread_has(a, parent))
+                return 0;
+        return evaluate_noting_gone(a, child, 0);
 }
 
 int applier_thread(Applier *a, pid_t pid, pid_t tid)

@@ -42,6 +42,8 @@ typedef void (*applier_applied_t)(void *userdata, const Task *task);
 typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Settings *ret,
                                         const char **ret_rule);
 
+#define APPLIER_UNREAD_MAX 256
+
 typedef struct ApplierCounters {
         uint64_t n_evaluated;  /* processes matched against the policy */
         uint64_t n_acted;      /* of them, to be changed or restored (evaluation_acts()) */
@@ -78,6 +80,11 @@ struct Applier {
         void *userdata;
         ApplierCounters counters;
         bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */
+        bool snapshot_gone;        /* the last snapshot found its process gone (or a zombie) */
+        /* The last APPLIER_UNREAD_MAX processes whose exec latniced did not
+         * get to read: they were gone first (see applier_fork()). */
+        pid_t unread[APPLIER_UNREAD_MAX];
+        unsigned unread_next;
 };
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */
@@ -96,6 +103,16 @@ int applier_process(Applier *a, pid_t pid);
 /* The same for a process that has just called exec (its exec event): its
  * cmdline may be read without the bounded reader (PROC_READ_FRESH). */
 int applier_exec(Applier *a, pid_t pid);
+/* PID called exec and was gone before it could be read (its exit came in
+ * the same batch of events): nothing is read, but a child it forked is
+ * evaluated at its fork (applier_fork()). */
+void applier_exec_gone(Applier *a, pid_t pid);
+/* PARENT forked process CHILD at FORK_NS (CLOCK_MONOTONIC, the event's
+ * stamp). A child inherits its parent's attributes, which covers what
+ * latniced gave the parent before the fork, not after: the child is
+ * evaluated itself if latniced changed the parent only after the fork, or
+ * never read the parent's exec (it was gone first). Else nothing is read. */
+int applier_fork(Applier *a, pid_t parent, pid_t child, uint64_t fork_ns);
 /* Evaluate one thread TID of PID (new thread, renamed thread). */
 int applier_thread(Applier *a, pid_t pid, pid_t tid);
 /* TID exited: forget it. */

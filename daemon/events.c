@@ -349,9 +349,10 @@ static bool channel_has_exit(const Channel *c, pid_t pid)
  * timestamp order (each channel's in the order it received them). Stops
  * when a channel that has more queued in the kernel runs out: its next
  * batch may hold events older than the other's rest. An exec whose
- * process's main thread exits later in the batch is not handed on: the
- * process is gone, or a zombie, by now, which the handler would find out
- * with system calls (a short-lived process in a storm); its exit is. */
+ * process's main thread exits later in the batch is handed on marked gone:
+ * the process is gone, or a zombie, by now, which the handler would find
+ * out with system calls (a short-lived process in a storm); it reads
+ * nothing, and only remembers that the process was never read. */
 static void dispatch_merged(ProcEvents *p)
 {
         Channel *a = &p->ch[PROMPT], *b = &p->ch[DEFERRED];
@@ -359,6 +360,7 @@ static void dispatch_merged(ProcEvents *p)
         for (;;) {
                 bool ha = a->head < a->n_evs, hb = b->head < b->n_evs;
                 const ProcEvent *e;
+                ProcEvent gone;
                 const Channel *from;
                 int r;
 
@@ -372,8 +374,10 @@ static void dispatch_merged(ProcEvents *p)
                         continue;
                 if (e->type == PROC_EV_EXEC && (channel_has_exit(a, e->pid) ||
                                                 channel_has_exit(b, e->pid))) {
+                        gone = *e;
+                        gone.gone = true;
+                        e = &gone;
                         p->n_exec_skipped++;
-                        continue;
                 }
                 r = p->handler(e, p->userdata);
                 if (r > 0)

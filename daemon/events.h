@@ -44,6 +44,9 @@ typedef struct ProcEvent {
         pid_t parent_tid; /* PROC_EV_FORK: the thread that forked */
         uint32_t id;      /* PROC_EV_UID/GID: the new real id */
         uint64_t timestamp_ns; /* CLOCK_MONOTONIC (boot time based) of the event */
+        bool gone;        /* PROC_EV_EXEC: the exit of the process's main thread came
+                           * later in the same batch; it is gone (or a zombie), there
+                           * is nothing to read */
 } ProcEvent;
 
 const char *proc_event_type_to_string(ProcEventType t);
@@ -117,8 +120,8 @@ size_t proc_events_rcvbuf(const ProcEvents *p);
 /* Datagrams received / ENOBUFS overflows seen so far. */
 uint64_t proc_events_n_received(const ProcEvents *p);
 uint64_t proc_events_n_lost(const ProcEvents *p);
-/* Exec events not handed on because the process's main thread exited
- * later in the same batch (see events.c). */
+/* Exec events handed on marked gone because the process's main thread
+ * exited later in the same batch (see events.c). */
 uint64_t proc_events_n_exec_skipped(const ProcEvents *p);
 /* Hand on the fork and exit events queued on their own socket now (when
  * stopping: a thread started just before is then known and put back too). */

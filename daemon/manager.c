@@ -582,7 +582,10 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         switch (e->type) {
         case PROC_EV_EXEC:
                 ancestor_cache_stale(m->ancestors, e->pid);
-                r = applier_exec(&m->applier, e->pid);
+                if (e->gone)
+                        applier_exec_gone(&m->applier, e->pid);
+                else
+                        r = applier_exec(&m->applier, e->pid);
                 break;
         case PROC_EV_COMM:
                 r = on_rename(m, e->pid, e->tid);
@@ -595,6 +598,8 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         case PROC_EV_FORK:
                 if (proc_event_is_thread_fork(e))
                         r = applier_thread(&m->applier, e->pid, e->tid);
+                else
+                        r = applier_fork(&m->applier, e->parent_pid, e->pid, e->timestamp_ns);
                 break;
         case PROC_EV_EXIT:
                 if (e->tid == e->pid)

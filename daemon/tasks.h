@@ -42,6 +42,7 @@ typedef struct Task {
         uint32_t applied_mask;  /* SETTING_BITs latniced changed and still owns */
         SchedState orig;        /* before latniced first touched it */
         SchedState expected;    /* as read back after latniced's last change */
+        uint64_t applied_ns;    /* CLOCK_MONOTONIC when latniced last changed it (0: not yet) */
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */
         uint32_t state_slot;    /* 1 + its record in the state file, 0 none */

@@ -12,3 +12,5 @@
 /* CLOCK now, in microseconds. clock_gettime() cannot fail for the clocks
  * latnice uses (CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME). */
 uint64_t now_usec(clockid_t clock);
+/* The same in nanoseconds (the proc connector stamps events so, CLOCK_MONOTONIC). */
+uint64_t now_nsec(clockid_t clock);

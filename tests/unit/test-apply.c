@@ -19,6 +19,7 @@
 #include "daemon/apply.h"
 #include "daemon/idcache.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 
 static Policy *load(const char *text)
 {
@@ -548,6 +549,55 @@ static void test_thread_made_mid_apply(void)
         kill_kid(k);
 }
 
+/* A child inherits its parent's attributes as they were at the fork: one
+ * forked before latniced changed its parent, or by a parent whose exec
+ * latniced never read (gone first), is evaluated at its fork; one forked
+ * after is not read at all (its nice stays as it is, even where a rule
+ * would change it). The kids are not really each other's children:
+ * applier_fork() only goes by the pids and the fork's time. */
+static void test_fork_catch_up(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t parent = kid("lt-fork-kid"), early = kid("lt-fork-kid"), late = kid("lt-fork-kid");
+        pid_t orphan = kid("lt-fork-kid"), gone, of_gone = kid("lt-fork-kid");
+        uint64_t before;
+
+        init(&a, &tt, false);
+        p = load("[Rule kid]\nMatch = comm:lt-fork-kid\nNice = 4\n");
+        applier_set_policy(&a, p);
+
+        /* Neither changed nor unread: the child is not read. */
+        assert(applier_fork(&a, parent, early, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(nice_of(early) == 0);
+
+        before = now_nsec(CLOCK_MONOTONIC);
+        assert(applier_process(&a, parent) == 0);
+        assert(nice_of(parent) == 4);
+        assert(applier_fork(&a, parent, early, before) == 0);
+        assert(nice_of(early) == 4);
+        assert(applier_fork(&a, parent, late, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(nice_of(late) == 0);
+
+        /* An exec handed on as gone, and one whose process was gone when read. */
+        applier_exec_gone(&a, 999999);
+        assert(applier_fork(&a, 999999, orphan, 0) == 0);
+        assert(nice_of(orphan) == 4);
+        gone = kid("lt-fork-kid");
+        kill_kid(gone);
+        assert(applier_exec(&a, gone) == 0);
+        assert(applier_fork(&a, gone, of_gone, 0) == 0);
+        assert(nice_of(of_gone) == 4);
+
+        (void)applier_restore_all(&a);
+        kill_kid(parent);
+        kill_kid(early);
+        kill_kid(late);
+        kill_kid(orphan);
+        kill_kid(of_gone);
+}
+
 int main(void)
 {
         test_task_settings();
@@ -564,5 +614,6 @@ int main(void)
         test_user_names();
         test_timer_slack();
         test_thread_made_mid_apply();
+        test_fork_catch_up();
         return 0;
 }
