@@ -441,7 +441,7 @@ typedef struct StatusInfo {
         const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units, fd_exhaustions, put_off;
+                user_owned, rules, files, units, fd_exhaustions, put_off, batched;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -468,6 +468,7 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "UserOwnedTasks", offsetof(StatusInfo, user_owned) },
                 { "FdExhaustions", offsetof(StatusInfo, fd_exhaustions) },
                 { "PutOffEvaluations", offsetof(StatusInfo, put_off) },
+                { "BatchedStorms", offsetof(StatusInfo, batched) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -613,8 +614,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         printf("        Tasks: %" PRIu64 " managed, %" PRIu64 " user-owned\n", i.managed,
                i.user_owned);
         printf("        Units: %" PRIu64 " unit cgroups configured\n", i.units);
-        printf("       Events: %" PRIu64 " handled, %" PRIu64 " lost, %" PRIu64 " rescans\n",
-               i.events, i.lost, i.rescans);
+        printf("       Events: %" PRIu64 " handled, %" PRIu64 " lost, %" PRIu64 " rescans, %" PRIu64
+               " storms read in batches\n",
+               i.events, i.lost, i.rescans, i.batched);
         printf("      Applied: %" PRIu64 " (%" PRIu64 " failed)\n", i.applied, i.failed);
         if (i.fd_exhaustions > 0)
                 printf("      Warning: %" PRIu64 " evaluations failed for want of file "

@@ -958,6 +958,7 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_user_owned = task_table_n_user_owned(m->tasks),
                 .n_fd_exhaustions = m->n_fd_exhausted,
                 .n_put_off = m->applier.counters.n_deferred,
+                .n_batched_storms = m->events ? proc_events_n_quiet_storms(m->events) : 0,
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,

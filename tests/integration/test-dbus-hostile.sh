@@ -4,7 +4,8 @@
 # Hostile calls to org.latnice.Daemon1: pids out of range or gone, pid 1,
 # kernel threads, a thread id, huge strings, invalid and too many settings,
 # wrong types, bad unit names, malformed messages, Explain of a process that
-# keeps its memory busy. Each one must get a clear
+# keeps its memory busy, a storm of processes (counted as read in batches).
+# Each one must get a clear
 # D-Bus error naming the problem, change nothing, and latniced must keep
 # answering GetStatus afterwards.
 #
@@ -125,6 +126,18 @@ ctl status | grep -E "Put off: [1-9][0-9]* evaluations" ||
 echo "ok - PutOffEvaluations: $(put_off)"
 kill -KILL "$hog" "$hog_runner" 2>/dev/null
 wait "$hog_runner" 2>/dev/null || true
+
+# A storm of processes nothing matches, as nobody: latniced reads it in
+# batches (see latniced(8)); BatchedStorms and latnicectl status say so.
+batched() { bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 \
+        BatchedStorms | awk '{ print $2 }'; }
+b0=$(batched)
+as_nobody "$BUILD/tests/integration/ln-storm" 3000 2 >/dev/null || fail "ln-storm as nobody failed"
+[ "$(batched)" -gt "$b0" ] || fail "BatchedStorms stayed $(batched) in a storm of 3,000 processes"
+ctl status | grep -E "Events: .*, [1-9][0-9]* storms read in batches" ||
+        fail "latnicectl status does not show the storms read in batches"
+daemon_alive "after a storm"
+echo "ok - BatchedStorms: $b0 -> $(batched)"
 
 # ---- the same as nobody, and a burst --------------------------------------
 expect_fail "nobody: pid 1" "belongs to uid 0|init process" as_nobody "$LATNICECTL" --bus "$ADDR" set 1 Nice=19
