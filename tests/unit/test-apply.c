@@ -52,6 +52,10 @@ static pid_t kid(const char *name)
         assert(p >= 0);
         if (p == 0) {
                 pthread_t t;
+                /* Goes with the test, also when an assertion aborts it:
+                 * else it keeps meson's output pipe open until the timeout. */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(1);
                 prctl(PR_SET_NAME, name);
                 if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
                         _exit(1);
