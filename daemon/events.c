@@ -452,6 +452,20 @@ int proc_events_flush_deferred(ProcEvents *p)
 
 /* The deferred channel woke latniced by itself: its watch rests, long if
  * that wake-up found little. A watch that cannot rest stays on. */
+/* Turn the watch IO off and the one-shot TIMER on, USEC from now (the
+ * timer's callback turns the watch on again, or arms it anew). */
+static int watch_rest(sd_event_source *io, sd_event_source *timer, uint64_t usec)
+{
+        int r;
+
+        r = sd_event_source_set_time_relative(timer, usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(timer, SD_EVENT_ONESHOT);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(io, SD_EVENT_OFF);
+        return r;
+}
+
 static void deferred_rest(ProcEvents *p, bool busy)
 {
         sd_event_source *io = p->ch[DEFERRED].io;
@@ -460,13 +474,9 @@ static void deferred_rest(ProcEvents *p, bool busy)
 
         if (!io || !p->rest)
                 return;
-        r = sd_event_source_set_time_relative(p->rest, usec);
+        r = sd_event_source_set_time_accuracy(p->rest, usec / 10);
         if (r >= 0)
-                r = sd_event_source_set_time_accuracy(p->rest, usec / 10);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->rest, SD_EVENT_ONESHOT);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(io, SD_EVENT_OFF);
+                r = watch_rest(io, p->rest, usec);
         if (r < 0) {
                 log_debug_errno(r, "Failed to rest the deferred proc connector watch: %m");
                 (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
@@ -497,14 +507,7 @@ static void window_note(ProcEvents *p, uint64_t now)
 /* Read again in QUIET_POLL_USEC, the prompt watch off meanwhile. */
 static int quiet_poll_arm(ProcEvents *p)
 {
-        int r;
-
-        r = sd_event_source_set_time_relative(p->quiet, QUIET_POLL_USEC);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->quiet, SD_EVENT_ONESHOT);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->ch[PROMPT].io, SD_EVENT_OFF);
-        return r;
+        return watch_rest(p->ch[PROMPT].io, p->quiet, QUIET_POLL_USEC);
 }
 
 /* Back to waking up at every event; a new interval starts. */
