@@ -20,7 +20,6 @@ P
 mkdir "$T/bin"
 cp "$FORKEXIT" "$T/bin/lt-forkexit-x"
 chmod 755 "$T" "$T/bin" "$T/bin/lt-forkexit-x"
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 
 start_daemon --log-level info
 

@@ -38,7 +38,7 @@ wait_until 10 grep -q '^ready' "$T/fuse.out" ||
 start_daemon --log-level info
 echo "$DAEMON" >"$T/hold"
 
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$T/mnt/lt-fuse-exe" 600 &
+"${NOBODY[@]}" "$T/mnt/lt-fuse-exe" 600 &
 p=$!
 PIDS+=("$p")
 wait_until 10 eval '[ "$(cat /proc/$p/timerslack_ns 2>/dev/null)" = 70000 ]' ||

@@ -103,7 +103,7 @@ if [ -n "$CPU" ]; then
         echo "ok: v1: a group changed by someone else is left alone"
         # nobody's process named like the rule, in a group that also holds
         # root's: the group is not nobody's to demote.
-        setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        "${NOBODY[@]}" \
                 bash -c 'exec -a lngrp-idle sleep 300' &
         m5=$!
         PIDS+=("$m5")

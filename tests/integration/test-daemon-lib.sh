@@ -6,6 +6,9 @@ set -uo pipefail
 LATNICED=${1:?latniced path}
 SPAWN=${2:?ln-spawn path}
 GETATTR=${3:?ln-getattr path}
+# Run a command as nobody, as the hostile tests do: "${NOBODY[@]}" CMD...
+# (an array, not a function, so that CMD & gives CMD's own pid).
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "SKIP: needs root (CAP_SYS_NICE, CAP_NET_ADMIN)"

@@ -39,7 +39,7 @@ wait_until 5 eval '[ "$(wchan)" = do_epoll_wait ]' ||
         { echo "SKIP: /proc/PID/wchan does not name do_epoll_wait here ($(wchan))"; exit 77; }
 
 out=$T/hog.out
-setpriv --reuid=65534 --regid=65534 --clear-groups -- "$HOG" 512 8 "$HOG_SECONDS" lt-hog-final \
+"${NOBODY[@]}" "$HOG" 512 8 "$HOG_SECONDS" lt-hog-final \
         >"$out" &
 PIDS+=($!)
 wait_until 60 grep -q '^pid=' "$out" || fail "ln-mmhog did not start"

@@ -30,7 +30,7 @@ cpu_ticks() { # pid: utime + stime in clock ticks
 start_storm() { # seconds final-name
         STORM_OUT=$T/rename.$RANDOM
         : >"$STORM_OUT"
-        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$RENAME" "$1" "$2" \
+        "${NOBODY[@]}" "$RENAME" "$1" "$2" \
                 >"$STORM_OUT" &
         STORM_PID=$!
         PIDS+=("$STORM_PID")

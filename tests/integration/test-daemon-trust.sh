@@ -11,7 +11,6 @@
 LATNICECTL=${4:?latnicectl path}
 SRC=${5:?source root}
 
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 
 # A trusted place (root's, 0755, below /run) and a place of nobody's.
 TRUSTED=$(mktemp -d /run/lntrust.XXXXXX)
