@@ -6,8 +6,10 @@
  * (each call holds the mmap_lock for writing while it walks the pages), so
  * that anyone reading its /proc/PID/cmdline waits; meanwhile the main thread
  * renames itself ("ln-hog-0" ... "ln-hog-9") every millisecond, so that
- * latniced looks at it again and again. After SECONDS it stops the threads,
- * takes the name FINAL and stays.
+ * latniced looks at it again and again. After SECONDS, or at SIGUSR1 if that
+ * comes first (so that a test ends the load when it has seen enough, not
+ * after a wall-clock window), it stops the threads, takes the name FINAL and
+ * stays.
  *
  *   ln-mmhog MIB THREADS SECONDS FINAL
  *
@@ -33,6 +35,13 @@
 static char *mem;
 static size_t mem_size;
 static atomic_bool stop;
+static volatile sig_atomic_t enough;
+
+static void on_usr1(int sig)
+{
+        (void) sig;
+        enough = 1;
+}
 
 static void *hog(void *arg)
 {
@@ -65,6 +74,8 @@ int main(int argc, char *argv[])
                 return 2;
         }
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (signal(SIGUSR1, on_usr1) == SIG_ERR)
+                return 1;
         mem_size = (size_t) mib << 20;
         mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (mem == MAP_FAILED)
@@ -78,7 +89,7 @@ int main(int argc, char *argv[])
         fflush(stdout);
 
         end = now_s() + seconds;
-        for (unsigned i = 0; now_s() < end; i++) {
+        for (unsigned i = 0; !enough && now_s() < end; i++) {
                 char name[16];
 
                 snprintf(name, sizeof(name), "ln-hog-%u", i % 10);
