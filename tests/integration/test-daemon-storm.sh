@@ -29,7 +29,12 @@ run_storm() { # count label
         v0=$(switches) t0=$(date +%s%N)
         "$STORM" "$count" 2 >"$out" &
         local storm=$!
-        wait_until 60 grep -q half "$out" || fail "$label: storm did not get going"
+        # No window: a busy machine (or a sanitizer build) starts processes
+        # slowly; what matters is that the storm runs, and the keepers come
+        # in its middle.
+        wait_until 500 eval 'grep -q half "$out" || ! kill -0 $storm 2>/dev/null' ||
+                fail "$label: storm did not reach its half in 500 s"
+        grep -q half "$out" || fail "$label: storm ended before its half ($(cat "$out"))"
         KEEPER_PIDS=()
         for i in $(seq 1 $KEEPERS); do
                 spawn --argv0 "lt-storm-keeper-$label-$i"
@@ -40,7 +45,7 @@ run_storm() { # count label
         WAKEUPS_PER_S=$((($(switches) - v0) * 1000000000 / ($(date +%s%N) - t0)))
         echo "$label: $(cat "$out" | tail -1), latniced slept $WAKEUPS_PER_S times a second"
         for p in "${KEEPER_PIDS[@]}"; do
-                wait_until 5 attr_is "$p" nice 3 || fail "$label: long-lived $p missed"
+                wait_until 30 attr_is "$p" nice 3 || fail "$label: long-lived $p missed"
                 attr_is "$p" slice_ns "$(ln_slice -5)" || fail "$label: slice of $p"
         done
 }

@@ -132,8 +132,13 @@ wait "$hog_runner" 2>/dev/null || true
 batched() { bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 \
         BatchedStorms | awk '{ print $2 }'; }
 b0=$(batched)
-as_nobody "$BUILD/tests/integration/ln-storm" 3000 2 >/dev/null || fail "ln-storm as nobody failed"
-[ "$(batched)" -gt "$b0" ] || fail "BatchedStorms stayed $(batched) in a storm of 3,000 processes"
+# A busy machine may start them too slowly to make a storm (5 wake-ups in
+# 10 ms): storm again until latniced says so, up to 10 times.
+for ((storms = 1; storms <= 10; storms++)); do
+        as_nobody "$BUILD/tests/integration/ln-storm" 3000 2 >/dev/null || fail "ln-storm as nobody failed"
+        [ "$(batched)" -gt "$b0" ] && break
+done
+[ "$(batched)" -gt "$b0" ] || fail "BatchedStorms stayed $(batched) in 10 storms of 3,000 processes"
 ctl status | grep -E "Events: .*, [1-9][0-9]* storms read in batches" ||
         fail "latnicectl status does not show the storms read in batches"
 daemon_alive "after a storm"
