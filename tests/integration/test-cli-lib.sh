@@ -48,11 +48,12 @@ expect_rc() {
         }
 }
 
-# Poll CMD... until it succeeds or TIMEOUT seconds pass.
+# Poll CMD... until it succeeds or TIMEOUT seconds, times the slack
+# LATNICE_TEST_SLACK (default 5, for a busy machine), pass.
 wait_until() {
         local timeout=$1 i
         shift
-        for ((i = 0; i < timeout * 50; i++)); do
+        for ((i = 0; i < timeout * 50 * ${LATNICE_TEST_SLACK:-5}; i++)); do
                 "$@" && return 0
                 sleep 0.02
         done

@@ -56,11 +56,15 @@ fail() {
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# Poll CMD... until it succeeds or TIMEOUT seconds pass.
+# Poll CMD... until it succeeds or TIMEOUT seconds, times the slack
+# LATNICE_TEST_SLACK (default 5), pass. TIMEOUT is what an idle machine
+# needs with room to spare; the slack is for a busy one (a sanitizer build
+# beside other work: a 2 s wait for an ancestor rule was seen to fail). No
+# test waits for something not to happen, so a passing run waits no longer.
 wait_until() { # timeout cmd...
         local timeout=$1 end
         shift
-        end=$(($(now_ms) + timeout * 1000))
+        end=$(($(now_ms) + timeout * 1000 * ${LATNICE_TEST_SLACK:-5}))
         while ! "$@"; do
                 [ "$(now_ms)" -ge "$end" ] && return 1
                 sleep 0.02
