@@ -36,6 +36,8 @@ void applier_set_policy(Applier *a, const Policy *policy)
         uint32_t keys;
 
         a->policy = policy;
+        /* Kept decisions point into the old policy. */
+        proc_cache_flush(a->proc_cache);
         a->read_flags = 0;
         a->used_keys = 0;
         a->thread_rules = false;
@@ -185,6 +187,19 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * is its starting state, like one inherited from its parent: a Nice= rule
  * applies to it.
  */
+
+/* TID of PID is gone: forget its entry (and, the main thread's, its group's
+ * hold). What is kept of the process (ProcCache) stays: an evaluation may
+ * be using it; its exit event drops it (applier_forget()). */
+static void thread_forget(Applier *a, pid_t pid, pid_t tid)
+{
+        Task *t = task_table_get(a->tasks, tid);
+
+        if (t && t->pid == pid)
+                task_table_remove(a->tasks, tid);
+        if (tid == pid)
+                group_table_release(a->groups, pid);
+}
 
 /* Is TID of PID still the task that started at STARTTIME? */
 static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
@@ -501,7 +516,7 @@ static int thread_lookup(Applier *a, const ProcTask *p, pid_t tid, uint64_t *ret
                 if (r < 0) {
                         if (!errno_is_gone(r))
                                 return r;
-                        applier_forget(a, pid, tid);
+                        thread_forget(a, pid, tid);
                         return 1;
                 }
         }
@@ -513,6 +528,16 @@ static int thread_lookup(Applier *a, const ProcTask *p, pid_t tid, uint64_t *ret
         *ret_st = st;
         *ret = t;
         return 0;
+}
+
+/* Has thread TID of PID, as latniced knows it, the settings S already? */
+static bool thread_has(Applier *a, pid_t pid, pid_t tid, const Settings *s)
+{
+        const Task *t = task_table_get(a->tasks, tid);
+
+        if (!t || t->pid != pid)
+                return s->mask == 0;
+        return !t->user_owned && settings_equal(&t->settings, s);
 }
 
 /* Dry run: say what would be applied to T, and remember it. */
@@ -573,7 +598,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
 
         /* The process must still run now: then the state read next is its own. */
         if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0) {
-                applier_forget(a, pid, tid);
+                thread_forget(a, pid, tid);
                 return 0;
         }
 
@@ -584,7 +609,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         r = state_read(tid, read_mask, &now);
         if (r < 0) {
                 if (errno_is_gone(r)) {
-                        applier_forget(a, pid, tid);
+                        thread_forget(a, pid, tid);
                         return 0;
                 }
                 a->counters.n_failed++;
@@ -600,7 +625,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         }
         if (r <= 0) {
                 if (r < 0 && errno_is_gone(r)) {
-                        applier_forget(a, pid, tid);
+                        thread_forget(a, pid, tid);
                         return 0;
                 }
                 return r;
@@ -646,6 +671,31 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         return 1;
 }
 
+/* Point P's user and group names and its ancestors into latniced's caches
+ * (borrowed: valid until the next lookup there, so again before every use
+ * of a snapshot kept longer). -ENOMEM only. */
+static int snapshot_borrow(Applier *a, ProcTask *p)
+{
+        int r;
+
+        if (a->ids && a->uses_ids) {
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+                r = id_cache_user(a->ids, p->view.uid, now, &p->view.user);
+                if (r >= 0)
+                        r = id_cache_group(a->ids, p->view.gid, now, &p->view.group);
+                if (r < 0)
+                        return r;
+        }
+        if (a->ancestors && (a->read_flags & PROC_READ_ANCESTORS)) {
+                r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
+                                       &p->view.n_ancestors);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Read what the policy needs of process PID, with EXTRA_FLAGS
  * (PROC_READ_NO_STAT or 0). Returns 1 with *RET set, 0 if it is to be left
  * alone (gone, kernel thread, zombie), negative errno. */
@@ -670,22 +720,9 @@ static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTas
         a->snapshot_gone = p->zombie;
         if (p->kernel_thread || p->zombie)
                 return 0;
-        if (a->ids && a->uses_ids) {
-                uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-                /* Borrowed from the cache: valid until its next lookup. */
-                r = id_cache_user(a->ids, p->view.uid, now, &p->view.user);
-                if (r >= 0)
-                        r = id_cache_group(a->ids, p->view.gid, now, &p->view.group);
-                if (r < 0)
-                        return r;
-        }
-        if (a->ancestors && (a->read_flags & PROC_READ_ANCESTORS)) {
-                r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
-                                       &p->view.n_ancestors);
-                if (r < 0)
-                        return r;
-        }
+        r = snapshot_borrow(a, p);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(p);
         return 1;
 }
@@ -716,13 +753,14 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
         return 1;
 }
 
-/* The threads of P to evaluate: ONLY_TID, or all of them. */
-static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, pid_t **ret,
-                           size_t *ret_n)
+/* The threads of P to evaluate: ONLY_TID, or all of them (LIST: from
+ * task/, whatever P's count of threads says). */
+static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, bool list,
+                           pid_t **ret, size_t *ret_n)
 {
         pid_t *tids;
 
-        if (only_tid > 0 || p->n_threads == 1) {
+        if (only_tid > 0 || (p->n_threads == 1 && !list)) {
                 /* One thread when stat was read (the usual case right after
                  * exec): no need to list task/. A thread created since has a
                  * fork event of its own behind this one (applier_thread()),
@@ -738,19 +776,47 @@ static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, pid_t 
         return proc_threads(a->ctx.proc_root, p->view.pid, ret, ret_n);
 }
 
-/* At info level once per change (a process is evaluated again on every exec,
- * rename and rescan), else at debug level. */
-static void log_withheld(const ProcTask *p, const Decision *d, bool changed)
-{
-        Settings w = d->match.settings;
-        _cleanup_free_ char *str = NULL;
+/* Threads of one evaluation that had boosts withheld (said together). */
+typedef struct Withheld {
+        Decision first;   /* the first one's decision */
+        uint64_t n, n_changed;
+} Withheld;
 
-        if ((changed ? LOG_INFO : LOG_DEBUG) > log_get_max_level())
+static void withheld_count(Withheld *w, const Decision *d, bool changed)
+{
+        if (w->n == 0)
+                w->first = *d;
+        w->n++;
+        w->n_changed += changed;
+}
+
+/* The threads of P in W had boosts withheld. At info level once per change
+ * (a process is evaluated again on every exec, rename and rescan) and, with
+ * a ProcessLog, once per process and reason (then what its other threads
+ * had withheld is counted and said together later), else at debug level. */
+static void log_withheld(Applier *a, const ProcTask *p, const Withheld *w)
+{
+        const Decision *d = &w->first;
+        Settings ws = d->match.settings;
+        _cleanup_free_ char *str = NULL;
+        uint64_t n = w->n_changed ?: w->n;
+        int level = w->n_changed > 0 ? LOG_INFO : LOG_DEBUG;
+
+        if (w->n == 0 || level > log_get_max_level())
                 return;
-        w.mask = d->withheld;
-        str = settings_to_string(&w);
-        log_full(changed ? LOG_INFO : LOG_DEBUG, "%d (%s): boosts withheld (%s): %s.",
-                 (int)p->view.pid, p->view.names.comm, strna(str), strna(d->withheld_reason));
+        if (level == LOG_INFO && a->withheld &&
+            process_log_note(a->withheld, p->view.pid, d->withheld_reason, n,
+                              now_usec(CLOCK_MONOTONIC), &n) == 0)
+                return; /* counted, said later */
+        ws.mask = d->withheld;
+        str = settings_to_string(&ws);
+        if (n == 1)
+                log_full(level, "%d (%s): boosts withheld (%s): %s.", (int)p->view.pid,
+                         p->view.names.comm, strna(str), strna(d->withheld_reason));
+        else
+                log_full(level, "%d (%s): boosts withheld (%s) for %" PRIu64 " threads: %s.",
+                         (int)p->view.pid, p->view.names.comm, strna(str), n,
+                         strna(d->withheld_reason));
 }
 
 static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const Settings *s,
@@ -765,14 +831,31 @@ static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const S
         if (only_tid > 0 ? asprintf(&who, "%d/%d", (int)pid, (int)only_tid) < 0
                          : asprintf(&who, "%d", (int)pid) < 0)
                 return;
-        if (per_thread)
-                log_task(LOG_INFO, &fake, "%s (%s): thread rules applied to %zu thread(s)%s.", who,
-                         p->view.names.comm, n_applied, a->ctx.dry_run ? " (dry run)" : "");
-        else
+        if (per_thread) {
+                uint64_t n = n_applied;
+
+                /* A thread event's line is said once per process and rule,
+                 * then counted (ProcessLog). */
+                if (only_tid > 0 && a->thread_applied &&
+                    process_log_note(a->thread_applied, pid, strna(applied_rule), n_applied,
+                                     now_usec(CLOCK_MONOTONIC), &n) == 0)
+                        return;
+                log_task(LOG_INFO, &fake, "%s (%s): thread rules applied to %" PRIu64
+                         " thread(s)%s.", who, p->view.names.comm, n,
+                         a->ctx.dry_run ? " (dry run)" : "");
+        } else
                 log_task(LOG_INFO, &fake, "%s (%s): %s %s (rule %s) to %zu thread(s).", who,
                          p->view.names.comm, a->ctx.dry_run ? "would apply" : "applied",
                          strna(str), strna(applied_rule), n_applied);
 }
+
+/* evaluate()'s EXTRA_FLAGS beside PROC_READ_*: every thread of the process,
+ * from what the ProcCache keeps of it if it is still valid (the threads'
+ * budget's merged evaluation: its process is as it was read). */
+#define EVAL_THREADS 0x10000u
+/* And for a rescan: a thread latniced knows to have what it is to get costs
+ * its name only (the rescan then checks every entry's start time). */
+#define EVAL_KNOWN 0x20000u
 
 /* A snapshot of a process and the decision on it. */
 typedef struct Evaluation {
@@ -782,13 +865,28 @@ typedef struct Evaluation {
         const char *base_rule;
         bool has_base;
         Decision d;
+        char *base_rule_owned; /* a kept evaluation's copy of BASE_RULE */
 } Evaluation;
 
 static void evaluation_done(Evaluation *e)
 {
         e->p = proc_task_free(e->p);
         boost_facts_cache_done(&e->facts);
+        free(e->base_rule_owned);
         *e = (Evaluation){};
+}
+
+/* The ProcCache's destructor of a kept evaluation. */
+static void evaluation_free(void *v)
+{
+        if (v)
+                evaluation_done(v);
+        free(v);
+}
+
+int applier_proc_cache_new(size_t max, uint64_t ttl_usec, ProcCache **ret)
+{
+        return proc_cache_new(max, ttl_usec, evaluation_free, ret);
 }
 
 /* Snapshot PID (EXTRA_FLAGS as snapshot_process()) and decide. Returns 1
@@ -858,6 +956,111 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra
         return r;
 }
 
+/* A kept evaluation C of a process, for its thread ONLY_TID (0: all of
+ * them): as evaluation_hold() (the process's start time is checked again
+ * before anything is changed), or -ESTALE if it must be read again first
+ * (it was kept from a light read, without a start time, or, for all
+ * threads, its main thread has another name now: a rename of it that the
+ * rename limiter merged with others' is a new process-level decision). */
+static int evaluation_cached(Applier *a, Evaluation *c, pid_t only_tid, int *ret_pidfd)
+{
+        int r;
+
+        *ret_pidfd = -EBADF;
+        if (only_tid <= 0) {
+                _cleanup_free_ char *comm = NULL;
+
+                r = proc_thread_comm(a->ctx.proc_root, c->p->view.pid, c->p->view.pid, &comm);
+                if (r < 0)
+                        return errno_is_gone(r) ? 0 : r;
+                if (!streq(comm, c->p->view.names.comm))
+                        return -ESTALE;
+        }
+        r = snapshot_borrow(a, c->p);
+        if (r < 0)
+                return r;
+        if (!evaluation_acts(a, c, only_tid))
+                return 1;
+        if (!c->p->has_stat)
+                return -ESTALE;
+        a->counters.n_acted++;
+        return process_hold(a, c->p, ret_pidfd);
+}
+
+/* Keep evaluation E (moved to *RET; E is empty after) in the cache, with its
+ * real uid. -ENOMEM (E unchanged), or another negative errno (E moved and
+ * gone: nothing kept). */
+static int evaluation_keep(Applier *a, Evaluation *e, uint64_t now, Evaluation **ret)
+{
+        Evaluation *k;
+        uid_t uid = e->p->view.uid;
+        int r;
+
+        if (uid == (uid_t)-1 && proc_real_uid(a->ctx.proc_root, e->p->view.pid, &uid) < 0)
+                uid = (uid_t)-1;
+        k = malloc(sizeof(*k));
+        if (!k)
+                return -ENOMEM;
+        if (e->base_rule) {
+                e->base_rule_owned = strdup(e->base_rule);
+                if (!e->base_rule_owned) {
+                        free(k);
+                        return -ENOMEM;
+                }
+                if (e->d.rule == e->base_rule)
+                        e->d.rule = e->base_rule_owned;
+                e->base_rule = e->base_rule_owned;
+        }
+        *k = *e;
+        *e = (Evaluation){};
+        r = proc_cache_put(a->proc_cache, k->p->view.pid, uid, k, now);
+        if (r < 0)
+                return r;
+        *ret = k;
+        return 0;
+}
+
+/* Snapshot and decide (evaluation_hold()), into OWN; *RET points to OWN or
+ * to an evaluation the ProcCache keeps. For a thread event (ONLY_TID) or
+ * EVAL_THREADS, the process's evaluation comes from the cache, or is read
+ * and kept there. Any other evaluation (exec, rename of the main thread,
+ * uid or gid change, rescan) reads the process whole; what it reads
+ * replaces what was kept of a process with thread events. */
+static int evaluation_get(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags,
+                          Evaluation *own, Evaluation **ret, int *ret_pidfd)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        bool threads = only_tid > 0 || (extra_flags & EVAL_THREADS);
+        Evaluation *c;
+        int r;
+
+        *ret = own;
+        extra_flags &= ~(EVAL_THREADS | EVAL_KNOWN);
+        if (!a->proc_cache)
+                return evaluation_hold(a, pid, only_tid, extra_flags, own, ret_pidfd);
+        if (!threads && !proc_cache_has(a->proc_cache, pid))
+                return evaluation_hold(a, pid, only_tid, extra_flags, own, ret_pidfd);
+        c = threads ? proc_cache_get(a->proc_cache, pid, now, NULL) : NULL;
+        if (c) {
+                r = evaluation_cached(a, c, only_tid, ret_pidfd);
+                if (r > 0)
+                        *ret = c;
+                if (r == 0)
+                        proc_cache_drop(a->proc_cache, pid); /* gone, or its pid reused */
+                if (r != -ESTALE)
+                        return r;
+        }
+        proc_cache_drop(a->proc_cache, pid);
+        r = evaluation_hold(a, pid, only_tid, extra_flags, own, ret_pidfd);
+        if (r <= 0)
+                return r;
+        r = evaluation_keep(a, own, now, &c);
+        if (r < 0)
+                return r == -ENOMEM ? 1 : r; /* not kept: OWN is used once */
+        *ret = c;
+        return 1;
+}
+
 /*
  * Evaluate process PID (or only its thread ONLY_TID): snapshot (EXTRA_FLAGS:
  * PROC_READ_FRESH for a process that has just called exec), decide
@@ -866,17 +1069,20 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra
  */
 static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
 {
-        _cleanup_(evaluation_done) Evaluation ev = {};
+        _cleanup_(evaluation_done) Evaluation own = {};
         _cleanup_close_ int pidfd = -EBADF;
         _cleanup_free_ pid_t *tids = NULL;
         const char *applied_rule = NULL;
         size_t n_tids = 0, n_applied = 0;
+        Withheld withheld = {};
+        Evaluation *ev;
         bool per_thread;
         int r;
 
+        a->last_n_threads = 0;
         if (!a->policy || pid <= 0)
                 return 0;
-        r = evaluation_hold(a, pid, only_tid, extra_flags, &ev, &pidfd);
+        r = evaluation_get(a, pid, only_tid, extra_flags, &own, &ev, &pidfd);
         if (r == -EAGAIN) {
                 a->counters.n_deferred++;
                 if (a->deferred)
@@ -886,8 +1092,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
         if (r <= 0)
                 return r;
 
-        const ProcTask *p = ev.p;
-        const Decision d = ev.d;
+        const ProcTask *p = ev->p;
+        const Decision d = ev->d;
         per_thread = a->thread_rules && d.match.thread_dependent;
         /* Apply, group level first: the [Unit] sections of its cgroup, and
          * the group settings of its rules (the process's: its group, whole). */
@@ -917,9 +1123,10 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                         return 0;
         }
 
-        r = process_threads(a, p, only_tid, &tids, &n_tids);
+        r = process_threads(a, p, only_tid, extra_flags & EVAL_THREADS, &tids, &n_tids);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
+        a->last_n_threads = n_tids;
 
         for (size_t i = 0; i < n_tids; i++) {
                 _cleanup_free_ char *name = NULL;
@@ -936,8 +1143,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                         }
                         view.tid = tids[i];
                         view.thread = name;
-                        r = policy_decide(a->policy, &view, ev.has_base ? &ev.base : NULL,
-                                          ev.base_rule, &ev.facts, &td, NULL);
+                        r = policy_decide(a->policy, &view, ev->has_base ? &ev->base : NULL,
+                                          ev->base_rule, &ev->facts, &td, NULL);
                         if (r < 0)
                                 return r == -ESRCH ? 0 : r;
                 }
@@ -947,18 +1154,26 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                  * differ in their rules do not fight over it. */
                 if (tids[i] != pid)
                         td.settings.mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                /* A merged evaluation goes through threads evaluated
+                 * before: one that has what it is to get costs its name
+                 * only (a tid reused meanwhile had its exit event, or the
+                 * exit was lost and a rescan checks every entry). */
+                if ((extra_flags & (EVAL_THREADS | EVAL_KNOWN)) &&
+                    thread_has(a, pid, tids[i], &td.settings))
+                        continue;
                 r = apply_thread(a, p, pidfd, tids[i], &td.settings, td.rule, name);
                 task_table_sync(a->tasks, tids[i]);
                 if (r < 0)
                         return r;
                 if (td.withheld && (per_thread || i == 0))
-                        log_withheld(p, &td, r > 0);
+                        withheld_count(&withheld, &td, r > 0);
                 if (r > 0) {
                         n_applied++;
                         applied_rule = td.rule;
                 }
         }
 
+        log_withheld(a, p, &withheld);
         if (n_applied > 0)
                 log_evaluated(a, p, only_tid, &d.settings, per_thread, n_applied, applied_rule);
         return 0;
@@ -967,6 +1182,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
 int applier_process(Applier *a, pid_t pid)
 {
         return evaluate(a, pid, 0, 0);
+}
+
+int applier_threads(Applier *a, pid_t pid)
+{
+        return evaluate(a, pid, 0, EVAL_THREADS);
 }
 
 /* Remember PID as a process whose exec was not read (a ring: the oldest
@@ -1033,12 +1253,22 @@ int applier_thread(Applier *a, pid_t pid, pid_t tid)
 
 void applier_forget(Applier *a, pid_t pid, pid_t tid)
 {
-        Task *t = task_table_get(a->tasks, tid);
+        thread_forget(a, pid, tid);
+        if (tid == pid) {
+                _cleanup_free_ char *reason = NULL;
+                uint64_t n;
 
-        if (t && t->pid == pid)
-                task_table_remove(a->tasks, tid);
-        if (tid == pid)
-                group_table_release(a->groups, pid);
+                proc_cache_drop(a->proc_cache, pid);
+                n = process_log_forget(a->withheld, pid, &reason);
+                if (n > 0)
+                        log_info("%d: boosts withheld for %" PRIu64 " more thread(s) until "
+                                 "its exit: %s.", (int)pid, n, strna(reason));
+                reason = mfree(reason);
+                n = process_log_forget(a->thread_applied, pid, &reason);
+                if (n > 0)
+                        log_info("%d: thread rules (%s) applied to %" PRIu64 " more thread(s) "
+                                 "until its exit.", (int)pid, strna(reason), n);
+        }
 }
 
 int applier_rescan(Applier *a)
@@ -1051,9 +1281,10 @@ int applier_rescan(Applier *a)
         r = proc_pids(a->ctx.proc_root, &pids, &n);
         if (r < 0)
                 return r;
+        proc_cache_flush(a->proc_cache);
 
         for (size_t i = 0; i < n; i++) {
-                r = evaluate(a, pids[i], 0, 0);
+                r = evaluate(a, pids[i], 0, EVAL_KNOWN);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)

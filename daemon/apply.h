@@ -24,7 +24,9 @@
 #include "daemon/control.h"
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
+#include "daemon/proc-cache.h"
 #include "daemon/tasks.h"
+#include "daemon/process-log.h"
 #include "lib/thread-settings.h"
 #include "lib/proc.h"
 #include "policy/policy.h"
@@ -61,6 +63,15 @@ struct Applier {
         AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
         IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
         GroupTable *groups;        /* borrowed, optional: group settings of rules */
+        /* Borrowed, optional: what is known of a process for its threads (a
+         * thread event then reads only the thread's name), and "boosts
+         * withheld" and "thread rules applied" said once per process and
+         * reason, not per thread (daemon/proc-cache.h, daemon/process-log.h). */
+        ProcCache *proc_cache;
+        ProcessLog *withheld, *thread_applied;
+        /* Threads the last evaluation went through (its cost, for the
+         * per-user thread budget of the caller). */
+        size_t last_n_threads;
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
         unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */
@@ -86,6 +97,10 @@ struct Applier {
         pid_t unread[APPLIER_UNREAD_MAX];
         unsigned unread_next;
 };
+
+/* A ProcCache for Applier.proc_cache, of at most MAX processes, each kept
+ * TTL_USEC at most (daemon/proc-cache.h). */
+int applier_proc_cache_new(size_t max, uint64_t ttl_usec, ProcCache **ret);
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx);
@@ -113,6 +128,10 @@ void applier_exec_gone(Applier *a, pid_t pid);
  * evaluated itself if latniced changed the parent only after the fork, or
  * never read the parent's exec (it was gone first). Else nothing is read. */
 int applier_fork(Applier *a, pid_t parent, pid_t child, uint64_t fork_ns);
+/* Evaluate every thread of PID, the process as latniced last read it if it
+ * keeps that (Applier.proc_cache), else read now: the merged evaluation of
+ * threads put off (new or renamed). */
+int applier_threads(Applier *a, pid_t pid);
 /* Evaluate one thread TID of PID (new thread, renamed thread). */
 int applier_thread(Applier *a, pid_t pid, pid_t tid);
 /* TID exited: forget it. */

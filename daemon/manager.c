@@ -18,6 +18,7 @@
 #include "daemon/manager.h"
 #include "daemon/ratelimit.h"
 #include "daemon/tasks.h"
+#include "daemon/user-budget.h"
 #include "lib/bounded-read.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -67,6 +68,31 @@
  * process holds a pidfd, a /proc directory and a file, NSS lookups a few
  * more; the rest is margin. */
 #define FDS_NEEDED 16
+/* New threads and renames (neither needs privilege) share one budget per
+ * user (daemon/user-budget.h), in thread evaluations: THREAD_BURST at once,
+ * then one per THREAD_INTERVAL; a whole process costs its threads, and a
+ * user's debt is bounded by THREAD_MAX_DEBT. Beyond it the user's processes
+ * are evaluated whole when its budget allows, at most THREAD_BATCH of them
+ * per timer wake-up. THREAD_MAX_USERS users and THREAD_MAX_PENDING
+ * processes are tracked at most; beyond that a thread event schedules a
+ * (rate-limited) rescan. */
+#define THREAD_BURST 256u
+#define THREAD_INTERVAL_USEC 2000
+#define THREAD_MAX_DEBT 2500u
+#define THREAD_MAX_USERS 1024u
+#define THREAD_MAX_PENDING 4096u
+#define THREAD_BATCH 4u
+/* What latniced read of a process for its threads (daemon/proc-cache.h):
+ * kept for this many processes, each at most this long (a change that comes
+ * without an event, such as a move to another cgroup, is seen at a thread
+ * event after that). */
+#define PROC_CACHE_MAX 1024u
+#define PROC_CACHE_TTL_USEC (1000 * 1000)
+/* "boosts withheld" and "thread rules applied" are said once per process and
+ * reason, then at most this often with the count of its threads since
+ * (daemon/process-log.h), for this many processes at once. */
+#define PROCESS_LOG_INTERVAL_USEC (10 * 1000 * 1000)
+#define PROCESS_LOG_MAX 4096u
 /* STATUS= is refreshed on activity, at most this often (no timer). */
 #define STATUS_INTERVAL_USEC (1000 * 1000)
 
@@ -102,8 +128,10 @@ struct Manager {
 
         sd_event *event;
         sd_event_source *sig_term, *sig_int, *sig_hup, *rescan_timer, *rename_timer;
+        sd_event_source *thread_timer;
         ProcEvents *events;
         RateLimiter *renames;
+        UserBudget *threads;
         KernelFeatures kernel;
         DaemonConfig config;
         Policy *policy;
@@ -111,6 +139,8 @@ struct Manager {
         TaskTable *tasks;
         AncestorCache *ancestors;
         IdCache *ids;
+        ProcCache *proc_cache;
+        ProcessLog *withheld, *thread_applied;
         Applier applier;
         Bus *bus;
         UnitState *units;
@@ -127,8 +157,9 @@ struct Manager {
         uint64_t rescan_wanted_usec; /* when the pending rescan was asked for */
         const char *rescan_why;      /* static string */
         uint64_t n_renames_deferred, n_renames_full;
+        uint64_t n_threads_deferred, n_threads_full;
         uint64_t n_fd_exhausted;
-        WarningLimit fd_warnings, deferred_warnings;
+        WarningLimit fd_warnings, deferred_warnings, thread_warnings;
         BoundedReader *cmdline_reader;
 };
 
@@ -292,6 +323,7 @@ static int manager_load_policy(Manager *m)
 
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata);
 static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata);
+static int on_thread_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* ---- resource exhaustion ------------------------------------------ */
 
@@ -358,8 +390,10 @@ static int manager_rescan(Manager *m, const char *why)
                 manager_note_error(m, r, 0);
                 return log_error_errno(r, "Failed to scan processes (%s): %m", why);
         }
-        /* Every process was read just now: deferred renames are done. */
+        /* Every process was read just now: deferred renames and threads
+         * are done. */
         rate_limiter_clear_pending(m->renames);
+        user_budget_clear_pending(m->threads);
         log_full(streq(why, "start-up") || streq(why, "reload") ? LOG_DEBUG : LOG_NOTICE,
                  "Rescanned processes (%s) in %" PRIu64 " us: %zu task(s) managed; %" PRIu64
                  " lost-event overflow(s), %" PRIu64 " rescan(s) so far.",
@@ -460,6 +494,115 @@ static void on_evaluation_deferred(void *userdata, pid_t pid)
         schedule_rescan_at(m, "evaluations put off", at);
 }
 
+/* ---- threads: one budget per user ---------------------------------- */
+
+static int thread_timer_arm(Manager *m, uint64_t when)
+{
+        int r;
+
+        if (when == UINT64_MAX)
+                return m->thread_timer ? sd_event_source_set_enabled(m->thread_timer, SD_EVENT_OFF)
+                                       : 0;
+        if (!m->thread_timer) {
+                r = sd_event_add_time(m->event, &m->thread_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_thread_timer, m);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(m->thread_timer, "threads");
+                return r;
+        }
+        r = sd_event_source_set_time(m->thread_timer, when);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->thread_timer, SD_EVENT_ONESHOT);
+        return r;
+}
+
+/* Charge UID (or, if unknown, the uid the evaluation of PID found) with
+ * what the last evaluation cost. */
+static void thread_charge(Manager *m, pid_t pid, bool have_uid, uid_t uid, uint64_t now)
+{
+        size_t cost = m->applier.last_n_threads;
+
+        if (cost == 0)
+                return; /* nothing acted on: no thread was gone through */
+        if (have_uid || proc_cache_uid(m->proc_cache, pid, &uid) >= 0)
+                user_budget_charge(m->threads, uid, cost, now);
+}
+
+static void thread_note_deferred(Manager *m, uid_t uid, pid_t pid, uint64_t now)
+{
+        m->n_threads_deferred++;
+        if (warning_due(&m->thread_warnings, now)) {
+                log_notice("New and renamed threads of uid %u exceed its budget (%u at once, "
+                           "then %u/s): process %d and any other of its processes with such "
+                           "events are evaluated whole when the budget allows (%" PRIu64
+                           " event(s) put off so far).",
+                           (unsigned)uid, THREAD_BURST,
+                           (unsigned)(USEC_PER_SEC / THREAD_INTERVAL_USEC), (int)pid,
+                           m->n_threads_deferred);
+                warning_done(&m->thread_warnings, now);
+        }
+        if (m->thread_timer && sd_event_source_get_enabled(m->thread_timer, NULL) > 0)
+                return;
+        if (thread_timer_arm(m, user_budget_next_due(m->threads, now)) < 0)
+                schedule_rescan(m, "thread events");
+}
+
+/* Thread TID of PID was created or renamed (TID 0: renames of several of
+ * its threads, merged): evaluate it now while its user is within its
+ * budget, else note its process for a whole evaluation later. A process
+ * seen for the first time is evaluated now (its uid is learnt then) and
+ * charged. */
+static int on_thread(Manager *m, pid_t pid, pid_t tid)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        bool have_uid;
+        uid_t uid = (uid_t)-1;
+        int r;
+
+        have_uid = proc_cache_uid(m->proc_cache, pid, &uid) >= 0;
+        if (have_uid) {
+                r = user_budget_check(m->threads, uid, pid, now);
+                if (r == USER_BUDGET_DEFERRED) {
+                        thread_note_deferred(m, uid, pid, now);
+                        return 0;
+                }
+                if (r == USER_BUDGET_FULL || r == -ENOMEM) {
+                        m->n_threads_full++;
+                        schedule_rescan(m, "thread events");
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+        }
+        r = tid > 0 ? applier_thread(&m->applier, pid, tid) : applier_threads(&m->applier, pid);
+        thread_charge(m, pid, have_uid, uid, now);
+        return r;
+}
+
+static int on_thread_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        pid_t pid;
+        uid_t uid;
+
+        for (unsigned i = 0; i < THREAD_BATCH; i++) {
+                int r;
+
+                if (user_budget_pop_due(m->threads, now, &pid, &uid) <= 0)
+                        break;
+                /* One evaluation of the process covers all its threads. */
+                r = applier_threads(&m->applier, pid);
+                thread_charge(m, pid, true, uid, now);
+                manager_note_error(m, r, pid);
+                if (r == -ENOMEM)
+                        log_oom();
+        }
+        if (thread_timer_arm(m, user_budget_next_due(m->threads, now_usec(CLOCK_MONOTONIC))) < 0)
+                schedule_rescan(m, "thread events");
+        return 0;
+}
+
 /* ---- renames ------------------------------------------------------- */
 
 static int rename_timer_arm(Manager *m, uint64_t when)
@@ -493,7 +636,9 @@ static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
                 if (rate_limiter_pop_due(m->renames, now, &pid, &tid) <= 0)
                         break;
-                r = applier_thread(&m->applier, pid, tid);
+                /* tid == pid: renames of several threads, merged (the main
+                 * thread's among them or not: applier_threads() tells). */
+                r = on_thread(m, pid, tid == pid ? 0 : tid);
                 manager_note_error(m, r, pid);
                 if (r == -ENOMEM)
                         log_oom();
@@ -549,7 +694,7 @@ static int on_rename(Manager *m, pid_t pid, pid_t tid)
         now = now_usec(CLOCK_MONOTONIC);
         r = rate_limiter_check(m->renames, pid, tid, now);
         if (r == RATE_LIMIT_NOW)
-                return applier_thread(&m->applier, pid, tid);
+                return on_thread(m, pid, tid);
         if (r == RATE_LIMIT_FULL || r == -ENOMEM) {
                 m->n_renames_full++;
                 schedule_rescan(m, "renames");
@@ -597,7 +742,7 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                 break;
         case PROC_EV_FORK:
                 if (proc_event_is_thread_fork(e))
-                        r = applier_thread(&m->applier, e->pid, e->tid);
+                        r = on_thread(m, e->pid, e->tid);
                 else
                         r = applier_fork(&m->applier, e->parent_pid, e->pid, e->timestamp_ns);
                 break;
@@ -683,11 +828,34 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         if (r < 0)
                 return r;
 
+        r = user_budget_new(&(const UserBudgetConfig){
+                                    .burst = THREAD_BURST,
+                                    .interval_usec = THREAD_INTERVAL_USEC,
+                                    .max_debt = THREAD_MAX_DEBT,
+                                    .max_users = THREAD_MAX_USERS,
+                                    .max_pending = THREAD_MAX_PENDING,
+                            },
+                            &m->threads);
+        if (r < 0)
+                return r;
+        r = applier_proc_cache_new(PROC_CACHE_MAX, PROC_CACHE_TTL_USEC, &m->proc_cache);
+        if (r < 0)
+                return r;
+        r = process_log_new(PROCESS_LOG_MAX, PROCESS_LOG_INTERVAL_USEC, &m->withheld);
+        if (r >= 0)
+                r = process_log_new(PROCESS_LOG_MAX, PROCESS_LOG_INTERVAL_USEC,
+                                    &m->thread_applied);
+        if (r < 0)
+                return r;
+
         ctx.dry_run = o->dry_run;
         ctx.proc_root = o->proc_root;
         applier_init(&m->applier, m->tasks, &ctx);
         m->applier.ancestors = m->ancestors;
         m->applier.ids = m->ids;
+        m->applier.proc_cache = m->proc_cache;
+        m->applier.withheld = m->withheld;
+        m->applier.thread_applied = m->thread_applied;
         r = group_table_new(o->proc_root, o->dry_run, &m->groups);
         if (r < 0)
                 return r;
@@ -724,11 +892,16 @@ Manager *manager_free(Manager *m)
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
         rate_limiter_free(m->renames);
+        sd_event_source_disable_unref(m->thread_timer);
+        user_budget_free(m->threads);
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_unref(m->event);
         task_table_free(m->tasks);
+        proc_cache_free(m->proc_cache);
+        process_log_free(m->withheld);
+        process_log_free(m->thread_applied);
         ancestor_cache_free(m->ancestors);
         id_cache_free(m->ids);
         proc_set_cmdline_reader(NULL);

@@ -731,7 +731,13 @@ int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret)
         StatInfo st;
         int r;
 
-        r = read_stat(proc_root ?: "/proc", pid, tid, &st);
+        /* The process's start time is its main thread's: PID/task/PID/stat
+         * has it at a constant cost, where PID/stat sums up CPU times over
+         * every thread (a process with 10,000 threads made each read cost
+         * milliseconds). A tree without task/ (a test's) has PID/stat only. */
+        r = read_stat(proc_root ?: "/proc", pid, tid > 0 ? tid : pid, &st);
+        if (r == -ESRCH && tid <= 0)
+                r = read_stat(proc_root ?: "/proc", pid, 0, &st);
         if (r < 0)
                 return r;
         free(st.comm);

@@ -86,7 +86,9 @@ static inline void proc_task_freep(ProcTask **t)
                 proc_task_free(*t);
 }
 
-/* Start time (field 22 of stat) of a pid or of pid's thread tid; -ESRCH if gone. */
+/* Start time (field 22 of stat) of a pid or of pid's thread tid; -ESRCH if gone.
+ * A pid's is read from its main thread's stat (PID/task/PID/stat): the
+ * same value at a cost that does not grow with its threads. */
 int proc_starttime(const char *proc_root, pid_t pid, pid_t tid, uint64_t *ret);
 /* Thread ids of PID (from /proc/PID/task), sorted. */
 int proc_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_n);

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "daemon/pidmap.h"
+#include "daemon/user-budget.h"
+#include "lib/macro.h"
+
+typedef struct User {
+        uid_t uid;
+        int64_t tokens;
+        uint64_t refill_usec; /* tokens are up to date as of then */
+        pid_t *pending;       /* FIFO: [head, n) */
+        size_t head, n, cap;
+} User;
+
+struct UserBudget {
+        UserBudgetConfig c;
+        PidMap users;   /* user_key(uid) -> User */
+        PidMap pending; /* pid -> User: each pending process once */
+        size_t pop_state; /* where the next user_budget_pop_due() looks first */
+};
+
+/* PidMap keys are > 0: uid + 1. The few uids from INT32_MAX - 1 up (and
+ * (uid_t)-1, unknown) share the last key, and so one bucket. */
+static pid_t user_key(uid_t uid)
+{
+        return uid < (uid_t)INT32_MAX - 1 ? (pid_t)uid + 1 : INT32_MAX;
+}
+
+int user_budget_new(const UserBudgetConfig *c, UserBudget **ret)
+{
+        UserBudget *b;
+
+        if (c->burst == 0 || c->interval_usec == 0 || c->max_users == 0 || c->max_pending == 0)
+                return -EINVAL;
+        b = calloc(1, sizeof(*b));
+        if (!b)
+                return -ENOMEM;
+        b->c = *c;
+        *ret = b;
+        return 0;
+}
+
+static void user_free(User *u)
+{
+        if (!u)
+                return;
+        free(u->pending);
+        free(u);
+}
+
+UserBudget *user_budget_free(UserBudget *b)
+{
+        size_t state = 0;
+        pid_t key;
+        void *v;
+
+        if (!b)
+                return NULL;
+        while (pidmap_iterate(&b->users, &state, &key, &v))
+                user_free(v);
+        pidmap_done(&b->users);
+        pidmap_done(&b->pending);
+        free(b);
+        return NULL;
+}
+
+/* Bring U's tokens up to NOW. */
+static void user_refill(const UserBudget *b, User *u, uint64_t now)
+{
+        uint64_t add, needed;
+
+        if (now <= u->refill_usec)
+                return;
+        if (u->tokens >= (int64_t)b->c.burst) {
+                u->refill_usec = now;
+                return;
+        }
+        needed = (uint64_t)((int64_t)b->c.burst - u->tokens);
+        add = (now - u->refill_usec) / b->c.interval_usec;
+        if (add >= needed) {
+                u->tokens = b->c.burst;
+                u->refill_usec = now;
+        } else if (add > 0) {
+                u->tokens += (int64_t)add;
+                u->refill_usec += add * b->c.interval_usec;
+        }
+}
+
+static size_t user_n_pending(const User *u)
+{
+        return u->n - u->head;
+}
+
+/* Forget users that have nothing pending and a full bucket (they are as
+ * good as new). */
+static void users_purge(UserBudget *b, uint64_t now)
+{
+        size_t state = 0;
+        pid_t key;
+        void *v;
+
+        while (pidmap_iterate(&b->users, &state, &key, &v)) {
+                User *u = v;
+
+                user_refill(b, u, now);
+                if (user_n_pending(u) == 0 && u->tokens >= (int64_t)b->c.burst)
+                        user_free(pidmap_remove(&b->users, key));
+        }
+        b->pop_state = 0;
+}
+
+/* UID's entry, new if need be (NULL with *RET_R: -ENOMEM, or 0 when the
+ * table is full of users that matter). */
+static User *user_get(UserBudget *b, uid_t uid, uint64_t now, bool add, int *ret_r)
+{
+        User *u = pidmap_get(&b->users, user_key(uid));
+        int r;
+
+        *ret_r = 0;
+        if (u || !add)
+                return u;
+        if (pidmap_size(&b->users) >= b->c.max_users)
+                users_purge(b, now);
+        if (pidmap_size(&b->users) >= b->c.max_users)
+                return NULL;
+        u = calloc(1, sizeof(*u));
+        if (!u) {
+                *ret_r = -ENOMEM;
+                return NULL;
+        }
+        *u = (User){ .uid = uid, .tokens = b->c.burst, .refill_usec = now };
+        r = pidmap_put(&b->users, user_key(uid), u);
+        if (r < 0) {
+                free(u);
+                *ret_r = r;
+                return NULL;
+        }
+        return u;
+}
+
+static int user_push(UserBudget *b, User *u, pid_t pid)
+{
+        int r;
+
+        if (u->head > 0 && u->n == u->cap) {
+                /* Move the live part to the front before growing. */
+                for (size_t i = u->head; i < u->n; i++)
+                        u->pending[i - u->head] = u->pending[i];
+                u->n -= u->head;
+                u->head = 0;
+        }
+        if (u->n == u->cap) {
+                size_t cap = MAX((size_t)16, u->cap * 2);
+                pid_t *p = reallocarray(u->pending, cap, sizeof(pid_t));
+
+                if (!p)
+                        return -ENOMEM;
+                u->pending = p;
+                u->cap = cap;
+        }
+        r = pidmap_put(&b->pending, pid, u);
+        if (r < 0)
+                return r;
+        u->pending[u->n++] = pid;
+        return 0;
+}
+
+int user_budget_check(UserBudget *b, uid_t uid, pid_t pid, uint64_t now)
+{
+        User *u;
+        int r;
+
+        if (pid <= 0)
+                return -EINVAL;
+        if (pidmap_get(&b->pending, pid))
+                return USER_BUDGET_DEFERRED;
+        u = user_get(b, uid, now, true, &r);
+        if (!u)
+                return r < 0 ? r : USER_BUDGET_FULL;
+        user_refill(b, u, now);
+        /* A user with processes waiting queues behind them: their merged
+         * evaluation comes first, and covers this one if it is the same. */
+        if (user_n_pending(u) == 0 && u->tokens >= 1)
+                return USER_BUDGET_NOW;
+        if (pidmap_size(&b->pending) >= b->c.max_pending)
+                return USER_BUDGET_FULL;
+        r = user_push(b, u, pid);
+        if (r < 0)
+                return r;
+        return USER_BUDGET_DEFERRED;
+}
+
+void user_budget_charge(UserBudget *b, uid_t uid, uint64_t cost, uint64_t now)
+{
+        User *u;
+        int r;
+
+        u = user_get(b, uid, now, true, &r);
+        if (!u)
+                return;
+        user_refill(b, u, now);
+        cost = MIN(cost, (uint64_t)INT32_MAX);
+        u->tokens = MAX(u->tokens - (int64_t)cost, -(int64_t)b->c.max_debt);
+}
+
+/* When U has a token again (it has one now: NOW). */
+static uint64_t user_due(const UserBudget *b, const User *u, uint64_t now)
+{
+        if (u->tokens >= 1)
+                return now;
+        return MAX(now, u->refill_usec + (uint64_t)(1 - u->tokens) * b->c.interval_usec);
+}
+
+uint64_t user_budget_next_due(UserBudget *b, uint64_t now)
+{
+        uint64_t due = UINT64_MAX;
+        size_t state = 0;
+        pid_t key;
+        void *v;
+
+        if (pidmap_size(&b->pending) == 0)
+                return UINT64_MAX;
+        while (pidmap_iterate(&b->users, &state, &key, &v)) {
+                User *u = v;
+
+                if (user_n_pending(u) == 0)
+                        continue;
+                user_refill(b, u, now);
+                due = MIN(due, user_due(b, u, now));
+        }
+        return due;
+}
+
+int user_budget_pop_due(UserBudget *b, uint64_t now, pid_t *ret_pid, uid_t *ret_uid)
+{
+        pid_t key;
+        void *v;
+
+        if (pidmap_size(&b->pending) == 0)
+                return 0;
+        /* Round robin over the users, from where the last one stopped. */
+        for (int pass = 0; pass < 2; pass++) {
+                while (pidmap_iterate(&b->users, &b->pop_state, &key, &v)) {
+                        User *u = v;
+                        pid_t pid;
+
+                        if (user_n_pending(u) == 0)
+                                continue;
+                        user_refill(b, u, now);
+                        if (u->tokens < 1)
+                                continue;
+                        pid = u->pending[u->head++];
+                        if (u->head == u->n)
+                                u->head = u->n = 0;
+                        (void)pidmap_remove(&b->pending, pid);
+                        *ret_pid = pid;
+                        *ret_uid = u->uid;
+                        return 1;
+                }
+                b->pop_state = 0;
+        }
+        return 0;
+}
+
+void user_budget_clear_pending(UserBudget *b)
+{
+        size_t state = 0;
+        pid_t key;
+        void *v;
+
+        while (pidmap_iterate(&b->users, &state, &key, &v)) {
+                User *u = v;
+
+                u->head = u->n = 0;
+        }
+        pidmap_done(&b->pending);
+        b->pending = (PidMap){};
+}
+
+size_t user_budget_n_users(const UserBudget *b)
+{
+        return pidmap_size(&b->users);
+}
+
+size_t user_budget_n_pending(const UserBudget *b)
+{
+        return pidmap_size(&b->pending);
+}
