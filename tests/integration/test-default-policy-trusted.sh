@@ -11,6 +11,10 @@
 #   - a Chromium renderer (chromium --type=renderer) keeps Nice=3, and its
 #     AudioOutputDevice, AudioInputDevice and "Realtime AudioWorklet thread"
 #     threads get the audio class;
+#   - vim run through its alternatives link (/usr/bin/vim ->
+#     /etc/alternatives/vim -> /usr/bin/vim.basic; here a symlink vim ->
+#     vim.basic) gets the interactive class: the trusted view of it is named
+#     vim.basic, which the editors rule must name.
 #
 #   test-default-policy-trusted.sh LATNICED LN-SPAWN LN-GETATTR SOURCE-ROOT LN-BROWSER
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
@@ -24,6 +28,8 @@ chmod 0755 "$T"
 trap 'rm -rf "$TRUSTED"; cleanup' EXIT
 install -m 0755 "$BROWSER" "$TRUSTED/firefox-esr"
 install -m 0755 "$BROWSER" "$TRUSTED/chromium"
+install -m 0755 /bin/sleep "$TRUSTED/vim.basic"
+ln -s vim.basic "$TRUSTED/vim"
 
 cp "$SRC"/policy/default/*.policy "$POL"/
 start_daemon
@@ -38,6 +44,7 @@ expect() { # what tid class
         local what=$1 tid=$2 nice slack ln
         case $3 in
         audio) nice=-11 slack=1000 ln=-15 ;;
+        interactive) nice=-3 slack=$SLACK ln=-5 ;;
         browser-content) nice=3 slack=$SLACK ln= ;;
         esac
         wait_until 10 attr_is "$tid" nice "$nice" ||
@@ -86,6 +93,13 @@ expect "chromium renderer 'AudioOutputDevi'" "${TIDS[1]}" audio
 expect "chromium renderer 'AudioInputDevic'" "${TIDS[2]}" audio
 expect "chromium renderer 'Realtime AudioW'" "${TIDS[3]}" audio
 expect "chromium renderer 'Compositor'" "${TIDS[4]}" browser-content
+
+# --- vim through its alternatives link (Debian: vim.basic) -----------------------
+"${NOBODY[@]}" "$TRUSTED/vim" 300 &
+vim=$!
+PIDS+=("$vim")
+wait_until 5 eval '[ "$(readlink /proc/$vim/exe)" = "$TRUSTED/vim.basic" ]' || fail "vim did not start"
+expect "vim (exe vim.basic, comm $(cat /proc/$vim/comm))" "$vim" interactive
 
 stop_daemon TERM || fail "latniced did not exit cleanly on SIGTERM"
 attr_is "${TIDS[1]}" nice 0 || fail "chromium audio thread: nice $(attr "${TIDS[1]}" nice) after latniced exited, expected 0"
