@@ -7,7 +7,8 @@
  * cmdline the shipped rules look at, and then names itself the way the real
  * one does:
  *
- *   LN_COMM=NAME          prctl(PR_SET_NAME) on the main thread, as Firefox
+ *   LN_COMM=NAME          prctl(PR_SET_NAME) on the main thread (unset or
+ *                         empty: the comm stays the executable's), as Firefox
  *                         names its content processes ("Isolated Web Co")
  *   LN_THREADS=A,B,...    one thread per name, each named with
  *                         pthread_setname_np() cut to the kernel's 15 bytes,
@@ -70,7 +71,7 @@ int main(void)
         size_t n = 0;
         int r;
 
-        if (comm && prctl(PR_SET_NAME, comm, 0, 0, 0) < 0)
+        if (comm && *comm && prctl(PR_SET_NAME, comm, 0, 0, 0) < 0)
                 die("prctl(PR_SET_NAME)", errno);
         tids[0] = (pid_t) syscall(SYS_gettid);
 
