@@ -9,7 +9,13 @@
  *   - every rule of the policy has at least one sample (the check is shown
  *     to fail on a policy with one extra, unsampled rule);
  *   - do no harm: no result asks for more than the audio class does, and
- *     nothing latency-sensitive is also made batch or idle.
+ *     nothing latency-sensitive is also made batch or idle;
+ *   - names as installed: a sample's boosts reach an unprivileged user's
+ *     program that root installed at the sample's exe path (the trusted view
+ *     of policy/boost.h, which knows it by its executable's name only), so
+ *     a rule that names "vim" but not Debian's vim.basic fails here; a
+ *     sample whose boosts are withheld from users by design says "!trust"
+ *     after its expected settings.
  */
 #include <errno.h>
 #include <sched.h>
@@ -20,6 +26,7 @@
 
 #include "lib/macro.h"
 #include "lib/sched.h"
+#include "policy/boost.h"
 #include "policy/policy.h"
 #include "tests/unit/test-util.h"
 
@@ -42,6 +49,7 @@ typedef struct Sample {
         TaskNames *ancestors;
         size_t n_ancestors;
         Settings expected; /* mask 0: nothing */
+        bool untrusted;    /* "!trust": its boosts are withheld from users */
         TaskSnapshot task;
         char *argv0_base;
         char *exe_base;
@@ -170,7 +178,12 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
                 s.rules[0] = NULL;
         }
 
-        const char *exp = s.fields[COL_EXPECTED];
+        char *exp = s.fields[COL_EXPECTED];
+        char *mark = strstr(exp, " !trust");
+        if (mark && streq(mark, " !trust")) {
+                s.untrusted = true;
+                *mark = '\0';
+        }
         if (exp[0] == '@') {
                 const ProfileExpect *pe = table_profile(t, exp + 1);
                 if (!pe) {
@@ -323,6 +336,31 @@ static void check_no_harm(const Sample *s, const Settings *r)
         }
 }
 
+/* The sample run by an unprivileged user from a trusted executable at its
+ * exe path: every boost of its settings must stay, unless it says !trust
+ * (and then some must go). */
+static void check_trusted(const Policy *p, const Sample *s, const MatchResult *res)
+{
+        BoostFacts f = { .exe_trusted = true, .nice_floor = 20, .base_slice_ns = 3000000 };
+        Settings kept = res->settings;
+        uint32_t withheld = 0;
+
+        if (!s->task.names.exe || settings_boost_mask(&res->settings, 20, f.base_slice_ns) == 0)
+                return;
+        if (policy_limit_boosts(p, &s->task, res, NULL, &f, &kept, &withheld) < 0) {
+                test_fail("%s:%u: policy_limit_boosts failed", SAMPLES, s->line);
+                return;
+        }
+        if (withheld && !s->untrusted) {
+                _cleanup_free_ char *w = settings_to_string(&res->settings);
+                test_fail("%s:%u: a user's %s (installed by root) would not get its boosts (%s): "
+                          "the rules do not name its executable \"%s\"",
+                          SAMPLES, s->line, s->fields[COL_EXE], strna(w), s->task.names.exe);
+        } else if (!withheld && s->untrusted)
+                test_fail("%s:%u: says !trust, but a user's %s gets every boost", SAMPLES, s->line,
+                          s->fields[COL_EXE]);
+}
+
 /*
  * Match every sample against P. With CHECK_EXPECTED, compare each with its
  * expected rules and settings. Returns the number of rules of P that no
@@ -389,6 +427,7 @@ static int run_samples(const Policy *p, const Table *t, bool check_expected, boo
                                      strna(got), strna(want));
                         }
                         check_no_harm(s, &traced.settings);
+                        check_trusted(p, s, &traced);
                 }
 
                 /* The indexed path must agree with the traced one. */
