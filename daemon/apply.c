@@ -1052,6 +1052,7 @@ int applier_rescan(Applier *a)
         if (r < 0)
                 return r;
 
+        group_table_rescan_begin(a->groups);
         for (size_t i = 0; i < n; i++) {
                 r = evaluate(a, pids[i], 0, 0);
                 if (r == -ENOMEM)
