@@ -441,7 +441,7 @@ typedef struct StatusInfo {
         const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units, fd_exhaustions, put_off, batched;
+                user_owned, rules, files, units, fd_exhaustions, put_off, batched, shared_groups;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -469,6 +469,7 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "FdExhaustions", offsetof(StatusInfo, fd_exhaustions) },
                 { "PutOffEvaluations", offsetof(StatusInfo, put_off) },
                 { "BatchedStorms", offsetof(StatusInfo, batched) },
+                { "SharedGroups", offsetof(StatusInfo, shared_groups) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -624,6 +625,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.put_off > 0)
                 printf("      Put off: %" PRIu64 " evaluations: a process kept a read of its command "
                        "line waiting (see the log)\n", i.put_off);
+        if (i.shared_groups > 0)
+                printf("       Groups: %" PRIu64 " times a group was found shared with another "
+                       "user: left alone, or given back (see the log)\n", i.shared_groups);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {

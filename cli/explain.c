@@ -11,7 +11,9 @@
 #include "cli/table.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/group-subtree.h"
 #include "lib/sched-group.h"
+#include "lib/trust.h"
 #include "lib/settings.h"
 #include "policy/decide.h"
 
@@ -344,6 +346,9 @@ typedef struct Explanation {
         pid_t *members;         /* its other processes, at most GROUP_MEMBERS_MAX */
         size_t n_members;
         const char *latency_missing; /* why CPULatencyNice= cannot reach it; NULL: it can */
+        int shared;             /* group_subtree_other_user() for the process's uid; 0: not */
+        pid_t shared_pid;       /* with shared 1: another user's process in its subtree */
+        uid_t shared_uid;
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -399,6 +404,25 @@ static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_p
         return CLI_EXIT_SUCCESS;
 }
 
+/* Is the group shared with another user than the process's, in its whole
+ * subtree, as latniced decides it (daemon/groups.h: root's processes may
+ * change theirs)? */
+static int explain_shared(Explanation *e, const CliOptions *o)
+{
+        uid_t uid;
+        int r;
+
+        if (!e->result.group.mask || e->group.kind == SCHED_GROUP_NONE ||
+            proc_real_uid(o->proc_root, e->pid, &uid) < 0 || uid == 0)
+                return 0;
+        r = group_subtree_other_user(&e->group, o->proc_root, uid, GROUP_SUBTREE_CGROUPS_MAX,
+                                     GROUP_SUBTREE_PROCS_MAX, &e->shared_pid, &e->shared_uid);
+        if (r == -ENOMEM)
+                return r;
+        e->shared = r == -ENOENT ? 0 : r;
+        return 0;
+}
+
 /* The group the group settings act on, and who else is in it. */
 static int explain_group(Explanation *e, const CliOptions *o)
 {
@@ -415,7 +439,9 @@ static int explain_group(Explanation *e, const CliOptions *o)
                 e->latency_missing = sched_group_latency_nice_missing(&e->group);
         r = sched_group_members(&e->group, o->proc_root, e->pid, GROUP_MEMBERS_MAX, &e->members,
                                 &e->n_members);
-        return r == -ENOMEM ? r : 0;
+        if (r == -ENOMEM)
+                return r;
+        return explain_shared(e, o);
 }
 
 /* Read the task and the policy, and decide. A CLI exit status. */
@@ -497,6 +523,7 @@ static int explain_json(const Explanation *e, const CliOptions *o)
         json_key(&w, "settings");
         json_settings(&w, &e->result.group);
         json_kv_string(&w, "latency_nice_missing", e->latency_missing);
+        json_kv_bool(&w, "shared_with_other_user", e->shared != 0);
         json_key(&w, "other_members");
         json_begin_array(&w);
         for (size_t i = 0; i < e->n_members; i++)
@@ -541,6 +568,21 @@ static int print_threads(const Explanation *e, const CliOptions *o)
         return r < 0 ? r : table_print(t, stdout);
 }
 
+static void print_shared(const Explanation *e, const CliOptions *o)
+{
+        if (e->shared > 0)
+                printf("  %sshared with another user%s: process %d of uid %u is in it or a cgroup "
+                       "below it; latniced does not change the group for this process's rules\n",
+                       cli_color(o, "yellow"), cli_color(o, "reset"), (int)e->shared_pid,
+                       (unsigned)e->shared_uid);
+        else if (e->shared < 0)
+                printf("  %sshared with another user%s, as latniced counts it: %s; latniced does "
+                       "not change the group for this process's rules\n",
+                       cli_color(o, "yellow"), cli_color(o, "reset"),
+                       e->shared == -E2BIG ? "too many cgroups or processes below it to check"
+                                           : "its processes cannot all be read");
+}
+
 static void print_group(const Explanation *e, const CliOptions *o)
 {
         _cleanup_free_ char *s = NULL;
@@ -558,6 +600,7 @@ static void print_group(const Explanation *e, const CliOptions *o)
         if (e->latency_missing)
                 printf("  %sCPULatencyNice= does not reach it%s: %s\n", cli_color(o, "yellow"),
                        cli_color(o, "reset"), e->latency_missing);
+        print_shared(e, o);
         if (e->n_members == 0) {
                 printf("  which holds no other process\n");
                 return;

@@ -1283,6 +1283,7 @@ int applier_rescan(Applier *a)
                 return r;
         proc_cache_flush(a->proc_cache);
 
+        group_table_rescan_begin(a->groups);
         for (size_t i = 0; i < n; i++) {
                 r = evaluate(a, pids[i], 0, EVAL_KNOWN);
                 if (r == -ENOMEM)

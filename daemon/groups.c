@@ -11,6 +11,7 @@
 #include "daemon/groups.h"
 #include "daemon/pidmap.h"
 #include "daemon/state-file.h"
+#include "lib/group-subtree.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -24,8 +25,10 @@ typedef struct GroupEntry {
         SchedGroupState expected; /* what latniced left */
         bool changed;             /* latniced wrote it */
         bool user_owned;          /* changed by someone else since: theirs */
-        bool shared;              /* holds processes of other users: never changed */
-        bool shared_known;        /* SHARED was found out (first demoting request) */
+        bool shared;              /* its subtree holds processes of other users than CHECKED_UID's */
+        bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */
+        uid_t checked_uid;
+        uid_t acting_uid;         /* whose request it holds (0: root's, or not known) */
         size_t n_requesters;      /* protectors included */
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
         size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
@@ -60,6 +63,8 @@ struct GroupTable {
         bool latency_autogroup_noted;
         Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
         GroupScopes *scopes;   /* GroupScope=own: who had how many */
+        void (*on_watch)(void *userdata); /* a group to re-check came (group_table_set_watch) */
+        void *watch_userdata;
 };
 
 /* More distinct cgroups than that and the list starts over. */
@@ -315,26 +320,35 @@ static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
         return NULL;
 }
 
-/* Does G hold a process of another user than PID's? Then a rule that
- * matched PID (whose name its user chose) must not change the group for
- * them: a cron job named cc1 must not make cron.service idle for everyone.
- * Root's processes may change their groups. */
-static bool group_shared(GroupTable *t, const SchedGroup *g, pid_t pid)
+/* Does G's subtree (its cgroup and every cgroup below it, which its
+ * settings reach too) hold a process of another user than UID? Then a rule
+ * that matched a process of UID (whose name its user chose) must not change
+ * the group for them: a cron job named cc1 must not make cron.service idle
+ * for everyone, nor a user's cgroup idle for root's processes in a cgroup
+ * below it. Root's processes may change their groups. A subtree too large
+ * to check, or one that cannot be read, counts as shared. WHY (for the log)
+ * says which process, or why it counts as shared. */
+static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why[static 96])
 {
-        _cleanup_free_ pid_t *members = NULL;
-        size_t n = 0;
-        uid_t uid, other;
+        pid_t other_pid = 0;
+        uid_t other_uid = 0;
+        int r;
 
-        if (proc_real_uid(t->proc_root, pid, &uid) < 0)
-                return true;
+        why[0] = 0;
         if (uid == 0)
                 return false;
-        if (sched_group_members(g, t->proc_root, pid, 65536, &members, &n) < 0)
-                return true;
-        for (size_t i = 0; i < n; i++)
-                if (proc_real_uid(t->proc_root, members[i], &other) >= 0 && other != uid)
-                        return true;
-        return false;
+        r = group_subtree_other_user(g, t->proc_root, uid, GROUP_SUBTREE_CGROUPS_MAX,
+                                     GROUP_SUBTREE_PROCS_MAX, &other_pid, &other_uid);
+        if (r == 0 || r == -ENOENT)
+                return false;
+        if (r > 0)
+                snprintf(why, 96, "process %d of uid %u", (int)other_pid, (unsigned)other_uid);
+        else if (r == -E2BIG)
+                snprintf(why, 96, "over %u cgroups or %u processes below it, too many to check",
+                         GROUP_SUBTREE_CGROUPS_MAX, GROUP_SUBTREE_PROCS_MAX);
+        else
+                snprintf(why, 96, "its processes cannot be read: %s", strerror(-r));
+        return true;
 }
 
 /* The entry of G (taken over), new if needed: its original state is read now. */
@@ -769,20 +783,75 @@ static void entry_want_latency(GroupTable *t, GroupEntry *e, pid_t pid, const Se
                                                                        : e->orig.latency_nice;
 }
 
-/* Does E hold processes of other users than PID's? Found out once, on the
- * first request that would change it: the member scan of an autogroup reads
- * all of /proc. */
-static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid)
+/* Does E's subtree hold processes of other users than PID's (whose uid
+ * goes to *RET_UID)? Found out on the first request of each uid that would
+ * change it, again after a rescan, and kept up to date between them while
+ * latniced has changed it (group_table_member_event(), group_table_recheck()):
+ * the member scan of an autogroup reads all of /proc. Said once each time
+ * it becomes shared. */
+static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid, uid_t *ret_uid,
+                         char why[static 96])
 {
-        if (!e->shared_known) {
-                e->shared = group_shared(t, &e->group, pid);
-                e->shared_known = true;
-                if (e->shared)
-                        log_info("%s holds processes of other users than %d's: not changed "
-                                 "for its rules.",
-                                 e->group.name, (int)pid);
+        bool was = e->shared;
+
+        snprintf(why, 96, "processes of other users");
+        if (proc_real_uid(t->proc_root, pid, ret_uid) < 0) {
+                *ret_uid = (uid_t)-1;
+                return true; /* gone, or unreadable: not changed for it */
+        }
+        if (*ret_uid == 0)
+                return false;
+        if (e->shared_known && e->checked_uid == *ret_uid)
+                return e->shared;
+        e->shared = group_shared(t, &e->group, *ret_uid, why);
+        e->shared_known = true;
+        e->checked_uid = *ret_uid;
+        if (e->shared && !was) {
+                t->counters.n_shared++;
+                log_info("%s holds processes of other users than %d's (%s, in it or a cgroup "
+                         "below it): not changed for its rules.",
+                         e->group.name, (int)pid, why);
         }
         return e->shared;
+}
+
+/* Is E changed by latniced for a user other than root, whose subtree then
+ * must hold none but that user's processes? */
+static bool entry_watched(const GroupEntry *e)
+{
+        return e->changed && !e->user_owned && !e->own_scope && e->acting_uid != 0;
+}
+
+/* E is to be watched from now on (entry_watched()): the caller's timer is
+ * told, for a cgroup (an autogroup's members change only with events). */
+static void entry_watch(GroupTable *t, GroupEntry *e)
+{
+        if (entry_watched(e) && e->group.kind != SCHED_GROUP_AUTOGROUP && t->on_watch)
+                t->on_watch(t->watch_userdata);
+}
+
+/* E, changed for ACTING_UID's request, was found shared with another user
+ * (WHY: which process): its original comes back, said once. It is not
+ * changed for that user's rules again until a check finds it theirs alone
+ * (at a rescan). */
+static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
+{
+        char buf[64];
+
+        if (!e->shared)
+                t->counters.n_shared++;
+        e->shared = e->shared_known = true;
+        e->checked_uid = e->acting_uid;
+        if (!e->changed)
+                return;
+        log_notice("%s now holds %s as well (in it or a cgroup below it), not only uid %u's: "
+                   "its original %s comes back; a group shared with another user is not "
+                   "changed for a user's rules.",
+                   e->group.name, why, (unsigned)e->acting_uid, state_describe(&e->orig, buf));
+        (void)entry_restore(t, e);
+        /* Restored, or someone else's since: latniced has nothing there to
+         * give back any more (entry_restore() dropped its record). */
+        e->changed = e->by_booster = false;
 }
 
 /* Write WANT to E (NOW: what it has), recorded in the state file first.
@@ -829,12 +898,19 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         uint32_t weight = e->orig.weight;
         bool idle = e->orig.idle;
         char buf[64];
+        char why[96];
+        uid_t uid;
         int r;
 
         if (e->user_owned || (e->n_protectors > 0 && !booster))
                 return 0;
-        if (entry_shared(t, e, pid))
+        if (entry_shared(t, e, pid, &uid, why)) {
+                /* What it holds was asked for by UID, for whom it is
+                 * shared now: given back. Another user's request stays. */
+                if (e->changed && e->acting_uid == uid)
+                        entry_give_back(t, e, why);
                 return 0;
+        }
         r = sched_group_read(&e->group, &now);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
@@ -847,16 +923,23 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                 idle = s->cpu_idle;
         sched_group_state_want(&e->group, &now, weight, idle, &want);
         entry_want_latency(t, e, pid, s, &now, &want);
-        if (sched_group_state_equal(&e->group, &now, &want))
+        /* The latest request wins: the group holds UID's from now on, and
+         * is watched for other users' processes if UID is not root. */
+        e->acting_uid = uid;
+        if (sched_group_state_equal(&e->group, &now, &want)) {
+                entry_watch(t, e);
                 return 0;
+        }
         if (t->dry_run) {
                 log_info("%s: would set %s for %d (dry run).", e->group.name,
                          state_describe(&want, buf), (int)pid);
                 return 1;
         }
         r = entry_commit(t, e, pid, &now, &want);
-        if (r > 0)
+        if (r > 0) {
                 e->by_booster = booster;
+                entry_watch(t, e);
+        }
         return r;
 }
 
@@ -1107,6 +1190,72 @@ int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
         return 0;
 }
 
+void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void *userdata)
+{
+        t->on_watch = on_watch;
+        t->watch_userdata = userdata;
+}
+
+void group_table_member_event(GroupTable *t, pid_t pid)
+{
+        GroupPlace place = {};
+        bool any = false, autogroup = false, uid_known = false;
+        char why[96];
+        uid_t uid;
+
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n_entries; i++)
+                if (entry_watched(t->entries[i])) {
+                        any = true;
+                        autogroup = autogroup || t->entries[i]->group.kind == SCHED_GROUP_AUTOGROUP;
+                }
+        if (!any || group_place_of(&t->roots, t->proc_root, pid, autogroup, &place) < 0)
+                return;
+        for (size_t i = 0; i < t->n_entries; i++) {
+                GroupEntry *e = t->entries[i];
+
+                if (!entry_watched(e) || !group_place_within(&place, &e->group))
+                        continue;
+                if (!uid_known && proc_real_uid(t->proc_root, pid, &uid) < 0)
+                        break; /* gone */
+                uid_known = true;
+                if (uid == e->acting_uid)
+                        continue;
+                snprintf(why, sizeof(why), "process %d of uid %u", (int)pid, (unsigned)uid);
+                entry_give_back(t, e, why);
+        }
+        group_place_done(&place);
+}
+
+size_t group_table_recheck(GroupTable *t)
+{
+        size_t n = 0;
+        char why[96];
+
+        if (!t)
+                return 0;
+        for (size_t i = 0; i < t->n_entries; i++) {
+                GroupEntry *e = t->entries[i];
+
+                if (!entry_watched(e) || e->group.kind == SCHED_GROUP_AUTOGROUP)
+                        continue;
+                if (group_shared(t, &e->group, e->acting_uid, why))
+                        entry_give_back(t, e, why);
+                else
+                        n++;
+        }
+        return n;
+}
+
+void group_table_rescan_begin(GroupTable *t)
+{
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n_entries; i++)
+                t->entries[i]->shared_known = false;
+}
+
 void group_table_sweep(GroupTable *t)
 {
         size_t state = 0;
@@ -1134,6 +1283,8 @@ void group_table_sweep(GroupTable *t)
                 (void)entry_restore(t, e);
                 entry_remove(t, e);
         }
+        /* Other users' processes moved in without an event of theirs. */
+        (void)group_table_recheck(t);
 }
 
 size_t group_table_restore_all(GroupTable *t)

@@ -14,9 +14,18 @@
  * exit, the group gets its original weight and idle flag back, unless
  * someone else changed them since latniced did: then they are theirs and
  * are left alone. When requesters of one group ask for different values,
- * the latest request wins. A group that holds processes of another user
- * than the first process that asks for it (unless that one is root's) is
- * never changed: names are the user's choice, the group is not only theirs.
+ * the latest request wins. A group whose subtree (its cgroup and every
+ * cgroup below it, which its settings reach too; lib/group-subtree.h) holds
+ * processes of another user than the process that asks for it (unless that
+ * one is root's) is not changed for it: names are the user's choice, the
+ * group is not only theirs. A subtree too large to check counts as shared.
+ * Sharing is checked at the first request of each user, again after each
+ * rescan, and while latniced has changed a group for a user, also whenever
+ * a process in it or entering it forks, execs or changes its uid
+ * (group_table_member_event()) and on the caller's timer
+ * (group_table_recheck(), for a process moved in by a write to
+ * cgroup.procs, which brings no event): a group that becomes shared gets
+ * its original back, said once.
  *
  * Protection: a group that holds a latency-sensitive process (a protector)
  * is not changed for other processes' rules. A protector whose rules ask
@@ -42,6 +51,8 @@ typedef struct GroupCounters {
         uint64_t n_applied;  /* group writes */
         uint64_t n_restored; /* groups given their originals back */
         uint64_t n_failed;
+        uint64_t n_shared;   /* times a group was found shared with another user (left
+                              * alone, or given its original back) */
 } GroupCounters;
 
 /* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing. */
@@ -65,8 +76,29 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
 /* PID asks for nothing any more (it exited, or its rules changed). */
 void group_table_release(GroupTable *t, pid_t pid);
-/* Forget requesters that no longer run; restore what nobody asks for. */
+/* Forget requesters that no longer run; restore what nobody asks for;
+ * give back what is shared now (group_table_recheck()). After a rescan. */
 void group_table_sweep(GroupTable *t);
+/* Before a rescan: sharing is checked again at each group's next request. */
+void group_table_rescan_begin(GroupTable *t);
+
+/*
+ * ON_WATCH(USERDATA) is called whenever a cgroup is changed for a user
+ * other than root: from then on the caller calls group_table_recheck()
+ * now and then (latniced: every GROUP_RECHECK_USEC) until it returns 0.
+ */
+#define GROUP_RECHECK_USEC (1000 * 1000)
+void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void *userdata);
+/* PID forked (the child), exec'd or changed its uid: if it is in the
+ * subtree of a group latniced changed for another user, that group is
+ * given back. Reads nothing while no such group exists; else PID's cgroup
+ * file (and its autogroup where an autogroup was changed) and, if it is in
+ * one, its uid. */
+void group_table_member_event(GroupTable *t, pid_t pid);
+/* Check the subtree of every cgroup latniced changed for a user other than
+ * root, and give back those that hold another user's process now (or are
+ * too large to check). Returns how many such cgroups remain. */
+size_t group_table_recheck(GroupTable *t);
 /* Restore every group latniced changed and forget everything. Returns the
  * number of groups restored. */
 size_t group_table_restore_all(GroupTable *t);

@@ -129,6 +129,8 @@ struct Manager {
         sd_event *event;
         sd_event_source *sig_term, *sig_int, *sig_hup, *rescan_timer, *rename_timer;
         sd_event_source *thread_timer;
+
+        sd_event_source *group_timer; /* re-checks groups changed for a user (groups.h) */
         ProcEvents *events;
         RateLimiter *renames;
         UserBudget *threads;
@@ -324,6 +326,8 @@ static int manager_load_policy(Manager *m)
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata);
 static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata);
 static int on_thread_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static int on_group_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* ---- resource exhaustion ------------------------------------------ */
 
@@ -603,6 +607,45 @@ static int on_thread_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* ---- groups changed for a user ------------------------------------- */
+
+/* A cgroup was changed for a user other than root: re-check the cgroups of
+ * that kind every GROUP_RECHECK_USEC while there are any (a process moved
+ * in by a write to cgroup.procs brings no event). Armed once; the timer
+ * re-arms itself. */
+static void on_group_watch(void *userdata)
+{
+        Manager *m = userdata;
+        uint64_t when = now_usec(CLOCK_MONOTONIC) + GROUP_RECHECK_USEC;
+        int r;
+
+        if (m->group_timer && sd_event_source_get_enabled(m->group_timer, NULL) > 0)
+                return;
+        if (!m->group_timer) {
+                r = sd_event_add_time(m->event, &m->group_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_group_timer, m);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(m->group_timer, "groups");
+        } else {
+                r = sd_event_source_set_time(m->group_timer, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->group_timer, SD_EVENT_ONESHOT);
+        }
+        if (r < 0)
+                log_warning_errno(r, "Cannot arm the timer that re-checks groups changed for a "
+                                     "user (%m): they are checked at events and rescans only.");
+}
+
+static int on_group_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (group_table_recheck(m->groups) > 0)
+                on_group_watch(m);
+        return 0;
+}
+
 /* ---- renames ------------------------------------------------------- */
 
 static int rename_timer_arm(Manager *m, uint64_t when)
@@ -727,6 +770,8 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         switch (e->type) {
         case PROC_EV_EXEC:
                 ancestor_cache_stale(m->ancestors, e->pid);
+                if (!e->gone)
+                        group_table_member_event(m->groups, e->pid);
                 if (e->gone)
                         applier_exec_gone(&m->applier, e->pid);
                 else
@@ -737,14 +782,18 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                 break;
         case PROC_EV_UID:
         case PROC_EV_GID:
+                if (e->type == PROC_EV_UID)
+                        group_table_member_event(m->groups, e->pid);
                 if (m->applier.uses_ids || task_table_has_process(m->tasks, e->pid))
                         r = applier_process(&m->applier, e->pid);
                 break;
         case PROC_EV_FORK:
                 if (proc_event_is_thread_fork(e))
                         r = on_thread(m, e->pid, e->tid);
-                else
+                else {
+                        group_table_member_event(m->groups, e->pid);
                         r = applier_fork(&m->applier, e->parent_pid, e->pid, e->timestamp_ns);
+                }
                 break;
         case PROC_EV_EXIT:
                 if (e->tid == e->pid)
@@ -860,6 +909,7 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         if (r < 0)
                 return r;
         m->applier.groups = m->groups;
+        group_table_set_watch(m->groups, on_group_watch, m);
         m->applier.on_applied = on_task_applied;
         m->applier.deferred = on_evaluation_deferred;
         m->applier.userdata = m;
@@ -891,6 +941,7 @@ Manager *manager_free(Manager *m)
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
+        sd_event_source_disable_unref(m->group_timer);
         rate_limiter_free(m->renames);
         sd_event_source_disable_unref(m->thread_timer);
         user_budget_free(m->threads);
@@ -1040,10 +1091,17 @@ int manager_start(Manager *m)
                 r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
         if (r >= 0)
                 r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF);
+        if (r >= 0 && !m->group_timer) {
+                r = sd_event_add_time(m->event, &m->group_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_group_timer, m);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->group_timer, SD_EVENT_OFF);
+        }
         if (r < 0)
                 return log_error_errno(r, "Failed to create timers: %m");
         (void)sd_event_source_set_description(m->rescan_timer, "rescan");
         (void)sd_event_source_set_description(m->rename_timer, "renames");
+        (void)sd_event_source_set_description(m->group_timer, "groups");
 
         /* Subscribe before scanning: a process started between the scan and
          * the subscription would otherwise be missed. */
@@ -1132,6 +1190,7 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_fd_exhaustions = m->n_fd_exhausted,
                 .n_put_off = m->applier.counters.n_deferred,
                 .n_batched_storms = m->events ? proc_events_n_quiet_storms(m->events) : 0,
+                .n_shared_groups = m->groups ? group_table_counters(m->groups)->n_shared : 0,
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,

@@ -80,9 +80,7 @@ int autogroup_parse(const char *line, uint64_t *ret_id, int *ret_nice)
         return 0;
 }
 
-/* The path of the cgroup v2 ("0::") or v1 cpu ("N:...cpu...:") line of a
- * /proc/PID/cgroup file, or NULL. */
-static int cgroup_line(const char *buf, bool v1_cpu, char **ret)
+int sched_group_cgroup_line(const char *buf, bool v1_cpu, char **ret)
 {
         const char *line = buf;
 
@@ -128,7 +126,7 @@ static int group_of_cgroups(const SchedGroupRoots *roots, const char *cgroups, S
         int r;
 
         if (roots->cgroup2) {
-                r = cgroup_line(cgroups, false, &rel);
+                r = sched_group_cgroup_line(cgroups, false, &rel);
                 if (r < 0)
                         return r;
                 if (rel && !streq(rel, "/") && cg_path_join(roots->cgroup2, rel, &dir) >= 0 &&
@@ -138,7 +136,7 @@ static int group_of_cgroups(const SchedGroupRoots *roots, const char *cgroups, S
                 rel = NULL;
         }
         if (roots->cpu_v1) {
-                r = cgroup_line(cgroups, true, &rel);
+                r = sched_group_cgroup_line(cgroups, true, &rel);
                 if (r < 0)
                         return r;
                 if (rel && !streq(rel, "/"))
@@ -206,7 +204,7 @@ int sched_group_cgroup2_of(const SchedGroupRoots *roots, const char *proc_root, 
         r = read_full_file(path, 64 * 1024, &cgroups, NULL);
         if (r < 0)
                 return r == -ENOENT ? -ESRCH : r;
-        r = cgroup_line(cgroups, false, &rel);
+        r = sched_group_cgroup_line(cgroups, false, &rel);
         if (r < 0 || !rel || streq(rel, "/"))
                 return r;
         r = group_set(&g, SCHED_GROUP_CGROUP2, roots->cgroup2, rel);

@@ -61,6 +61,10 @@ int sched_group_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pi
 int sched_group_cgroup2_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pid,
                            SchedGroup *ret);
 void sched_group_done(SchedGroup *g);
+/* The path of the cgroup v2 ("0::") or, with V1_CPU, the v1 cpu
+ * ("N:...cpu...:") line of the /proc/PID/cgroup text BUF: *RET, NULL if
+ * there is none. -ENOMEM. */
+int sched_group_cgroup_line(const char *buf, bool v1_cpu, char **ret);
 bool sched_group_equal(const SchedGroup *a, const SchedGroup *b);
 
 /* A group's knobs in one currency: weight (1..10000, 100 the default) and
