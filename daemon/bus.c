@@ -5,9 +5,9 @@
  *
  * Everything a caller sends is checked here before the manager sees it:
  * argument bounds, setting ranges (settings_parse, as in policy files), and
- * authorization from the caller's credentials. Read methods are open to
- * everyone; changes need root or CAP_SYS_NICE, except that any user may make
- * their own processes less latency-sensitive.
+ * authorization from the caller's credentials as the bus vouches for them
+ * (caller_get()). Read methods are open to everyone; changes need root,
+ * except that any user may make their own processes less latency-sensitive.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -176,28 +176,38 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
         return 0;
 }
 
+/*
+ * Who sent M, from what the bus vouches for (bus_caller_from_creds()): the
+ * uid the bus read from the socket when the caller connected. Nothing is
+ * asked with SD_BUS_CREDS_AUGMENT: that reads /proc/PID of the caller's pid,
+ * which may be another process's by now (a caller that exited, its
+ * connection kept by a child, its pid taken by a setuid-root program). The
+ * caller's pid is not asked for at all.
+ */
 static int caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t euid;
+        _cleanup_free_ char *why = NULL;
+        uint64_t have, augmented;
+        BusCreds c = {};
         int r;
 
-        r = sd_bus_query_sender_creds(m,
-                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS |
-                                              SD_BUS_CREDS_AUGMENT,
-                                      &creds);
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS, &creds);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r,
                                                "Cannot determine the caller's credentials: %s",
                                                strerror(-r));
-        r = sd_bus_creds_get_euid(creds, &euid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r,
-                                               "Cannot determine the caller's user: %s",
-                                               strerror(-r));
-        ret->uid = euid;
-        ret->privileged = euid == 0 || sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
-        return 0;
+        have = sd_bus_creds_get_mask(creds);
+        augmented = sd_bus_creds_get_augmented_mask(creds);
+        c.has_euid = sd_bus_creds_get_euid(creds, &c.euid) >= 0;
+        c.euid_augmented = augmented & SD_BUS_CREDS_EUID;
+        c.has_caps = have & SD_BUS_CREDS_EFFECTIVE_CAPS;
+        c.caps_augmented = augmented & SD_BUS_CREDS_EFFECTIVE_CAPS;
+        c.cap_sys_nice = c.has_caps && sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
+        r = bus_caller_from_creds(&c, geteuid(), ret, &why);
+        if (r == -EPERM)
+                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, why);
+        return r;
 }
 
 /* The caller of M, if it may call WHAT (bus_auth_privileged()). */
