@@ -459,7 +459,8 @@ static int caller_sees_all(Bus *b, sd_bus_message *m, bool *ret_all, uid_t *ret_
 
         hidepid = proc_root_hidepid(manager_proc_root(b->manager));
         if (hidepid < 0)
-                log_debug_errno(hidepid, "Cannot read the mount table, taking /proc as hidepid: %m");
+                log_debug_errno(hidepid,
+                                "Cannot read the mount table, taking /proc as hidepid: %m");
         if (hidepid == 0) {
                 *ret_all = true;
                 return 0;

@@ -12,7 +12,8 @@
 #define BASE 3000000ull /* a base slice of 3 ms */
 
 static const BusCaller root = { .uid = 0, .privileged = true };
-static const BusCaller capable = { .uid = 1000, .privileged = true }; /* CAP_SYS_NICE from the bus */
+/* CAP_SYS_NICE that the bus itself reported */
+static const BusCaller capable = { .uid = 1000, .privileged = true };
 static const BusCaller user = { .uid = 1000, .privileged = false };
 
 /* A thread as a user's process has it: SCHED_OTHER, nice 0, base slice. */

@@ -12,8 +12,9 @@
 #include "tests/unit/test-util.h"
 
 #define ROOT_LINE "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
-#define PROC(id, parent, where, super) \
-        id " " parent " 0:22 / " where " rw,nosuid,nodev,noexec,relatime shared:12 - proc proc " super "\n"
+#define PROC(id, parent, where, super)                                                   \
+        id " " parent " 0:22 / " where " rw,nosuid,nodev,noexec,relatime shared:12 - proc " \
+           "proc " super "\n"
 
 static void test_hidepid(void)
 {
@@ -21,7 +22,8 @@ static void test_hidepid(void)
         check(mountinfo_proc_hidepid(ROOT_LINE, "/proc") == 0);
         check(mountinfo_proc_hidepid("", "/proc") == 0);
         check(mountinfo_proc_hidepid(ROOT_LINE PROC("23", "22", "/proc", "rw"), "/proc") == 0);
-        check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=invisible"), "/proc") == 2);
+        check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=invisible"),
+                                     "/proc") == 2);
         check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=2"), "/proc") == 2);
         check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=noaccess,gid=4"),
                                      "/proc") == 1);
@@ -36,7 +38,8 @@ static void test_hidepid(void)
         check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=2"), "/proc/sys") == 0);
         check(mountinfo_proc_hidepid(PROC("23", "22", "/procx", "rw,hidepid=2"), "/proc") == 0);
         check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw")
-                                     PROC("40", "23", "/proc", "rw,hidepid=invisible"), "/proc") == 2);
+                                     PROC("40", "23", "/proc", "rw,hidepid=invisible"),
+                                     "/proc") == 2);
         check(mountinfo_proc_hidepid(PROC("23", "22", "/proc", "rw,hidepid=2")
                                      PROC("40", "23", "/proc", "rw"), "/proc") == 0);
         /* not proc: a tmpfs that says hidepid= is not /proc's */
@@ -56,7 +59,8 @@ static void test_uids(void)
 {
         uid_t u[4];
 
-        check(proc_status_uids_parse("Name:\tx\nUid:\t1000\t0\t1000\t0\nGid:\t1\t1\t1\t1\n", u) == 0);
+        check(proc_status_uids_parse("Name:\tx\nUid:\t1000\t0\t1000\t0\nGid:\t1\t1\t1\t1\n",
+                                     u) == 0);
         check(u[0] == 1000 && u[1] == 0 && u[2] == 1000 && u[3] == 0);
         check(proc_status_uids_parse("Name:\tx\nGid:\t1\t1\t1\t1\n", u) == -EIO);
         check(proc_status_uids_parse("Uid:\t1000\t1000\n", u) == -EIO);
