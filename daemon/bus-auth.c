@@ -10,11 +10,30 @@
 #include "lib/macro.h"
 #include "lib/sched.h"
 
+int bus_caller_from_creds(const BusCreds *creds, uid_t our_uid, BusCaller *ret, char **ret_why)
+{
+        if (!creds->has_euid || creds->euid_augmented) {
+                if (asprintf(ret_why, "The bus did not report the caller's user (%s); latniced "
+                                      "does not take it from /proc",
+                             creds->has_euid ? "only /proc did" : "none given") < 0) {
+                        *ret_why = NULL;
+                        return -ENOMEM;
+                }
+                return -EPERM;
+        }
+        *ret = (BusCaller){
+                .uid = creds->euid,
+                .privileged = creds->euid == 0 || creds->euid == our_uid ||
+                              (creds->has_caps && !creds->caps_augmented && creds->cap_sys_nice),
+        };
+        return 0;
+}
+
 int bus_auth_privileged(const BusCaller *caller, const char *what, char **ret_why)
 {
         if (caller->privileged)
                 return 0;
-        if (asprintf(ret_why, "%s needs root or CAP_SYS_NICE (caller uid %u has neither)", what,
+        if (asprintf(ret_why, "%s needs root (the bus reports caller uid %u)", what,
                      (unsigned) caller->uid) < 0) {
                 *ret_why = NULL;
                 return -ENOMEM;
@@ -165,8 +184,7 @@ int bus_auth_set_task(const BusCaller *caller, const SetTaskTarget *target, cons
         if (target->uid != caller->uid) {
                 r = asprintf(ret_why,
                              "Setting %s on pid %d refused: it belongs to uid %u, not to the "
-                             "caller (uid %u); changing other users' processes needs root or "
-                             "CAP_SYS_NICE",
+                             "caller (uid %u); changing other users' processes needs root",
                              str, (int) target->pid, (unsigned) target->uid,
                              (unsigned) caller->uid);
                 goto refused;
@@ -175,9 +193,9 @@ int bus_auth_set_task(const BusCaller *caller, const SetTaskTarget *target, cons
                 r = check_less_sensitive(base, target->tids[i], &target->states[i], s, &why);
                 if (r == -EACCES) {
                         r = asprintf(ret_why,
-                                     "Setting %s on pid %d refused: %s; without root or "
-                                     "CAP_SYS_NICE a user may only make their own processes "
-                                     "less latency-sensitive",
+                                     "Setting %s on pid %d refused: %s; without root a user "
+                                     "may only make their own processes less "
+                                     "latency-sensitive",
                                      str, (int) target->pid, why);
                         goto refused;
                 }

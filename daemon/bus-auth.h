@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Authorization of D-Bus calls: who may change what. Read methods are open
- * to everyone; changes need root or CAP_SYS_NICE, except that any user may
- * make their own processes less latency-sensitive.
+ * to everyone; changes need root, except that any user may make their own
+ * processes less latency-sensitive.
+ *
+ * Only what the bus itself vouches for counts: the uid it took from the
+ * socket when the caller connected. Fields sd-bus "augments" from
+ * /proc/PID of the caller's pid (capabilities on dbus-daemon and
+ * dbus-broker) are never used: that pid may belong to another process by
+ * the time it is read (the caller exited, its connection lives on in a
+ * child, its pid was reused by a setuid-root program).
  *
  * Plain data in, a verdict out: the caller's credentials as daemon/bus.c
  * read them from the message, the process and its threads as the manager
@@ -19,9 +26,28 @@
 #include "lib/settings.h"
 
 typedef struct BusCaller {
-        uid_t uid;       /* effective uid */
-        bool privileged; /* root or CAP_SYS_NICE */
+        uid_t uid;       /* effective uid, as the bus reports it */
+        bool privileged; /* root, as the bus reports it (see bus_caller_from_creds()) */
 } BusCaller;
+
+/* What sd-bus returned for the sender of a call: each field, whether it is
+ * there at all, and whether sd-bus read it from /proc ("augmented") rather
+ * than from the bus. */
+typedef struct BusCreds {
+        bool has_euid, euid_augmented;
+        uid_t euid;
+        bool has_caps, caps_augmented;
+        bool cap_sys_nice; /* meaningful with has_caps */
+} BusCreds;
+
+/*
+ * The caller, from CREDS, as sd_bus_query_sender_privilege() judges it:
+ * privileged if the bus reports CAP_SYS_NICE itself (no bus in use does),
+ * or uid 0, or OUR_UID (latniced's own). An augmented field is never used:
+ * without a uid from the bus the call is refused (-EPERM, a message in
+ * *RET_WHY), and augmented capabilities count as none. -ENOMEM.
+ */
+int bus_caller_from_creds(const BusCreds *creds, uid_t our_uid, BusCaller *ret, char **ret_why);
 
 /* May CALLER call WHAT ("Reload", "SetUnit"), which needs privileges?
  * 0, or -EACCES and a message in *RET_WHY; -ENOMEM. */

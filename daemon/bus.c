@@ -5,9 +5,9 @@
  *
  * Everything a caller sends is checked here before the manager sees it:
  * argument bounds, setting ranges (settings_parse, as in policy files), and
- * authorization from the caller's credentials. Read methods are open to
- * everyone; changes need root or CAP_SYS_NICE, except that any user may make
- * their own processes less latency-sensitive.
+ * authorization from the caller's credentials as the bus vouches for them
+ * (caller_get()). Read methods are open to everyone; changes need root,
+ * except that any user may make their own processes less latency-sensitive.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +22,7 @@
 #include "daemon/bus.h"
 #include "daemon/bus-auth.h"
 #include "daemon/bus-util.h"
+#include "daemon/bus-visibility.h"
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
@@ -176,28 +177,38 @@ static int read_settings(sd_bus_message *m, uint32_t allowed, const char *arg, S
         return 0;
 }
 
+/*
+ * Who sent M, from what the bus vouches for (bus_caller_from_creds()): the
+ * uid the bus read from the socket when the caller connected. Nothing is
+ * asked with SD_BUS_CREDS_AUGMENT: that reads /proc/PID of the caller's pid,
+ * which may be another process's by now (a caller that exited, its
+ * connection kept by a child, its pid taken by a setuid-root program). The
+ * caller's pid is not asked for at all.
+ */
 static int caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t euid;
+        _cleanup_free_ char *why = NULL;
+        uint64_t have, augmented;
+        BusCreds c = {};
         int r;
 
-        r = sd_bus_query_sender_creds(m,
-                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS |
-                                              SD_BUS_CREDS_AUGMENT,
-                                      &creds);
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS, &creds);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r,
                                                "Cannot determine the caller's credentials: %s",
                                                strerror(-r));
-        r = sd_bus_creds_get_euid(creds, &euid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r,
-                                               "Cannot determine the caller's user: %s",
-                                               strerror(-r));
-        ret->uid = euid;
-        ret->privileged = euid == 0 || sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
-        return 0;
+        have = sd_bus_creds_get_mask(creds);
+        augmented = sd_bus_creds_get_augmented_mask(creds);
+        c.has_euid = sd_bus_creds_get_euid(creds, &c.euid) >= 0;
+        c.euid_augmented = augmented & SD_BUS_CREDS_EUID;
+        c.has_caps = have & SD_BUS_CREDS_EFFECTIVE_CAPS;
+        c.caps_augmented = augmented & SD_BUS_CREDS_EFFECTIVE_CAPS;
+        c.cap_sys_nice = c.has_caps && sd_bus_creds_has_effective_cap(creds, CAP_SYS_NICE) > 0;
+        r = bus_caller_from_creds(&c, geteuid(), ret, &why);
+        if (r == -EPERM)
+                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, why);
+        return r;
 }
 
 /* The caller of M, if it may call WHAT (bus_auth_privileged()). */
@@ -436,17 +447,80 @@ static int method_get_kernel(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/*
+ * Is the caller of M told about every process (bus-visibility.h)? If not,
+ * *ret_uid is its uid, whose processes it is told about. Only then is the
+ * bus asked who the caller is.
+ */
+static int caller_sees_all(Bus *b, sd_bus_message *m, bool *ret_all, uid_t *ret_uid,
+                           sd_bus_error *error)
+{
+        BusCaller c = {};
+        int hidepid, r;
+
+        hidepid = proc_root_hidepid(manager_proc_root(b->manager));
+        if (hidepid < 0)
+                log_debug_errno(hidepid,
+                                "Cannot read the mount table, taking /proc as hidepid: %m");
+        if (hidepid == 0) {
+                *ret_all = true;
+                return 0;
+        }
+        r = caller_get(m, &c, error);
+        if (r < 0)
+                return r;
+        *ret_all = bus_visibility_all(c.privileged, hidepid);
+        *ret_uid = c.uid;
+        return 0;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+        const ManagedTask *x = a, *y = b;
+
+        if (x->pid != y->pid)
+                return x->pid < y->pid ? -1 : 1;
+        return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Drop from TASKS (N of them) the processes that are not UID's own; their
+ * threads are read once per process (the list is sorted by pid first). */
+static void tasks_keep_own(const char *proc_root, ManagedTask *tasks, size_t *n, uid_t uid)
+{
+        size_t k = 0;
+        pid_t last = 0;
+        bool own = false;
+
+        qsort(tasks, *n, sizeof(ManagedTask), task_cmp);
+        for (size_t i = 0; i < *n; i++) {
+                if (i == 0 || tasks[i].pid != last) {
+                        last = tasks[i].pid;
+                        own = proc_owned_by(proc_root, last, uid) > 0;
+                }
+                if (own)
+                        tasks[k++] = tasks[i];
+        }
+        *n = k;
+}
+
 static int method_list_tasks(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ ManagedTask *tasks = NULL;
         Bus *b = userdata;
         size_t n = 0;
+        bool all = false;
+        uid_t uid = 0;
         int r;
 
+        r = caller_sees_all(b, m, &all, &uid, error);
+        if (r < 0)
+                return r;
         r = manager_list_tasks(b->manager, &tasks, &n);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot list tasks: %s", strerror(-r));
+        if (!all)
+                tasks_keep_own(manager_proc_root(b->manager), tasks, &n, uid);
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
@@ -487,9 +561,57 @@ static int read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *err
         return 0;
 }
 
+static int no_such_process(sd_bus_error *error, pid_t pid)
+{
+        return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d", (int) pid);
+}
+
+/*
+ * Is PID hidden from the caller of M (caller_sees_all())? 1 if it is not
+ * the caller's own (or does not exist): the caller hears what it hears of a
+ * pid that does not exist, also when the process's command line could not
+ * be read in time. 0 otherwise; then, if the caller sees only its own,
+ * *RET_UID is its uid and *RET_PIDFD (when the kernel gives one) holds the
+ * process, for still_own() after the explanation.
+ */
+static int explain_hidden(Bus *b, sd_bus_message *m, pid_t pid, int *ret_pidfd, uid_t *ret_uid,
+                          sd_bus_error *error)
+{
+        bool all = false;
+        uid_t uid = 0;
+        int fd, r;
+
+        r = caller_sees_all(b, m, &all, &uid, error);
+        if (r < 0 || all)
+                return r;
+        fd = pidfd_open_process(pid); /* a thread has none: still_own() reads its uids */
+        if (fd == -ESRCH)
+                return 1;
+        r = proc_owned_by(manager_proc_root(b->manager), pid, uid);
+        if (r <= 0) {
+                safe_close(fd);
+                return r == 0 || r == -ESRCH ? 1 : sd_bus_error_set_errnof(
+                        error, r, "Cannot explain pid %d: %s", (int) pid, strerror(-r));
+        }
+        *ret_pidfd = fd >= 0 ? fd : -EBADF;
+        *ret_uid = uid;
+        return 0;
+}
+
+/* After the explanation: PID is still the process held in PIDFD (if any),
+ * and still UID's own (it may have run a setuid program meanwhile). */
+static bool still_own(Bus *b, pid_t pid, int pidfd, uid_t uid)
+{
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+                return false;
+        return proc_owned_by(manager_proc_root(b->manager), pid, uid) > 0;
+}
+
 static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
+        uid_t uid = (uid_t) -1;
         Bus *b = userdata;
         Decision result = {};
         MatchTrace trace = {};
@@ -500,11 +622,17 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = read_pid_arg(b, m, &pid, error);
         if (r < 0)
                 return r;
+        r = explain_hidden(b, m, pid, &pidfd, &uid, error);
+        if (r != 0)
+                return r < 0 ? r : no_such_process(error, pid);
 
         r = manager_explain(b->manager, pid, &result, &trace);
-        if (r == -ESRCH)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No process %d",
-                                         (int) pid);
+        if (r >= 0 && uid != (uid_t) -1 && !still_own(b, pid, pidfd, uid))
+                r = -ESRCH;
+        if (r == -ESRCH) {
+                match_trace_done(&trace);
+                return no_such_process(error, pid);
+        }
         if (r == -EBUSY)
                 return sd_bus_error_set_errnof(error, r,
                                                "Cannot explain pid %d now: reading its command "
@@ -672,6 +800,17 @@ static int set_task_error(const SetTaskRequest *req, const SetTaskCheck *check, 
                                        err ? err : strerror(-r));
 }
 
+/* Is REQ's process hidden from its caller (bus-visibility.h)? Then SetTask
+ * answers as for a pid that does not exist, not "it belongs to uid N". */
+static bool set_task_hidden(Bus *b, const SetTaskRequest *req)
+{
+        const char *proc_root = manager_proc_root(b->manager);
+
+        if (req->caller.privileged || bus_visibility_all(false, proc_root_hidepid(proc_root)))
+                return false;
+        return proc_owned_by(proc_root, req->pid, req->caller.uid) <= 0;
+}
+
 static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *err = NULL, *str = NULL;
@@ -684,6 +823,8 @@ static int method_set_task(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = set_task_request_read(b, m, &req, error);
         if (r < 0)
                 return r;
+        if (set_task_hidden(b, &req))
+                return no_such_process(error, req.pid);
         r = hold_process(b, req.pid, &pidfd, error);
         if (r < 0)
                 return r;

@@ -12,7 +12,8 @@
 #define BASE 3000000ull /* a base slice of 3 ms */
 
 static const BusCaller root = { .uid = 0, .privileged = true };
-static const BusCaller capable = { .uid = 1000, .privileged = true }; /* CAP_SYS_NICE */
+/* CAP_SYS_NICE that the bus itself reported */
+static const BusCaller capable = { .uid = 1000, .privileged = true };
 static const BusCaller user = { .uid = 1000, .privileged = false };
 
 /* A thread as a user's process has it: SCHED_OTHER, nice 0, base slice. */
@@ -75,12 +76,51 @@ static void test_privileged(void)
         check(bus_auth_privileged(&root, "Reload", &why) == 0 && !why);
         check(bus_auth_privileged(&capable, "SetUnit", &why) == 0 && !why);
         check(bus_auth_privileged(&user, "Reload", &why) == -EACCES);
-        check_streq(why, "Reload needs root or CAP_SYS_NICE (caller uid 1000 has neither)");
+        check_streq(why, "Reload needs root (the bus reports caller uid 1000)");
 
         /* root and CAP_SYS_NICE: anything, on anyone's process */
         ALLOWED(&root, 0, st, "LatencyNice", "-20");
         ALLOWED(&capable, 0, st, "Nice", "-20");
         ALLOWED(&capable, 1000, st, "Slice", "100us");
+}
+
+/* The caller from what sd-bus returned: only fields the bus vouches for. */
+static void test_from_creds(void)
+{
+        _cleanup_free_ char *why = NULL;
+        BusCaller c = { .uid = 4242, .privileged = true };
+        BusCreds bus_root = { .has_euid = true, .euid = 0 };
+        BusCreds bus_user = { .has_euid = true, .euid = 65534 };
+        BusCreds proc_caps = bus_user, bus_caps = bus_user, proc_uid = bus_root, none = {};
+
+        check(bus_caller_from_creds(&bus_root, 0, &c, &why) == 0 && !why);
+        check(c.uid == 0 && c.privileged);
+        check(bus_caller_from_creds(&bus_user, 0, &c, &why) == 0);
+        check(c.uid == 65534 && !c.privileged);
+        /* latniced's own uid is privileged (as for sd_bus_query_sender_privilege()) */
+        check(bus_caller_from_creds(&bus_user, 65534, &c, &why) == 0 && c.privileged);
+
+        /* CAP_SYS_NICE read from /proc/PID of a pid that may be reused: none */
+        proc_caps.has_caps = proc_caps.caps_augmented = proc_caps.cap_sys_nice = true;
+        check(bus_caller_from_creds(&proc_caps, 0, &c, &why) == 0);
+        check(c.uid == 65534 && !c.privileged);
+        /* a bus that reports capabilities itself: they count */
+        bus_caps.has_caps = bus_caps.cap_sys_nice = true;
+        check(bus_caller_from_creds(&bus_caps, 0, &c, &why) == 0 && c.privileged);
+        bus_caps.cap_sys_nice = false;
+        check(bus_caller_from_creds(&bus_caps, 0, &c, &why) == 0 && !c.privileged);
+
+        /* a uid only /proc gave, or none: refused, *ret untouched */
+        c = (BusCaller){ .uid = 4242 };
+        proc_uid.euid_augmented = true;
+        check(bus_caller_from_creds(&proc_uid, 0, &c, &why) == -EPERM);
+        check(c.uid == 4242 && !c.privileged);
+        check_streq(why, "The bus did not report the caller's user (only /proc did); latniced "
+                         "does not take it from /proc");
+        free(why);
+        why = NULL;
+        check(bus_caller_from_creds(&none, 0, &c, &why) == -EPERM);
+        check(why && strstr(why, "(none given)"));
 }
 
 static void test_other_users_process(void)
@@ -187,6 +227,7 @@ static void test_every_thread(void)
 int main(void)
 {
         test_privileged();
+        test_from_creds();
         test_other_users_process();
         test_own_process();
         test_io_oom();
