@@ -904,7 +904,8 @@ static int evaluation_run(Applier *a, pid_t pid, unsigned extra_flags, Evaluatio
                 e->has_base = a->base_settings(a->userdata, e->p, &e->base, &e->base_rule);
         e->facts = (BoostFactsCache){ .proc_root = a->ctx.proc_root, .pid = pid,
                                       .uid = e->p->view.uid,
-                                      .base_slice_ns = a->ctx.base_slice_ns };
+                                      .base_slice_ns = a->ctx.base_slice_ns,
+                                      .fresh = extra_flags & PROC_READ_FRESH };
         r = policy_decide(a->policy, &e->p->view, e->has_base ? &e->base : NULL, e->base_rule,
                           &e->facts, &e->d, NULL);
         if (r < 0) {

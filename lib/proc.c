@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/bounded-read.h"
@@ -370,8 +371,10 @@ static int cmdline_key(const char *proc_root, pid_t pid, uint32_t uid, uint32_t 
         return r == -ENOMEM ? r : r < 0 ? -EIO : 0;
 }
 
-static int read_cmdline_bounded(const char *proc_root, pid_t pid, uint32_t uid, char **ret,
-                                size_t *ret_size, bool *ret_truncated)
+/* PID/FILE (cmdline, environ: a copy from the process's memory) through the
+ * bounded reader. -EAGAIN: cut short or refused, try again later. */
+static int read_mm_file_bounded(const char *proc_root, pid_t pid, uint32_t uid, const char *file,
+                                char **ret, size_t *ret_size, bool *ret_truncated)
 {
         _cleanup_free_ char *p = NULL;
         uint32_t key;
@@ -380,7 +383,7 @@ static int read_cmdline_bounded(const char *proc_root, pid_t pid, uint32_t uid, 
         r = cmdline_key(proc_root, pid, uid, &key);
         if (r < 0)
                 return r;
-        r = task_path(&p, proc_root, pid, 0, "cmdline");
+        r = task_path(&p, proc_root, pid, 0, file);
         if (r < 0)
                 return r;
         r = bounded_reader_read(cmdline_reader, key, p, ret, ret_size, ret_truncated);
@@ -410,7 +413,7 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
                 r = read_task_head(proc_root, pid, "cmdline", PROC_CMDLINE_MAX, &buf, &n,
                                    &truncated);
         else
-                r = read_cmdline_bounded(proc_root, pid, uid, &buf, &n, &truncated);
+                r = read_mm_file_bounded(proc_root, pid, uid, "cmdline", &buf, &n, &truncated);
         if (r < 0)
                 return r;
         r = parse_cmdline(buf, n, ret_cmdline, ret_argv0);
@@ -419,13 +422,57 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
         return r;
 }
 
-/* Target of PID/exe, " (deleted)" stripped; NULL when there is none (kernel
- * threads, zombies) or we may not read it. */
+int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh, char **ret,
+                      size_t *ret_size, bool *ret_truncated)
+{
+        StatInfo st = {};
+        bool inline_ok = !cmdline_reader;
+        int r;
+
+        if (!proc_root)
+                proc_root = "/proc";
+        if (pid <= 0)
+                return -EINVAL;
+        /* As for the cmdline: inline only right after exec, with the stat
+         * read just now showing one thread and little mapped. */
+        if (!inline_ok && fresh) {
+                r = read_stat(proc_root, pid, 0, &st);
+                if (r < 0)
+                        return r;
+                inline_ok = cmdline_inline(&st, true);
+                free(st.comm);
+        }
+        if (inline_ok)
+                return read_task_head(proc_root, pid, "environ", PROC_CMDLINE_MAX, ret, ret_size,
+                                      ret_truncated);
+        return read_mm_file_bounded(proc_root, pid, uid, "environ", ret, ret_size, ret_truncated);
+}
+
+#define DELETED_SUFFIX " (deleted)"
+
+static bool has_deleted_suffix(const char *text)
+{
+        size_t n = strlen(text), k = strlen(DELETED_SUFFIX);
+
+        return n > k && streq(text + n - k, DELETED_SUFFIX);
+}
+
+bool exe_link_strip_deleted(char *text, bool deleted)
+{
+        if (!deleted || !has_deleted_suffix(text))
+                return false;
+        text[strlen(text) - strlen(DELETED_SUFFIX)] = 0;
+        return true;
+}
+
+/* Target of PID/exe; NULL when there is none (kernel threads, zombies) or we
+ * may not read it. " (deleted)" at its end is taken off only when the file
+ * itself says it was deleted (no links left): a file may be named so, and
+ * in a mount namespace of their own users name files as they like. */
 static int read_exe(const char *proc_root, pid_t pid, char **ret)
 {
         _cleanup_free_ char *p = NULL, *target = NULL;
-        static const char deleted[] = " (deleted)";
-        size_t n;
+        struct statx stx;
         int r;
 
         r = task_path(&p, proc_root, pid, 0, "exe");
@@ -438,9 +485,12 @@ static int read_exe(const char *proc_root, pid_t pid, char **ret)
                 *ret = NULL;
                 return 0;
         }
-        n = strlen(target);
-        if (n > sizeof(deleted) - 1 && streq(target + n - (sizeof(deleted) - 1), deleted))
-                target[n - (sizeof(deleted) - 1)] = 0;
+        /* Only for a name with the suffix (rare): the cached attributes
+         * (AT_STATX_DONT_SYNC asks no FUSE server). Unknown: kept. */
+        if (has_deleted_suffix(target) &&
+            statx(AT_FDCWD, p, AT_STATX_DONT_SYNC, STATX_NLINK, &stx) >= 0 &&
+            (stx.stx_mask & STATX_NLINK))
+                (void)exe_link_strip_deleted(target, stx.stx_nlink == 0);
         *ret = TAKE_PTR(target);
         return 0;
 }

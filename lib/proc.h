@@ -54,6 +54,27 @@ typedef struct ProcTask {
 typedef struct BoundedReader BoundedReader;
 void proc_set_cmdline_reader(BoundedReader *b);
 
+/*
+ * The first PROC_CMDLINE_MAX bytes of PID/environ (the environment the
+ * process was started with, as its memory holds it now), read as PID/cmdline
+ * is: it too waits for the process's mmap_lock. Right away only when FRESH
+ * (the process has just called exec) and its stat shows one thread and
+ * little mapped, or when no bounded reader is set; otherwise through the
+ * reader, keyed by UID (UINT32_MAX: read from PID/status). -EAGAIN: the read
+ * was cut short or refused (try again later), -ESRCH: gone. As
+ * read_file_flags(READ_SHORT_IS_END | READ_TRUNCATE): *RET_TRUNCATED if
+ * there was more.
+ */
+int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh, char **ret,
+                      size_t *ret_size, bool *ret_truncated);
+
+/*
+ * TEXT, a PID/exe link text: take " (deleted)" off its end when DELETED, as
+ * the file says (statx stx_nlink == 0), never from the text alone (a file may
+ * be named "pipewire (deleted)"). Returns whether it was taken off.
+ */
+bool exe_link_strip_deleted(char *text, bool deleted);
+
 #define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors */
 #define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
 /* Leave out what a caller does not need (each costs a file read or a lookup;

@@ -11,10 +11,9 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/tamper.h"
 #include "lib/trust.h"
 #include "lib/util.h"
-
-#define DELETED_SUFFIX " (deleted)"
 
 static int untrusted(char **ret_reason, const char *fmt, ...) _printf_(2, 3);
 static int untrusted(char **ret_reason, const char *fmt, ...)
@@ -144,24 +143,96 @@ static int on_fuse(dev_t dev)
         return mountinfo_fuse_dev(buf, major(dev), minor(dev));
 }
 
-int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
+/* Is the mount with id MNT_ID in latniced's own mount table? 1 or 0;
+ * -errno if the table cannot be read. */
+static int mount_is_ours(uint64_t mnt_id)
 {
-        _cleanup_free_ char *link = NULL, *path = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        bool deleted = false;
-        struct statx stx;
-        struct stat st;
-        size_t n;
+        _cleanup_free_ char *buf = NULL;
         int r;
 
-        r = task_path(proc_root, pid, "exe", &link);
+        r = read_full_file("/proc/self/mountinfo", READ_FULL_FILE_MAX, &buf, NULL);
         if (r < 0)
                 return r;
-        /* The running inode itself, whatever its path says; its attributes as
-         * the kernel has them (AT_STATX_DONT_SYNC: a FUSE server is not asked
-         * before on_fuse() below has said whether it is one). */
+        return mountinfo_has_mount(buf, mnt_id);
+}
+
+int mountinfo_has_mount(const char *buf, uint64_t mnt_id)
+{
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                unsigned long long id;
+
+                if (sscanf(l, "%llu ", &id) == 1 && id == mnt_id)
+                        return 1;
+        }
+        return 0;
+}
+
+int proc_same_mount_ns(const char *proc_root, pid_t pid)
+{
+        _cleanup_free_ char *p = NULL;
+        struct stat a, b;
+        int r;
+
+        r = task_path(proc_root, pid, "ns/mnt", &p);
+        if (r < 0)
+                return r;
+        if (stat(p, &a) < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        if (stat("/proc/self/ns/mnt", &b) < 0)
+                return -errno;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * The exe was deleted (no links left): its path, as its process's mount
+ * namespace names it, leads nowhere to check. Only where that namespace is
+ * latniced's own, and the file's mount is in latniced's table (an exe can be
+ * reached through another namespace's mounts: /proc/PID/root, an fd passed
+ * over a socket), does the path say where root had it.
+ */
+static int deleted_exe_checkable(const char *proc_root, pid_t pid, uint64_t mnt_id,
+                                 bool have_mnt_id, char **ret_reason)
+{
+        int r;
+
+        r = proc_same_mount_ns(proc_root, pid);
+        if (r == -ESRCH || r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return untrusted(ret_reason,
+                                 "its exe was deleted and its mount namespace cannot be read "
+                                 "(%s), so its path cannot be checked", strerror(-r));
+        if (r == 0)
+                return untrusted(ret_reason,
+                                 "its exe was deleted and it runs in another mount namespace, "
+                                 "where its path cannot be checked");
+        if (!have_mnt_id)
+                return untrusted(ret_reason,
+                                 "its exe was deleted and its mount cannot be told");
+        r = mount_is_ours(mnt_id);
+        if (r < 0)
+                return untrusted(ret_reason, "cannot read latniced's mount table: %s",
+                                 strerror(-r));
+        if (r == 0)
+                return untrusted(ret_reason,
+                                 "its exe was deleted and lies on a mount of another mount "
+                                 "namespace, where its path cannot be checked");
+        return 1;
+}
+
+/* The running inode of PID (through LINK, PROC_ROOT/PID/exe) in *RET_FD and
+ * *RET_STX, its attributes as the kernel has them (AT_STATX_DONT_SYNC: a FUSE
+ * server is not asked before on_fuse() has said whether it is one). 1, or
+ * what proc_exe_trusted() returns when it cannot be had. */
+static int exe_open(const char *proc_root, pid_t pid, const char *link, int *ret_fd,
+                    struct statx *ret_stx, char **ret_reason)
+{
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
         fd = open(link, O_PATH | O_CLOEXEC);
-        if (fd < 0 || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &stx) < 0) {
+        if (fd < 0 || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+                            STATX_BASIC_STATS | STATX_MNT_ID, ret_stx) < 0) {
                 r = -errno;
                 if (r == -ENOENT || r == -ESRCH) {
                         _cleanup_free_ char *dir = NULL;
@@ -174,6 +245,26 @@ int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
                 }
                 return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
         }
+        *ret_fd = TAKE_FD(fd);
+        return 1;
+}
+
+int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
+{
+        _cleanup_free_ char *link = NULL, *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char self[64], buf[32];
+        bool deleted;
+        struct statx stx;
+        struct stat st;
+        int r;
+
+        r = task_path(proc_root, pid, "exe", &link);
+        if (r < 0)
+                return r;
+        r = exe_open(proc_root, pid, link, &fd, &stx, ret_reason);
+        if (r <= 0)
+                return r;
         st = (struct stat){ .st_mode = stx.stx_mode, .st_uid = stx.stx_uid, .st_gid = stx.stx_gid,
                             .st_ino = stx.stx_ino,
                             .st_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor) };
@@ -184,17 +275,29 @@ int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
                 return untrusted(ret_reason,
                                  "its exe is on a FUSE filesystem, whose server says who owns "
                                  "its files");
-        r = readlink_malloc(link, &path);
+        /* The path of the very file statted above (not of an exe the process
+         * may have exec'd since), as latniced's root names it. */
+        snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+        r = readlink_malloc(self, &path);
         if (r < 0) {
                 if (r == -ENOMEM)
                         return r;
                 return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
         }
-        n = strlen(path);
-        if (n > strlen(DELETED_SUFFIX) && streq(path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX)) {
-                path[n - strlen(DELETED_SUFFIX)] = 0;
-                deleted = true;
+        /* Deleted is what the file says, never what its name says. */
+        deleted = (stx.stx_mask & STATX_NLINK) && stx.stx_nlink == 0;
+        /* The file's own problems first: they say the most. */
+        if (!S_ISREG(st.st_mode) || ownership_problem(&st, buf))
+                return exe_path_trusted(path, &st, false, ret_reason);
+        if (deleted) {
+                r = deleted_exe_checkable(proc_root, pid, stx.stx_mnt_id,
+                                          stx.stx_mask & STATX_MNT_ID, ret_reason);
+                if (r <= 0)
+                        return r;
+                (void)exe_link_strip_deleted(path, true);
         }
+        /* Not deleted: the path must lead to this file in latniced's own
+         * mount namespace, whichever namespace the process runs in. */
         return exe_path_trusted(path, &st, !deleted, ret_reason);
 }
 
@@ -282,6 +385,10 @@ void boost_facts_done(BoostFacts *f)
 {
         free(f->reason);
         f->reason = NULL;
+        free(f->tamper_reason);
+        f->tamper_reason = NULL;
+        free(f->name_reason);
+        f->name_reason = NULL;
 }
 
 int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret)
@@ -319,8 +426,30 @@ int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret)
         return 0;
 }
 
+int boost_facts_get_tamper(BoostFactsCache *c, const BoostFacts **ret)
+{
+        const BoostFacts *f;
+        int r;
+
+        r = boost_facts_get(c, &f);
+        if (r < 0)
+                return r;
+        if (!c->have_tamper && !c->facts.privileged) {
+                r = proc_tampered(c->proc_root, c->pid,
+                                  c->uid == (uid_t)-1 ? UINT32_MAX : (uint32_t)c->uid, c->fresh,
+                                  &c->facts.tamper_reason);
+                if (r < 0)
+                        return r;
+                c->facts.tampered = r > 0;
+        }
+        c->have_tamper = true;
+        *ret = &c->facts;
+        return 0;
+}
+
 void boost_facts_cache_done(BoostFactsCache *c)
 {
         boost_facts_done(&c->facts);
         c->have = false;
+        c->have_tamper = false;
 }

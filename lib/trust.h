@@ -11,9 +11,14 @@
  * name:
  *   - the file (the inode the process runs, through PROC_ROOT/PID/exe) is
  *     owned by root and is not writable by group or others;
- *   - its path, as the kernel names it, still leads to that inode (or the
- *     file was deleted, as during a package upgrade: then the path is where
- *     it lived);
+ *   - its path, as the kernel names it to latniced, leads to that inode
+ *     in latniced's own mount namespace (a process in a mount namespace of
+ *     its own may have mounted anything at any name); or the file was
+ *     deleted, as the file itself says (no links left; the link text's
+ *     " (deleted)" is a name anyone may give a file), as during a package
+ *     upgrade: then the path is where it lived, which is only believed when
+ *     the process runs in latniced's mount namespace and the file's mount
+ *     is in latniced's mount table;
  *   - every directory of that path, up to "/", is owned by root and is not
  *     writable by group or others (sticky or not: a world-writable /tmp is
  *     not a place for trusted programs).
@@ -48,6 +53,16 @@ int exe_path_trusted(const char *path, const struct stat *st, bool check_path, c
  */
 int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason);
 
+/* Is PID in latniced's mount namespace (PROC_ROOT/PID/ns/mnt and
+ * /proc/self/ns/mnt are the same inode on the same device)? 1 or 0,
+ * -ESRCH if gone, -errno if it cannot be read (EACCES without ptrace
+ * access). */
+int proc_same_mount_ns(const char *proc_root, pid_t pid);
+
+/* Does the mount table BUF (a /proc/PID/mountinfo) have the mount MNT_ID
+ * (its first field; statx's stx_mnt_id)? 1 or 0. */
+int mountinfo_has_mount(const char *buf, uint64_t mnt_id);
+
 /* Does the mount table BUF (a /proc/PID/mountinfo) have a FUSE mount
  * ("fuse", "fuseblk", "fuse.*") of device MAJOR:MINOR? 1 or 0. */
 int mountinfo_fuse_dev(const char *buf, unsigned major, unsigned minor);
@@ -73,25 +88,41 @@ typedef struct BoostFacts {
         char *reason;           /* why the exe is not trusted, or NULL */
         int nice_floor;         /* proc_nice_floor(); 20 if unknown */
         uint64_t base_slice_ns; /* the kernel's default slice */
+        /* Read apart, by boost_facts_get_tamper(), and only when a boost
+         * would be kept but for them (lib/tamper.h): */
+        bool tampered;          /* traced, started with LD_PRELOAD etc., or cannot tell */
+        char *tamper_reason;    /* why, or NULL */
+        /* Set by policy_decide() when a trusted exe's boost was withheld
+         * because the names the rule matched are not the exe's: "the
+         * executable's name (sleep) differs from the rule's (pipewire, its
+         * argv[0])". Owned; NULL otherwise. */
+        char *name_reason;
 } BoostFacts;
 
 void boost_facts_done(BoostFacts *f);
 
 /*
  * The facts of one process, read when first asked for (most tasks never
- * need them: only boosts do). PROC_ROOT, PID, UID ((uid_t)-1: read it) and
- * BASE_SLICE_NS (0: sched_base_slice()) are set by the caller; tests may
- * fill FACTS and set HAVE instead.
+ * need them: only boosts do). PROC_ROOT, PID, UID ((uid_t)-1: read it),
+ * BASE_SLICE_NS (0: sched_base_slice()) and FRESH (the process has just
+ * called exec: see proc_environ_read()) are set by the caller; tests may
+ * fill FACTS and set HAVE (and HAVE_TAMPER) instead.
  */
 typedef struct BoostFactsCache {
         const char *proc_root;
         pid_t pid;
         uid_t uid;
         uint64_t base_slice_ns;
+        bool fresh;
         bool have;
+        bool have_tamper;
         BoostFacts facts;
 } BoostFactsCache;
 
-/* The facts, read on first use. -ESRCH if the process is gone, -ENOMEM. */
+/* The facts, read on first use (not the tamper facts). -ESRCH if the process
+ * is gone, -ENOMEM. */
 int boost_facts_get(BoostFactsCache *c, const BoostFacts **ret);
+/* The same with the tamper facts (proc_tampered()) read too, on first use;
+ * nothing to read for a privileged process. */
+int boost_facts_get_tamper(BoostFactsCache *c, const BoostFacts **ret);
 void boost_facts_cache_done(BoostFactsCache *c);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/ioprio.h"
@@ -122,4 +124,82 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
         s->mask &= ~withheld;
         *ret_withheld = withheld;
         return 0;
+}
+
+uint32_t policy_trusted_boosts(const MatchResult *res, const BoostFacts *f, const Settings *s)
+{
+        uint32_t m;
+
+        if (f->privileged)
+                return 0;
+        m = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
+        if (res && res->n_matched > 0)
+                m &= ~res->untrusted_ok;
+        return m;
+}
+
+void policy_withhold_tampered(const MatchResult *res, const BoostFacts *f, Settings *s,
+                              uint32_t *ret_withheld)
+{
+        uint32_t m = 0;
+
+        if (f->tampered)
+                m = policy_trusted_boosts(res, f, s);
+        s->mask &= ~m;
+        *ret_withheld = m;
+}
+
+/* Is NAME (a comm, cut to 15 bytes by the kernel) not EXE's name? */
+static bool comm_differs(const char *comm, const char *exe)
+{
+        return comm && exe && strncmp(comm, exe, 15) != 0;
+}
+
+int policy_name_reason(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
+                       uint32_t withheld, char **ret)
+{
+        bool comm_other, argv0_other;
+        TaskSnapshot view;
+        MatchResult nres;
+        char comm[16];
+        int r;
+
+        *ret = NULL;
+        if (!task->names.exe || withheld == 0 || !res)
+                return 0;
+        comm_other = comm_differs(task->names.comm, task->names.exe);
+        argv0_other = task->names.argv0 && !streq(task->names.argv0, task->names.exe);
+        if (!comm_other && !argv0_other)
+                return 0;
+        /* The trusted view with the task's own names back: do the rules grant
+         * the withheld values now? Then the names made the difference. */
+        task_snapshot_trusted_view(task, &view, comm);
+        view.names.comm = task->names.comm;
+        view.names.argv0 = task->names.argv0;
+        r = policy_match(p, &view, &nres, NULL);
+        if (r < 0)
+                return r;
+        if (nres.n_matched == 0)
+                return 0;
+        for (SettingId id = 0; id < _SETTING_MAX; id++)
+                if ((withheld & SETTING_BIT(id)) &&
+                    (!(nres.settings.mask & SETTING_BIT(id)) ||
+                     !settings_equal_at(&nres.settings, &res->settings, id)))
+                        return 0;
+        if (comm_other && argv0_other && !streq(task->names.comm, task->names.argv0))
+                r = asprintf(ret, "the executable's name (%s) differs from the rule's (%s as "
+                             "its comm, %s as its argv[0])", task->names.exe, task->names.comm,
+                             task->names.argv0);
+        else
+                r = asprintf(ret, "the executable's name (%s) differs from the rule's (%s, "
+                             "matched as its %s)", task->names.exe,
+                             comm_other ? task->names.comm : task->names.argv0,
+                             comm_other && argv0_other ? "comm and argv[0]"
+                             : comm_other              ? "comm"
+                                                       : "argv[0]");
+        if (r < 0) {
+                *ret = NULL;
+                return -ENOMEM;
+        }
+        return 1;
 }

@@ -16,6 +16,9 @@
  *   - the value comes from a [Unit] section of a unit that is not delegated
  *     to a user (only root puts processes into system units), or
  *   - the rule that set the value says RequireTrustedExe=no.
+ * And whatever the above grants but a rule's RequireTrustedExe=no is withheld
+ * from a process that is tampered with (lib/tamper.h: traced, or started
+ * with LD_PRELOAD, LD_LIBRARY_PATH or LD_AUDIT).
  * Demotions are never withheld.
  *
  * Pure functions: the facts come from lib/trust.h.
@@ -69,3 +72,25 @@ void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
 int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
                         const Settings *base, const BoostFacts *f, Settings *s,
                         uint32_t *ret_withheld);
+
+/* The boosts of S that rest on trust (policy_limit_boosts() kept them, and
+ * no rule with RequireTrustedExe=no set them): none for a privileged task.
+ * Only when there are any are the tamper facts worth reading. */
+uint32_t policy_trusted_boosts(const MatchResult *res, const BoostFacts *f, const Settings *s);
+
+/* Take policy_trusted_boosts() out of S when F says the process is tampered
+ * with; *RET_WITHHELD gets them. */
+void policy_withhold_tampered(const MatchResult *res, const BoostFacts *f, Settings *s,
+                              uint32_t *ret_withheld);
+
+/*
+ * Boosts WITHHELD (the rules' RES) were withheld from TASK, whose exe is
+ * trusted: was it because the rules matched names its user chose (a comm set
+ * with prctl(), an argv[0]) and not the exe's own? 1 with *RET = "the
+ * executable's name (sleep) differs from the rule's (pipewire, matched as its
+ * argv[0])" when the rules grant the withheld values to TASK's own names
+ * without its ancestors and delegated cgroup; 0 (*RET NULL) when not;
+ * -ENOMEM.
+ */
+int policy_name_reason(const Policy *p, const TaskSnapshot *task, const MatchResult *res,
+                       uint32_t withheld, char **ret);

@@ -1,26 +1,66 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "lib/macro.h"
 #include "policy/boost.h"
 #include "policy/decide.h"
 
-static const char *withheld_reason(const BoostFacts *f)
+static const char *withheld_reason(const BoostFacts *f, bool tampered)
 {
         if (!f)
                 return "its executable could not be checked";
+        if (tampered)
+                return f->tamper_reason ? f->tamper_reason : "it is tampered with";
         if (!f->exe_trusted)
                 return f->reason ? f->reason : "its executable is not trusted";
+        if (f->name_reason)
+                return f->name_reason;
         return "the boosting rule matches only on what its user chose (argv[0], comm, "
                "ancestors, or a unit of the user's own service manager)";
+}
+
+/* Boosts: policy_limit_boosts(), then, if some boost still rests on trust,
+ * the tamper facts (read only then). */
+static int decide_boosts(const Policy *p, const TaskSnapshot *task, const Settings *base,
+                         BoostFactsCache *facts, Decision *d, Settings *s)
+{
+        BoostFacts fallback = { .nice_floor = 20, .base_slice_ns = UINT64_MAX };
+        const BoostFacts *f = &fallback; /* no facts: every slice counts */
+        uint32_t tampered = 0;
+        int r;
+
+        if (facts) {
+                r = boost_facts_get(facts, &f);
+                if (r < 0)
+                        return r;
+        }
+        r = policy_limit_boosts(p, task, &d->match, base, f, s, &d->withheld);
+        if (r < 0)
+                return r;
+        if (facts && policy_trusted_boosts(&d->match, f, s) != 0) {
+                r = boost_facts_get_tamper(facts, &f);
+                if (r < 0)
+                        return r;
+                policy_withhold_tampered(&d->match, f, s, &tampered);
+        }
+        if (facts && f->exe_trusted && d->withheld && !tampered) {
+                free(facts->facts.name_reason);
+                r = policy_name_reason(p, task, &d->match, d->withheld,
+                                       &facts->facts.name_reason);
+                if (r < 0)
+                        return r;
+        }
+        d->withheld |= tampered;
+        if (d->withheld)
+                d->withheld_reason = withheld_reason(facts ? f : NULL, tampered != 0);
+        return 0;
 }
 
 int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *base,
                   const char *base_rule, BoostFactsCache *facts, Decision *ret,
                   MatchTrace *trace)
 {
-        static const BoostFacts no_facts = { .nice_floor = 20, .base_slice_ns = 0 };
-        const BoostFacts *f = NULL;
         Decision d = {};
         Settings s = {};
         int r;
@@ -39,21 +79,9 @@ int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *bas
 
         /* Boosts: only now, and only if one is at stake, read the facts. */
         if (settings_may_boost(&s, UINT64_MAX)) {
-                BoostFacts fallback = no_facts;
-
-                if (facts) {
-                        r = boost_facts_get(facts, &f);
-                        if (r < 0)
-                                return r;
-                } else {
-                        fallback.base_slice_ns = UINT64_MAX; /* every slice counts */
-                        f = &fallback;
-                }
-                r = policy_limit_boosts(p, task, &d.match, base, f, &s, &d.withheld);
+                r = decide_boosts(p, task, base, facts, &d, &s);
                 if (r < 0)
                         return r;
-                if (d.withheld)
-                        d.withheld_reason = withheld_reason(facts ? f : NULL);
         }
         d.settings = s;
         d.settings.mask &= SETTINGS_TASK_MASK;

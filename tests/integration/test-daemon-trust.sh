@@ -98,7 +98,16 @@ echo "ok: trusted lnpipewire run by nobody gets its boost"
 
 # 3. A trusted program under a borrowed argv[0]: the exe's name counts.
 run_as_nobody /bin/sleep lnpipewire
-unboosted "$RUN_PID" "sleep with argv[0] lnpipewire"
+borrowed=$RUN_PID
+unboosted "$borrowed" "sleep with argv[0] lnpipewire"
+# The log and explain say it was the exe's name, not a generic "user chose".
+why="the executable's name (sleep) differs from the rule's (lnpipewire, matched as its argv\[0\])"
+grep -q "$borrowed (sleep): boosts withheld (Slice=0.1ms Nice=-11): $why" "$LOG" ||
+        fail "no 'boosts withheld' line saying the exe's name differs from the rule's"
+out=$("$LATNICECTL" explain --policy-dir "$POL" "$borrowed" 2>&1)
+echo "$out" | grep -q "Boosts withheld.*Nice=-11.*$why" ||
+        fail "latnicectl explain does not say the exe's name differs from the rule's: $out"
+echo "ok: log and explain name the exe's name and the rule's"
 
 # 4. A symlink named like the rule (comm and argv[0] say lnlink-pipewire).
 run_as_nobody "$UNTRUSTED/lnlink-pipewire"

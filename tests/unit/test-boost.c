@@ -304,6 +304,7 @@ static void test_decide(void)
 {
         _cleanup_(policy_freep) Policy *p = load(POLICY);
         BoostFactsCache c = { .have = true,
+                              .have_tamper = true,
                               .facts = { .reason = (char *)"exe /tmp/x/pipewire: directory /tmp/x "
                                                            "is owned by uid 65534",
                                          .nice_floor = 20,
@@ -377,6 +378,80 @@ static void test_opt_out(void)
         check(w == SETTING_BIT(SETTING_LATENCY_NICE) && s.nice == -4);
 }
 
+/* Tampered (traced, LD_PRELOAD): no boost that rests on trust, whatever the
+ * exe; the opt-out still holds. A trusted exe under a name its user chose:
+ * the reason names both names. */
+static void test_tamper_and_names(void)
+{
+        _cleanup_(policy_freep) Policy *p = load(POLICY);
+        _cleanup_(policy_freep) Policy *opt = load("[Rule game]\nMatch = name:game\nNice = -4\n"
+                                                   "RequireTrustedExe = no\n");
+        BoostFactsCache c = { .have = true,
+                              .have_tamper = true,
+                              .facts = { .exe_trusted = true,
+                                         .nice_floor = 20,
+                                         .base_slice_ns = 3 * MS } };
+        const uint32_t both = SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_NICE);
+        TaskSnapshot t = task();
+        Decision d;
+
+        t.cgroup = "/system.slice/x.service";
+        t.unit = "x.service";
+
+        /* comm and argv[0] say pipewire, the trusted exe is python3.11. */
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == both);
+        check_streq(d.withheld_reason, "the executable's name (python3.11) differs from the "
+                                       "rule's (pipewire, matched as its comm and argv[0])");
+        /* Only argv[0] (exec -a). */
+        t.names = (TaskNames){ .comm = "python3.11", .argv0 = "pipewire", .exe = "python3.11" };
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == both);
+        check_streq(d.withheld_reason, "the executable's name (python3.11) differs from the "
+                                       "rule's (pipewire, matched as its argv[0])");
+        /* Only the comm (prctl(PR_SET_NAME)), cut at 15 bytes as the kernel does. */
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "a-long-name-of-", .exe = "a-long-name-of-it" };
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == both);
+        check(d.withheld_reason && strstr(d.withheld_reason, "(pipewire as its comm, "
+                                                             "a-long-name-of- as its argv[0])"));
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "a-long-name-of-it",
+                               .exe = "a-long-name-of-it" };
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check_streq(d.withheld_reason, "the executable's name (a-long-name-of-it) differs from "
+                                       "the rule's (pipewire, matched as its comm)");
+
+        /* The exe's own name: the boost, unless it is tampered with. */
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" };
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == 0 && d.settings.nice == -11);
+        c.facts.tampered = true;
+        c.facts.tamper_reason = (char *)"it is being traced (by pid 7)";
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == both);
+        check_streq(d.withheld_reason, "it is being traced (by pid 7)");
+        check(d.settings.timer_slack_ns == 1000); /* not a boost: kept */
+        /* Nor from a [Unit] section. */
+        {
+                Settings base = parse("LatencyNice=-5");
+
+                t.names = (TaskNames){ .comm = "x", .argv0 = "x", .exe = "x" };
+                CHECK(policy_decide(p, &t, &base, "unit:x.service", &c, &d, NULL) == 0);
+                check(d.withheld == SETTING_BIT(SETTING_LATENCY_NICE));
+                check_streq(d.withheld_reason, "it is being traced (by pid 7)");
+        }
+        /* A rule that opted out of trust keeps its boost. */
+        t.names = (TaskNames){ .comm = "game", .argv0 = "game", .exe = "game" };
+        CHECK(policy_decide(opt, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == 0 && d.settings.nice == -4);
+        /* Root: nothing withheld. */
+        c.facts.privileged = true;
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" };
+        CHECK(policy_decide(p, &t, NULL, NULL, &c, &d, NULL) == 0);
+        check(d.withheld == 0 && d.settings.nice == -11);
+        free(c.facts.name_reason);
+}
+
 static void test_opt_out_diagnostics(void)
 {
         static const char text[] = "[Rule r]\nMatch = name:x\nRequireTrustedExe = no\n"
@@ -413,6 +488,7 @@ int main(void)
         test_opt_out();
         test_opt_out_diagnostics();
         test_decide();
+        test_tamper_and_names();
         test_mask();
         test_delegated();
         test_limit();

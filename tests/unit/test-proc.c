@@ -20,6 +20,7 @@
 #include "lib/bounded-read.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/tamper.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
 #include "tests/unit/test-util.h"
@@ -200,7 +201,9 @@ static void test_fake(void)
         CHECK(t->view.n_ancestors == 2);
         CHECK(streq(t->view.ancestors[0].comm, "name with spaces"));
         CHECK(streq(t->view.ancestors[0].argv0, "py thon"));
-        CHECK(streq(t->view.ancestors[0].exe, "py thon3.11"));
+        /* The link says " (deleted)", the file (a dangling link here) does
+         * not: the name is kept whole (a file may be named so). */
+        CHECK(streq(t->view.ancestors[0].exe, "py thon3.11 (deleted)"));
         CHECK(streq(t->view.ancestors[1].comm, "systemd"));
         CHECK(streq(t->view.ancestors[1].argv0, "init"));
         CHECK(streq(t->view.ancestors[1].exe, "systemd"));
@@ -496,7 +499,7 @@ static void test_flags(void)
         /* the ancestors keep their names whatever the flags */
         CHECK(proc_task_read(root, 100, 0, PROC_READ_ANCESTORS | all, &t) == 0);
         CHECK(!t->view.names.exe && !t->view.exe_path && !t->view.names.argv0);
-        CHECK(t->view.n_ancestors == 2 && streq(t->view.ancestors[0].exe, "py thon3.11"));
+        CHECK(t->view.n_ancestors == 2 && streq(t->view.ancestors[0].exe, "py thon3.11 (deleted)"));
         CHECK(streq(t->view.ancestors[0].argv0, "py thon"));
         t = proc_task_free(t);
 }
@@ -918,6 +921,54 @@ static void test_bounded_routing(void)
         t = proc_task_free(t);
 }
 
+/* PID/environ is read as the cmdline is: right away only fresh, with one
+ * thread and little mapped; otherwise through the reader, and a read cut
+ * short or refused is -EAGAIN, which lib/tamper.c turns into a reason to
+ * withhold a boost. */
+static void test_bounded_environ(void)
+{
+        static const char env[] = "A=1\0LD_PRELOAD=x.so\0";
+        _cleanup_free_ char *buf = NULL, *reason = NULL;
+        BoundedReader *b = NULL;
+        char fifo[PATH_MAX];
+        bool truncated = true;
+        size_t n = 0;
+        int fd;
+
+        put_stat_mem(710, 1, 4u << 20);
+        put("710/environ", env, sizeof(env) - 1);
+        put_stat_mem(711, 3, 1ull << 30);
+        put_str("711/status", "Name:\tx\nPid:\t711\nTracerPid:\t0\nUid:\t1001\t0\t0\t0\n");
+        snprintf(fifo, sizeof(fifo), "%s/711/environ", root);
+        CHECK(mkfifo(fifo, 0600) == 0);
+
+        CHECK(bounded_reader_new(PROC_CMDLINE_MAX, 20 * 1000, &b) == 0);
+        proc_set_cmdline_reader(b);
+
+        check(proc_environ_read(root, 711, 1001, true, &buf, &n, &truncated) == -EAGAIN && !buf);
+        check(bounded_reader_n_timeouts(b) == 1);
+        /* The same uid, held off now: refused through the reader... */
+        check(proc_environ_read(root, 711, 1001, false, &buf, &n, &truncated) == -EAGAIN);
+        check(proc_tampered(root, 711, 1001, false, &reason) == 1);
+        check(reason && strstr(reason, "could not be read in time"));
+        /* ... but a fresh small process is read right away. */
+        CHECK(proc_environ_read(root, 710, 1001, true, &buf, &n, &truncated) == 0);
+        check(n == sizeof(env) - 1 && memcmp(buf, env, n) == 0 && !truncated);
+        free(buf);
+        buf = NULL;
+        check(proc_environ_read(root, 710, 1001, false, &buf, &n, &truncated) == -EAGAIN);
+
+        fd = open(fifo, O_WRONLY | O_CLOEXEC); /* lets the worker go */
+        CHECK(fd >= 0);
+        close(fd);
+        proc_set_cmdline_reader(NULL);
+        bounded_reader_free(b);
+
+        /* Without a reader (latnicectl), right away. */
+        CHECK(proc_environ_read(root, 710, 1001, false, &buf, &n, &truncated) == 0);
+        check(n == sizeof(env) - 1);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -935,6 +986,7 @@ int main(void)
         test_huge_real();
         test_pidfd();
         test_bounded_routing();
+        test_bounded_environ();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
         return test_result();

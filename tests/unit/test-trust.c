@@ -5,14 +5,17 @@
  * a real child process through /proc, the real uid and the nice floor.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/proc.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "tests/unit/test-util.h"
@@ -171,6 +174,181 @@ static void test_paths_in_trusted_root(void)
         }
 }
 
+/* Wait until PID runs something whose exe link mentions WANT. */
+static void wait_exe(pid_t pid, const char *want)
+{
+        for (int i = 0; i < 3000; i++) {
+                char exe[64], *t = NULL;
+
+                snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+                if (readlink_malloc(exe, &t) >= 0 && strstr(t, want)) {
+                        free(t);
+                        return;
+                }
+                free(t);
+                usleep(10000);
+        }
+        test_fail("pid %d never ran %s", (int)pid, want);
+}
+
+/* The exe name as latniced's matcher gets it. */
+static void check_exe_name(pid_t pid, const char *want)
+{
+        _cleanup_(proc_task_freep) ProcTask *t = NULL;
+
+        CHECK(proc_task_read("/proc", pid, 0, PROC_READ_NO_CMDLINE | PROC_READ_NO_CGROUP, &t) == 0);
+        if (!t->view.names.exe || !streq(t->view.names.exe, want))
+                test_fail("pid %d: exe name \"%s\", expected \"%s\"", (int)pid,
+                          strna(t->view.names.exe), want);
+}
+
+/* 0 or 1, and the reason must contain WANT (NULL: trusted). */
+static void check_proc(pid_t pid, const char *want, const char *what)
+{
+        _cleanup_free_ char *reason = NULL;
+        int r = proc_exe_trusted("/proc", pid, &reason);
+
+        if (want ? (r != 0 || !reason || !strstr(reason, want)) : r != 1)
+                test_fail("%s: got %d (%s), expected %s%s", what, r, strna(reason),
+                          want ? "untrusted with " : "trusted", want ?: "");
+}
+
+/* Fork a child that, in a mount namespace of its own (all mounts private),
+ * runs SETUP (a shell command, may be NULL) and then execs PATH ("sleeper
+ * 30"). */
+static pid_t spawn_in_mount_ns(const char *setup, const char *path)
+{
+        pid_t pid = fork();
+
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNS) < 0 ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                        _exit(126);
+                if (setup && system(setup) != 0)
+                        _exit(125);
+                execl(path, "sleeper", "30", (char *)NULL);
+                _exit(127);
+        }
+        return pid;
+}
+
+static void reap(pid_t pid)
+{
+        int status;
+
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+}
+
+/*
+ * " (deleted)" is what the file says (no links left), never the link text;
+ * a path is checked in latniced's own mount namespace; a deleted exe in
+ * another mount namespace (or on a mount of another one) is not trusted.
+ * Real processes, real mount namespaces (root).
+ */
+static void test_mount_namespaces(void)
+{
+        char base[] = "/run/test-trust-ns-XXXXXX";
+        char good[100], fake[100], tmpfs[100], cmd[1000];
+        pid_t pid;
+
+        CHECK(mkdtemp(base));
+        CHECK(chmod(base, 0755) == 0);
+        snprintf(good, sizeof(good), "%s/sleeper", base);
+        snprintf(fake, sizeof(fake), "%s/lnpipewire (deleted)", base);
+        snprintf(tmpfs, sizeof(tmpfs), "%s/bin", base);
+        snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && chmod 0755 %s && mkdir -m 0755 %s",
+                 good, good, tmpfs);
+        CHECK(system(cmd) == 0);
+
+        check(proc_same_mount_ns("/proc", getpid()) == 1);
+
+        /* A root file really named "... (deleted)", not deleted: its own
+         * name (the suffix kept), and trusted where root put it. */
+        snprintf(cmd, sizeof(cmd), "cp /bin/sleep '%s' && chmod 0755 '%s'", fake, fake);
+        CHECK(system(cmd) == 0);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                execl(fake, "sleeper", "30", (char *)NULL);
+                _exit(127);
+        }
+        wait_exe(pid, "lnpipewire");
+        check_exe_name(pid, "lnpipewire (deleted)");
+        check_proc(pid, NULL, "a file named 'lnpipewire (deleted)'");
+        reap(pid);
+        CHECK(unlink(fake) == 0);
+
+        /* The attack: in its own mount namespace, a tmpfs over a root-only
+         * directory, root's binary bound over a file named "lnpipewire
+         * (deleted)" there. The file has links: its name is its own, and the
+         * path leads nowhere in latniced's namespace. */
+        snprintf(cmd, sizeof(cmd),
+                 "mount -t tmpfs -o mode=0755 none %s && touch '%s/lnpipewire (deleted)' && "
+                 "mount --bind %s '%s/lnpipewire (deleted)'", tmpfs, tmpfs, good, tmpfs);
+        {
+                char path[200];
+
+                snprintf(path, sizeof(path), "%s/lnpipewire (deleted)", tmpfs);
+                pid = spawn_in_mount_ns(cmd, path);
+        }
+        wait_exe(pid, "lnpipewire");
+        check_exe_name(pid, "lnpipewire (deleted)");
+        check(proc_same_mount_ns("/proc", pid) == 0);
+        check_proc(pid, "does not lead to the running file", "bound over '... (deleted)'");
+        reap(pid);
+
+        /* Root's file bound over another root file's path in another
+         * namespace: the path leads to another file here. */
+        snprintf(cmd, sizeof(cmd), "mount --bind /usr/bin/sleep %s", good);
+        pid = spawn_in_mount_ns(cmd, good);
+        wait_exe(pid, "sleeper");
+        check_proc(pid, "does not lead to the running file", "bind mount over a real path");
+        reap(pid);
+
+        /* Another mount namespace, not deleted: the path leads to the same
+         * file here, trusted. Then deleted: its path cannot be checked. */
+        pid = spawn_in_mount_ns(NULL, good);
+        wait_exe(pid, "sleeper");
+        check_proc(pid, NULL, "another mount namespace, same file");
+        CHECK(unlink(good) == 0);
+        check_exe_name(pid, "sleeper");
+        check_proc(pid, "another mount namespace", "deleted, another mount namespace");
+        reap(pid);
+
+        /* Deleted in latniced's own namespace (a package upgrade): trusted,
+         * where it lived. */
+        snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && chmod 0755 %s", good, good);
+        CHECK(system(cmd) == 0);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                execl(good, "sleeper", "30", (char *)NULL);
+                _exit(127);
+        }
+        wait_exe(pid, "sleeper");
+        CHECK(unlink(good) == 0);
+        check_exe_name(pid, "sleeper");
+        check_proc(pid, NULL, "deleted in latniced's namespace");
+        reap(pid);
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+        check(system(cmd) == 0);
+}
+
+static void test_mountinfo_mount(void)
+{
+        const char *table = "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                            "1234 22 0:48 / /run rw - tmpfs tmpfs rw\n";
+
+        check(mountinfo_has_mount(table, 22) == 1);
+        check(mountinfo_has_mount(table, 1234) == 1);
+        check(mountinfo_has_mount(table, 1) == 0);
+        check(mountinfo_has_mount(table, 123) == 0);
+        check(mountinfo_has_mount("", 22) == 0);
+}
+
 static void test_uid_and_floor(void)
 {
         struct rlimit rl = { .rlim_cur = 0, .rlim_max = 0 };
@@ -262,6 +440,7 @@ int main(void)
 {
         test_limits_parse();
         test_mountinfo_fuse();
+        test_mountinfo_mount();
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root (chown, prlimit on a child)\n");
                 return 77;
@@ -275,5 +454,6 @@ int main(void)
         }
         test_paths_in_trusted_root();
         test_uid_and_floor();
+        test_mount_namespaces();
         return test_result();
 }
