@@ -344,6 +344,7 @@ typedef struct Explanation {
         pid_t *members;         /* its other processes, at most GROUP_MEMBERS_MAX */
         size_t n_members;
         const char *latency_missing; /* why CPULatencyNice= cannot reach it; NULL: it can */
+        char *budget_reason;    /* latniced took the boosts back (its budget), or NULL */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -355,6 +356,7 @@ static void explanation_done(Explanation *e)
         boost_facts_cache_done(&e->facts);
         sched_group_done(&e->group);
         free(e->members);
+        free(e->budget_reason);
         policy_free(e->policy);
         proc_task_free(e->task);
 }
@@ -449,6 +451,11 @@ static int explain_gather(Explanation *e, const CliOptions *o)
 
         e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
                                       .uid = e->task->view.uid };
+        /* What the policy on disk says, but a boost latniced's budget took
+         * back stays taken: ask it (best effort, nothing if it is not there). */
+        if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM)
+                return cli_error("out of memory");
+        e->facts.revoked = e->budget_reason;
         r = policy_decide(e->policy, &e->task->view, NULL, NULL, &e->facts, &e->result, &e->trace);
         if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
                 /* Per-thread results when thread rules exist (and no single thread was asked for). */

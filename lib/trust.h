@@ -88,6 +88,9 @@ typedef struct BoostFactsCache {
         pid_t pid;
         uid_t uid;
         uint64_t base_slice_ns;
+        /* Set by the caller, borrowed: every boost is withheld, for this
+         * reason (latniced's boost budget, daemon/budget.h). NULL: none. */
+        const char *revoked;
         bool have;
         BoostFacts facts;
 } BoostFactsCache;

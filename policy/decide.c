@@ -15,6 +15,22 @@ static const char *withheld_reason(const BoostFacts *f)
                "ancestors, or a unit of the user's own service manager)";
 }
 
+/* Take every boost out of S that a revoked process (FACTS->revoked) still has. */
+static void withhold_revoked(const BoostFactsCache *facts, const BoostFacts *f, Settings *s,
+                             Decision *d)
+{
+        uint32_t boosts;
+
+        if (!facts || !facts->revoked || !f || f->privileged)
+                return;
+        boosts = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
+        if (boosts == 0)
+                return;
+        s->mask &= ~boosts;
+        d->withheld |= boosts;
+        d->withheld_reason = facts->revoked;
+}
+
 int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *base,
                   const char *base_rule, BoostFactsCache *facts, Decision *ret,
                   MatchTrace *trace)
@@ -54,6 +70,7 @@ int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *bas
                         return r;
                 if (d.withheld)
                         d.withheld_reason = withheld_reason(facts ? f : NULL);
+                withhold_revoked(facts, f, &s, &d);
         }
         d.settings = s;
         d.settings.mask &= SETTINGS_TASK_MASK;
