@@ -17,7 +17,8 @@ command -v dbus-daemon >/dev/null && command -v busctl >/dev/null ||
 TRUSTED=$(mktemp -d /run/lnbudget.XXXXXX)
 chmod 0755 "$TRUSTED" "$T"
 BUS_PID=
-trap 'rm -rf "$TRUSTED"; cleanup; [ -z "$BUS_PID" ] || kill "$BUS_PID" 2>/dev/null' EXIT
+# The bus goes first: cleanup() waits for every job of the test.
+trap 'rm -rf "$TRUSTED"; [ -z "$BUS_PID" ] || kill "$BUS_PID" 2>/dev/null; cleanup' EXIT
 cp /bin/bash "$TRUSTED/lnaudio"
 chmod 0755 "$TRUSTED/lnaudio"
 mkfifo "$T/spin" "$T/sleep"
