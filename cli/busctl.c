@@ -18,7 +18,9 @@
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
+#include "lib/time-util.h"
 #include "lib/util.h"
+#include "policy/decide.h"
 
 /* ---- Connecting and calling ------------------------------------------ */
 
@@ -130,6 +132,32 @@ static int call(const CliOptions *o, sd_bus *bus, sd_bus_message *m, const char 
         if (r < 0)
                 return report_error(o, method, &error, r);
         return 0;
+}
+
+int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *why = NULL;
+        char *s;
+
+        *ret_reason = NULL;
+        /* Never start latniced for this, and never wait long for it. */
+        if (bus_connect(o, &bus) < 0 || method_new(bus, "Explain", &m) < 0 ||
+            sd_bus_message_append(m, "u", (uint32_t)pid) < 0 ||
+            sd_bus_message_set_auto_start(m, false) < 0 ||
+            sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0)
+                return 0;
+        if (sd_bus_message_skip(reply, "a{sv}sba(ssussa{sv})a{sv}") < 0 ||
+            sd_bus_message_read(reply, "s", &why) < 0 || !why ||
+            strncmp(why, BOOST_BUDGET_REASON_PREFIX, strlen(BOOST_BUDGET_REASON_PREFIX)) != 0)
+                return 0;
+        s = strdup(why);
+        if (!s)
+                return -ENOMEM;
+        *ret_reason = s;
+        return 1;
 }
 
 static int bus_parse_error(int r)

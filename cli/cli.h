@@ -73,6 +73,10 @@ int verb_reload(int argc, char **argv, const CliOptions *o);
 int verb_monitor(int argc, char **argv, const CliOptions *o);
 int verb_set_unit(int argc, char **argv, const CliOptions *o);
 int verb_unset_unit(int argc, char **argv, const CliOptions *o);
+/* Did the running latniced take the boosts of PID back (its boost budget)?
+ * 1 and *RET_REASON (latniced's words), or 0: no, or latniced cannot be
+ * asked (not running, no bus); nothing is printed. */
+int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);

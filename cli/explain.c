@@ -349,6 +349,8 @@ typedef struct Explanation {
         int shared;             /* group_subtree_other_user() for the process's uid; 0: not */
         pid_t shared_pid;       /* with shared 1: another user's process in its subtree */
         uid_t shared_uid;
+
+        char *budget_reason;    /* latniced took the boosts back (its budget), or NULL */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -360,6 +362,7 @@ static void explanation_done(Explanation *e)
         boost_facts_cache_done(&e->facts);
         sched_group_done(&e->group);
         free(e->members);
+        free(e->budget_reason);
         policy_free(e->policy);
         proc_task_free(e->task);
 }
@@ -475,6 +478,11 @@ static int explain_gather(Explanation *e, const CliOptions *o)
 
         e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
                                       .uid = e->task->view.uid };
+        /* What the policy on disk says, but a boost latniced's budget took
+         * back stays taken: ask it (best effort, nothing if it is not there). */
+        if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM)
+                return cli_error("out of memory");
+        e->facts.revoked = e->budget_reason;
         r = policy_decide(e->policy, &e->task->view, NULL, NULL, &e->facts, &e->result, &e->trace);
         if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
                 /* Per-thread results when thread rules exist (and no single thread was asked for). */

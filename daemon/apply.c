@@ -906,6 +906,8 @@ static int evaluation_run(Applier *a, pid_t pid, unsigned extra_flags, Evaluatio
                                       .uid = e->p->view.uid,
                                       .base_slice_ns = a->ctx.base_slice_ns,
                                       .fresh = extra_flags & PROC_READ_FRESH };
+        if (a->budget)
+                e->facts.revoked = budget_revoked(a->budget, pid, e->p->starttime);
         r = policy_decide(a->policy, &e->p->view, e->has_base ? &e->base : NULL, e->base_rule,
                           &e->facts, &e->d, NULL);
         if (r < 0) {
@@ -1062,6 +1064,28 @@ static int evaluation_get(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_
         return 1;
 }
 
+/* Tell the boost budget whether thread TID of E's process now holds a boost
+ * (its decision S has one for its user, and latniced manages the thread). */
+static int budget_note_thread(Applier *a, const Evaluation *e, pid_t tid, const Settings *s,
+                              const char *rule, bool per_thread)
+{
+        const BoostFacts *f = e->facts.have ? &e->facts.facts : NULL;
+        const Task *t;
+        bool boosted;
+        int r;
+
+        if (!a->budget || a->ctx.dry_run)
+                return 0;
+        t = task_table_get(a->tasks, tid);
+        boosted = t && !t->user_owned && f && !f->privileged &&
+                  settings_boost_mask(s, f->nice_floor, f->base_slice_ns) != 0;
+        r = budget_note(a->budget, e->p->view.pid, e->p->starttime, tid, boosted, !per_thread,
+                        rule, now_nsec(CLOCK_MONOTONIC));
+        if (r > 0 && a->budget_tracking)
+                a->budget_tracking(a->userdata);
+        return r < 0 ? r : 0;
+}
+
 /*
  * Evaluate process PID (or only its thread ONLY_TID): snapshot (EXTRA_FLAGS:
  * PROC_READ_FRESH for a process that has just called exec), decide
@@ -1166,7 +1190,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                 task_table_sync(a->tasks, tids[i]);
                 if (r < 0)
                         return r;
-                if (td.withheld && (per_thread || i == 0))
+                if (budget_note_thread(a, ev, tids[i], &td.settings, td.rule, per_thread) < 0)
+                        return -ENOMEM;
+                /* The budget said why once, with its numbers. */
+                if (td.withheld && (per_thread || i == 0) &&
+                    td.withheld_reason != ev->facts.revoked)
                         withheld_count(&withheld, &td, r > 0);
                 if (r > 0) {
                         n_applied++;

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "daemon/ancestors.h"
+#include "daemon/budget.h"
 #include "daemon/control.h"
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
@@ -88,6 +89,12 @@ struct Applier {
          * its (or an ancestor's) cmdline short or refused it (lib/proc.h).
          * Nothing of it was changed; the caller arranges to try again. */
         void (*deferred)(void *userdata, pid_t pid);
+        /* The boost budget (borrowed, optional): a process it took the
+         * boosts of gets none, and every thread given a boost (or no longer
+         * holding one) is noted there. BUDGET_TRACKING is called when a
+         * process is tracked (the caller arms its timer). */
+        Budget *budget;
+        void (*budget_tracking)(void *userdata);
         void *userdata;
         ApplierCounters counters;
         bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ini.h>
@@ -106,6 +107,94 @@ static int parse_backend(const char *v, DaemonConfig *c)
         return 0;
 }
 
+/* "50%", "12.5%" (one decimal at most) or "off"/"0": permille of one CPU. */
+static int parse_share(const char *v, unsigned *ret)
+{
+        unsigned long whole = 0, tenth = 0;
+        const char *p = v;
+        char *e;
+
+        if (streq(v, "off") || streq(v, "0")) {
+                *ret = 0;
+                return 0;
+        }
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        errno = 0;
+        whole = strtoul(p, &e, 10);
+        if (errno || whole > BUDGET_SHARE_MAX / 10)
+                return -ERANGE;
+        if (*e == '.') {
+                if (e[1] < '0' || e[1] > '9')
+                        return -EINVAL;
+                tenth = (unsigned long)(e[1] - '0');
+                e += 2;
+        }
+        if (!streq(e, "%"))
+                return -EINVAL;
+        if (whole * 10 + tenth == 0 || whole * 10 + tenth > BUDGET_SHARE_MAX)
+                return -ERANGE;
+        *ret = (unsigned)(whole * 10 + tenth);
+        return 0;
+}
+
+/* "10s", "500ms", "2min": a whole number and a unit. */
+static int parse_window(const char *v, uint64_t *ret)
+{
+        static const struct { const char *unit; uint64_t usec; } units[] = {
+                { "ms", 1000 }, { "s", 1000000 }, { "min", 60000000 },
+        };
+        unsigned long long n;
+        char *e;
+
+        if (*v < '0' || *v > '9')
+                return -EINVAL;
+        errno = 0;
+        n = strtoull(v, &e, 10);
+        if (errno)
+                return -ERANGE;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                if (!streq(e, units[i].unit))
+                        continue;
+                if (n > BUDGET_WINDOW_MAX_USEC / units[i].usec ||
+                    n * units[i].usec < BUDGET_WINDOW_MIN_USEC)
+                        return -ERANGE;
+                *ret = n * units[i].usec;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+static void parse_budget(ParseState *s, const char *name, const char *value)
+{
+        DaemonConfig *c = &s->config;
+        int r;
+
+        if (streq(name, "BoostBudgetShare")) {
+                if (!*value) {
+                        c->budget.share_permille = BUDGET_SHARE_DEFAULT;
+                        return;
+                }
+                r = parse_share(value, &c->budget.share_permille);
+                if (r < 0)
+                        add_message(s, "error",
+                                    "BoostBudgetShare: expected a share of one CPU from 0.1%% "
+                                    "to %u%% (\"50%%\") or \"off\", found \"%s\"",
+                                    BUDGET_SHARE_MAX / 10, value);
+                return;
+        }
+        if (!*value) {
+                c->budget.window_usec = BUDGET_WINDOW_DEFAULT_USEC;
+                return;
+        }
+        r = parse_window(value, &c->budget.window_usec);
+        if (r < 0)
+                add_message(s, "error",
+                            "BoostBudgetWindow: expected a duration from 100ms to 60min with a "
+                            "unit (ms, s, min), found \"%s\"",
+                            value);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
         ParseState *s = user;
@@ -154,7 +243,9 @@ static int handler(void *user, const char *section, const char *name, const char
                         add_message(s, "error",
                                     "LatencyNiceBackend: expected auto, latency-nice, slice or "
                                     "none, found \"%s\"", value);
-        } else
+        } else if (streq(name, "BoostBudgetShare") || streq(name, "BoostBudgetWindow"))
+                parse_budget(s, name, value);
+        else
                 add_message(s, "warning", "unknown key \"%s\" in [Daemon], ignoring", name);
 
         return 1;
@@ -167,6 +258,8 @@ void daemon_config_init(DaemonConfig *c)
                 .restore_on_exit = true,
                 .respect_manual_changes = true,
                 .backend = _LATENCY_BACKEND_AUTO,
+                .budget = { .share_permille = BUDGET_SHARE_DEFAULT,
+                            .window_usec = BUDGET_WINDOW_DEFAULT_USEC },
         };
 }
 

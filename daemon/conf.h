@@ -6,6 +6,8 @@
  *   RestoreOnExit = yes|no                          (default yes)
  *   RespectManualChanges = yes|no                   (default yes)
  *   LatencyNiceBackend = auto|latency-nice|slice|none (default auto)
+ *   BoostBudgetShare = PERCENT|off                  (default 50%, daemon/budget.h)
+ *   BoostBudgetWindow = DURATION (ms, s, min)       (default 10s)
  *
  * Unknown sections and keys are warnings; a bad value, a line inih cannot
  * parse or a line longer than inih's line buffer (Debian builds it with
@@ -17,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "daemon/budget.h"
 #include "lib/probe.h"
 
 typedef struct DaemonConfig {
@@ -24,6 +27,7 @@ typedef struct DaemonConfig {
         bool restore_on_exit;
         bool respect_manual_changes;
         LatencyBackend backend;     /* _LATENCY_BACKEND_AUTO for "auto" */
+        BudgetConfig budget;        /* share_permille 0: off */
 } DaemonConfig;
 
 void daemon_config_init(DaemonConfig *c);

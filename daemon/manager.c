@@ -13,6 +13,7 @@
 #include "config.h"
 #include "daemon/adopt.h"
 #include "daemon/apply.h"
+#include "daemon/budget.h"
 #include "daemon/conf.h"
 #include "daemon/events.h"
 #include "daemon/manager.h"
@@ -131,6 +132,9 @@ struct Manager {
         sd_event_source *thread_timer;
 
         sd_event_source *group_timer; /* re-checks groups changed for a user (groups.h) */
+
+        sd_event_source *budget_timer;
+        Budget budget;
         ProcEvents *events;
         RateLimiter *renames;
         UserBudget *threads;
@@ -272,6 +276,7 @@ static int manager_load_config(Manager *m)
                                           "effect: %m", m->config_file);
 
         m->config = c;
+        budget_configure(&m->budget, &c.budget, now_nsec(CLOCK_MONOTONIC));
         if (!m->log_level_from_cmdline)
                 log_set_max_level(c.log_level >= 0 ? c.log_level : LOG_INFO);
         return 0;
@@ -800,6 +805,7 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                         ancestor_cache_exit(m->ancestors, e->pid);
                 rate_limiter_exit(m->renames, e->pid, e->tid);
                 applier_forget(&m->applier, e->pid, e->tid);
+                budget_forget(&m->budget, e->pid, e->tid);
                 break;
         case PROC_EV_LOST:
                 ancestor_cache_flush(m->ancestors);
@@ -818,6 +824,54 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
         if (r >= 0 && m->applier.counters.n_acted != acted)
                 return 1;
         return r;
+}
+
+/* ---- the boost budget ---------------------------------------------- */
+
+/* A process was found over its budget: evaluate it again, now without its
+ * boosts (the decision asks the budget). */
+static void on_budget_revoked(void *userdata, pid_t pid)
+{
+        Manager *m = userdata;
+        int r = applier_process(&m->applier, pid);
+
+        manager_note_error(m, r, pid);
+        if (r == -ENOMEM)
+                log_oom();
+}
+
+/* One wake-up per window while a boosted process is tracked; none else. */
+static void budget_timer_arm(Manager *m)
+{
+        uint64_t when;
+
+        if (!m->budget_timer || !budget_active(&m->budget)) {
+                if (m->budget_timer)
+                        (void)sd_event_source_set_enabled(m->budget_timer, SD_EVENT_OFF);
+                return;
+        }
+        when = now_usec(CLOCK_MONOTONIC) + m->budget.config.window_usec;
+        if (sd_event_source_set_time(m->budget_timer, when) < 0 ||
+            sd_event_source_set_enabled(m->budget_timer, SD_EVENT_ONESHOT) < 0)
+                log_warning("Failed to arm the boost budget's timer.");
+}
+
+static int on_budget_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        budget_sample(&m->budget, now_nsec(CLOCK_MONOTONIC), on_budget_revoked, m);
+        budget_timer_arm(m);
+        return 0;
+}
+
+/* The applier tracks a boosted process: the timer runs if it does not. */
+static void on_budget_tracking(void *userdata)
+{
+        Manager *m = userdata;
+
+        if (m->budget_timer && sd_event_source_get_enabled(m->budget_timer, NULL) <= 0)
+                budget_timer_arm(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -912,6 +966,9 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         group_table_set_watch(m->groups, on_group_watch, m);
         m->applier.on_applied = on_task_applied;
         m->applier.deferred = on_evaluation_deferred;
+        budget_init(&m->budget, o->proc_root);
+        m->applier.budget = &m->budget;
+        m->applier.budget_tracking = on_budget_tracking;
         m->applier.userdata = m;
         r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
         if (r < 0)
@@ -942,6 +999,9 @@ Manager *manager_free(Manager *m)
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
         sd_event_source_disable_unref(m->group_timer);
+
+        sd_event_source_disable_unref(m->budget_timer);
+        budget_done(&m->budget);
         rate_limiter_free(m->renames);
         sd_event_source_disable_unref(m->thread_timer);
         user_budget_free(m->threads);
@@ -1088,6 +1148,9 @@ int manager_start(Manager *m)
                 r = sd_event_add_time(m->event, &m->rename_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
                                       on_rename_timer, m);
         if (r >= 0)
+                r = sd_event_add_time(m->event, &m->budget_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_budget_timer, m);
+        if (r >= 0)
                 r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
         if (r >= 0)
                 r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF);
@@ -1097,11 +1160,19 @@ int manager_start(Manager *m)
                 if (r >= 0)
                         r = sd_event_source_set_enabled(m->group_timer, SD_EVENT_OFF);
         }
+
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->budget_timer, SD_EVENT_OFF);
         if (r < 0)
                 return log_error_errno(r, "Failed to create timers: %m");
         (void)sd_event_source_set_description(m->rescan_timer, "rescan");
         (void)sd_event_source_set_description(m->rename_timer, "renames");
         (void)sd_event_source_set_description(m->group_timer, "groups");
+
+        (void)sd_event_source_set_description(m->budget_timer, "boost-budget");
+        /* Processes boosted before the timer existed (none yet: the rescan
+         * comes later), and from now on as they are noted. */
+        on_budget_tracking(m);
 
         /* Subscribe before scanning: a process started between the scan and
          * the subscription would otherwise be missed. */
@@ -1251,7 +1322,9 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
         boost_facts_cache_done(&m->explain_facts);
         m->explain_facts = (BoostFactsCache){ .proc_root = m->opts.proc_root, .pid = pid,
                                               .uid = p->view.uid,
-                                              .base_slice_ns = m->applier.ctx.base_slice_ns };
+                                              .base_slice_ns = m->applier.ctx.base_slice_ns,
+                                              .revoked = budget_revoked(&m->budget, pid,
+                                                                        p->starttime) };
         r = policy_decide(m->policy, &p->view, has_base ? &base : NULL,
                           m->explain_rule ? m->explain_rule : "unit", &m->explain_facts,
                           ret_result, ret_trace);
@@ -1276,6 +1349,7 @@ int manager_reload(Manager *m)
         (void)manager_load_config(m);
         m->applier.respect_manual_changes = m->config.respect_manual_changes;
         m->applier.ctx.backend = resolve_backend(m);
+        budget_timer_arm(m); /* a new window, or none */
 
         r = manager_load_policy(m);
         if (r == -ENOMEM)

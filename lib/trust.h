@@ -114,6 +114,10 @@ typedef struct BoostFactsCache {
         uid_t uid;
         uint64_t base_slice_ns;
         bool fresh;
+
+        /* Set by the caller, borrowed: every boost is withheld, for this
+         * reason (latniced's boost budget, daemon/budget.h). NULL: none. */
+        const char *revoked;
         bool have;
         bool have_tamper;
         BoostFacts facts;

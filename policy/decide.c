@@ -20,6 +20,22 @@ static const char *withheld_reason(const BoostFacts *f, bool tampered)
                "ancestors, or a unit of the user's own service manager)";
 }
 
+/* Take every boost out of S that a revoked process (FACTS->revoked) still has. */
+static void withhold_revoked(const BoostFactsCache *facts, const BoostFacts *f, Settings *s,
+                             Decision *d)
+{
+        uint32_t boosts;
+
+        if (!facts || !facts->revoked || !f || f->privileged)
+                return;
+        boosts = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
+        if (boosts == 0)
+                return;
+        s->mask &= ~boosts;
+        d->withheld |= boosts;
+        d->withheld_reason = facts->revoked;
+}
+
 /* Boosts: policy_limit_boosts(), then, if some boost still rests on trust,
  * the tamper facts (read only then). */
 static int decide_boosts(const Policy *p, const TaskSnapshot *task, const Settings *base,
@@ -54,6 +70,7 @@ static int decide_boosts(const Policy *p, const TaskSnapshot *task, const Settin
         d->withheld |= tampered;
         if (d->withheld)
                 d->withheld_reason = withheld_reason(facts ? f : NULL, tampered != 0);
+        withhold_revoked(facts, f, s, d);
         return 0;
 }
 

@@ -19,6 +19,10 @@
 #include "lib/trust.h"
 #include "policy/policy.h"
 
+/* How latniced's boost budget (daemon/budget.h) begins its reason, so that
+ * latnicectl explain can tell it from the daemon's other reasons. */
+#define BOOST_BUDGET_REASON_PREFIX "over its boost budget"
+
 typedef struct Decision {
         MatchResult match;      /* the rules as matched (settings before BASE and boosts) */
         Settings settings;      /* what the task gets: SETTINGS_TASK_MASK only */
@@ -34,7 +38,8 @@ typedef struct Decision {
  * set). BASE (may be NULL) holds the per-task settings of the task's [Unit]
  * section, named BASE_RULE ("unit:x.service") in listings. FACTS gives the
  * boost facts of the task's process when a boost is at stake (read once,
- * on first use; NULL: every boost is withheld, "no facts"). TRACE, if not
+ * on first use; NULL: every boost is withheld, "no facts"); with
+ * FACTS->revoked set every boost is withheld, for that reason. TRACE, if not
  * NULL, gets every rule's verdict (policy_match()).
  * Returns 0, -ESRCH (the process vanished while its facts were read) or
  * -ENOMEM.

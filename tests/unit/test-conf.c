@@ -161,9 +161,49 @@ static void test_load(void)
         unlink(path);
 }
 
+static void test_budget(void)
+{
+        _cleanup_strv_free_ char **msgs = NULL;
+        DaemonConfig c;
+
+        assert(parse("", &c, NULL) == 0);
+        assert(c.budget.share_permille == BUDGET_SHARE_DEFAULT);
+        assert(c.budget.window_usec == BUDGET_WINDOW_DEFAULT_USEC);
+        assert(parse("[Daemon]\nBoostBudgetShare = 12.5%\nBoostBudgetWindow = 500ms\n", &c,
+                     NULL) == 0);
+        assert(c.budget.share_permille == 125 && c.budget.window_usec == 500000);
+        assert(parse("[Daemon]\nBoostBudgetShare = 150%\nBoostBudgetWindow = 2min\n", &c,
+                     NULL) == 0);
+        assert(c.budget.share_permille == 1500 && c.budget.window_usec == 120000000);
+        assert(parse("[Daemon]\nBoostBudgetShare = off\n", &c, NULL) == 0);
+        assert(c.budget.share_permille == 0);
+        assert(parse("[Daemon]\nBoostBudgetShare = off\nBoostBudgetShare =\n", &c, NULL) == 0);
+        assert(c.budget.share_permille == BUDGET_SHARE_DEFAULT);
+
+        const char *bad[] = { "BoostBudgetShare = 50", "BoostBudgetShare = 0%",
+                              "BoostBudgetShare = 10001%", "BoostBudgetShare = 1.25%",
+                              "BoostBudgetShare = -5%", "BoostBudgetWindow = 10",
+                              "BoostBudgetWindow = 50ms", "BoostBudgetWindow = 61min",
+                              "BoostBudgetWindow = 1h", "BoostBudgetWindow = 1.5s" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[128], want[128];
+                const char *key = strchr(bad[i], '=');
+
+                snprintf(text, sizeof(text), "[Daemon]\n%s\n", bad[i]);
+                assert(parse(text, &c, &msgs) == -EINVAL);
+                snprintf(want, sizeof(want), "test.conf:2: error: %.*s:", (int)(key - bad[i] - 1),
+                         bad[i]);
+                assert(strncmp(msgs[0], want, strlen(want)) == 0);
+                snprintf(want, sizeof(want), "found \"%s\"", key + 2);
+                assert(strstr(msgs[0], want));
+                msgs = strv_free(msgs);
+        }
+}
+
 int main(void)
 {
         test_defaults();
+        test_budget();
         test_values();
         test_warnings();
         test_errors();
