@@ -441,7 +441,8 @@ typedef struct StatusInfo {
         const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units, fd_exhaustions, put_off, batched;
+                user_owned, rules, files, units, fd_exhaustions, put_off, batched,
+                unrecorded;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -469,6 +470,7 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "FdExhaustions", offsetof(StatusInfo, fd_exhaustions) },
                 { "PutOffEvaluations", offsetof(StatusInfo, put_off) },
                 { "BatchedStorms", offsetof(StatusInfo, batched) },
+                { "UnrecordedTasks", offsetof(StatusInfo, unrecorded) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -624,6 +626,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.put_off > 0)
                 printf("      Put off: %" PRIu64 " evaluations: a process kept a read of its command "
                        "line waiting (see the log)\n", i.put_off);
+        if (i.unrecorded > 0)
+                printf("      Warning: %" PRIu64 " tasks not in the state file (no space to grow "
+                       "it): not given back should latniced be killed\n", i.unrecorded);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {
