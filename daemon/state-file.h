@@ -23,9 +23,11 @@
  * fewer blocks: a write past a truncation leaves a hole) or removed or
  * replaced (no link left): the file is then written again whole from
  * memory (made again at its path if it is gone), so that it always holds
- * every live entry. Two system calls of about a microsecond each per
- * change (bench/apply-latency: not measurable against the rest of an
- * application; README).
+ * every live entry. The price: two system calls per record written
+ * (measured on a loaded 2-CPU VM where a bare system call costs 1.4 us:
+ * pwrite() of a copy 2.0-2.3 us, fstat() 1.7-1.8 us of CPU, against
+ * 12-14 ns for the store into a mapping), about 8 us per thread latniced
+ * changes, which saves it twice.
  *
  * The file and its directory must be latniced's own (secure-path.h): a
  * file owned by someone else or writable by group or others, or in a

@@ -19,8 +19,9 @@
  * there, so that a latniced that dies does not take its originals along:
  * entries are written when added, when ownership changes, and by
  * task_table_save() (apply.c calls it right before changing a thread and
- * after), and freed when removed. The daemon's apply path writes memory
- * only; see state-file.h for why a record is never left half written.
+ * after), and freed when removed. Each record written is one pwrite() and
+ * one fstat(); see state-file.h for why a record is never left half written
+ * and why no write can fault.
  */
 #pragma once
 
