@@ -469,7 +469,8 @@ typedef struct StatusInfo {
         const char *core_sched;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
-                user_owned, rules, files, units, fd_exhaustions, put_off, batched, shared_groups;
+                user_owned, rules, files, units, fd_exhaustions, put_off, batched, shared_groups,
+                unrecorded;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -498,6 +499,8 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "PutOffEvaluations", offsetof(StatusInfo, put_off) },
                 { "BatchedStorms", offsetof(StatusInfo, batched) },
                 { "SharedGroups", offsetof(StatusInfo, shared_groups) },
+
+                { "UnrecordedTasks", offsetof(StatusInfo, unrecorded) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -656,6 +659,10 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.shared_groups > 0)
                 printf("       Groups: %" PRIu64 " times a group was found shared with another "
                        "user: left alone, or given back (see the log)\n", i.shared_groups);
+
+        if (i.unrecorded > 0)
+                printf("      Warning: %" PRIu64 " tasks not in the state file (no space to grow "
+                       "it): not given back should latniced be killed\n", i.unrecorded);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {

@@ -145,10 +145,17 @@ int tasks_open_state(TaskTable *t, const char *path, const char *proc_root, bool
         }
         if (r == -ENOMEM)
                 return r;
+        if (r == -EPERM) {
+                log_error("Refusing the state file %s: %s. Others could change what a "
+                          "restarted latniced gives back, or make it fail; use a file in a "
+                          "directory only root can write (the default is %s).",
+                          path, strna(l.error), STATE_FILE_DEFAULT);
+                return r;
+        }
         if (r < 0) {
-                log_warning_errno(r, "Cannot open the state file %s (%m): what latniced changes "
-                                     "is not given back should it be killed.",
-                                  path);
+                log_warning("Cannot open the state file %s (%s): what latniced changes is not "
+                            "given back should it be killed.",
+                            path, l.error ?: strerror(-r));
                 return 0;
         }
         log_load(path, &l);

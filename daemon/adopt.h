@@ -58,7 +58,8 @@ int tasks_adopt(TaskTable *t, const StateRecord *recs, size_t n, const char *pro
                 bool respect, AdoptStats *ret);
 
 /* Start-up: open PATH, report what was found (a file set aside: why and
- * where), attach it to T and adopt its entries. Never fails the start: a
- * state file that cannot be opened leaves latniced running without one, with
- * a warning. Returns -ENOMEM only. */
+ * where), attach it to T and adopt its entries. A state file that cannot be
+ * opened leaves latniced running without one, with a warning; one that
+ * others could write (secure-path.h) is refused with an error: -EPERM.
+ * Otherwise returns 0 or -ENOMEM. */
 int tasks_open_state(TaskTable *t, const char *path, const char *proc_root, bool respect);

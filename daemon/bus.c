@@ -269,6 +269,8 @@ static const struct {
         { "PutOffEvaluations", offsetof(ManagerStatus, n_put_off) },
         { "BatchedStorms", offsetof(ManagerStatus, n_batched_storms) },
         { "SharedGroups", offsetof(ManagerStatus, n_shared_groups) },
+
+        { "UnrecordedTasks", offsetof(ManagerStatus, n_unrecorded) },
         { "Rules", offsetof(ManagerStatus, n_rules) },
         { "PolicyFiles", offsetof(ManagerStatus, n_files) },
         { "Units", offsetof(ManagerStatus, n_units) },
@@ -1056,6 +1058,8 @@ static const sd_bus_vtable daemon_vtable[] = {
         COUNTER("PutOffEvaluations"),
         COUNTER("BatchedStorms"),
         COUNTER("SharedGroups"),
+
+        COUNTER("UnrecordedTasks"),
         COUNTER("Rules"),
         COUNTER("PolicyFiles"),
         COUNTER("Units"),

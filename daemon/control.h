@@ -41,6 +41,8 @@ typedef struct ManagerStatus {
         uint64_t n_put_off;           /* evaluations put off: a cmdline read cut short or held off */
         uint64_t n_batched_storms;    /* storms of events that led to nothing, read in batches */
         uint64_t n_shared_groups;     /* groups found shared with another user (left, given back) */
+
+        uint64_t n_unrecorded;        /* tasks that got no record in the state file (no space) */
         uint64_t n_rules, n_files, n_units;
         /* Diagnostics (errors and warnings) of the last load, formatted
          * "file:line:col: error: msg"; NULL-terminated, owned by the manager. */

@@ -1120,10 +1120,14 @@ int manager_start(Manager *m)
 
         /* What a killed latniced changed comes back before anything is
          * applied (daemon/adopt.h); a dry run changes nothing to keep. */
-        if (!m->opts.dry_run &&
-            tasks_open_state(m->tasks, m->opts.state_file ?: STATE_FILE_DEFAULT, m->opts.proc_root,
-                             m->applier.respect_manual_changes) < 0)
-                return log_oom();
+        if (!m->opts.dry_run) {
+                r = tasks_open_state(m->tasks, m->opts.state_file ?: STATE_FILE_DEFAULT,
+                                     m->opts.proc_root, m->applier.respect_manual_changes);
+                if (r == -ENOMEM)
+                        return log_oom();
+                if (r < 0)
+                        return r; /* refused, and said why */
+        }
         /* The groups of rules a killed latniced changed, through the same file. */
         if (group_table_attach_state(m->groups, task_table_state(m->tasks)) < 0)
                 return log_oom();
@@ -1262,6 +1266,8 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_put_off = m->applier.counters.n_deferred,
                 .n_batched_storms = m->events ? proc_events_n_quiet_storms(m->events) : 0,
                 .n_shared_groups = m->groups ? group_table_counters(m->groups)->n_shared : 0,
+
+                .n_unrecorded = task_table_n_unrecorded(m->tasks),
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,

@@ -1,25 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/secure-path.h"
 #include "daemon/state-file.h"
 #include "lib/ioprio.h"
 #include "lib/core-sched.h"
+#include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 
 #define STATE_MAGIC "LNSTATE"
 /* 2: CoreSched (the cookies and the setting) at the end of a copy. A
  * version 1 file is set aside like any other version. */
 #define STATE_VERSION 2u
-#define STATE_INITIAL_RECORDS 256u
+/* 64 records: 29,760 bytes, reserved at once (a tmpfs /run of a few pages
+ * left takes it); the table doubles as needed. */
+#define STATE_INITIAL_RECORDS 64u
+/* After a growth found no space, the next try waits this long (a storm of
+ * new tasks on a full filesystem costs no allocation each). */
+#define STATE_GROW_RETRY_USEC (5 * USEC_PER_SEC)
 /* 4 Mi records (1.6 GiB): far beyond any task count, a bound for a header
  * that says otherwise. */
 #define STATE_MAX_RECORDS (1u << 22)
@@ -109,21 +117,199 @@ typedef struct Slots {
 
 struct StateFile {
         char *path;
+        char *name;        /* the file's name in dir_fd */
+        int dir_fd;        /* its directory (O_PATH), checked at open (secure-path.h) */
         int fd;
-        uint8_t *map;
-        size_t map_size;
+        uint8_t *image;    /* the file's contents, in memory: written through with pwrite() */
+        size_t image_size;
+        bool reserved;     /* its blocks are allocated (fallocate()): a write cannot fail for space */
+        bool writing;      /* open done: changes go to the file (before, only to memory) */
+        bool broken;       /* the file could not be written nor made again: no more writes */
+        uint64_t grow_retry_usec; /* CLOCK_MONOTONIC: no growth before (no space last time) */
         Slots tasks;
         Slots cg;
 };
 
 static DiskHeader *header(StateFile *f)
 {
-        return (DiskHeader *)f->map;
+        return (DiskHeader *)f->image;
 }
 
 static DiskRecord *record(StateFile *f, uint32_t slot)
 {
-        return (DiskRecord *)(f->map + sizeof(DiskHeader)) + slot;
+        return (DiskRecord *)(f->image + sizeof(DiskHeader)) + slot;
+}
+
+/* ---- The file under the table ----------------------------------------- */
+
+/* Allocate the blocks of FD's first SIZE bytes (and make it that long at
+ * least): written through pwrite() later, they cannot fail for want of
+ * space. A filesystem without fallocate() gets the size only. */
+static int file_reserve(StateFile *f, int fd, size_t size)
+{
+        struct stat st;
+
+        if (fallocate(fd, 0, 0, (off_t)size) >= 0) {
+                f->reserved = true;
+                return 0;
+        }
+        if (errno != EOPNOTSUPP && errno != ENOSYS)
+                return -errno;
+        f->reserved = false;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if ((size_t)st.st_size < size && ftruncate(fd, (off_t)size) < 0)
+                return -errno;
+        return 0;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, size_t len, size_t off)
+{
+        while (len > 0) {
+                ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -EIO;
+                p += n;
+                off += (size_t)n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* Bytes of FD from OFF into BUF (LEN at most, fewer at its end). */
+static ssize_t pread_all(int fd, uint8_t *buf, size_t len, size_t off)
+{
+        size_t done = 0;
+
+        while (done < len) {
+                ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                done += (size_t)n;
+        }
+        return (ssize_t)done;
+}
+
+/* The whole table into FD: reserved first, then every byte. */
+static int file_write_all(StateFile *f, int fd)
+{
+        int r = file_reserve(f, fd, f->image_size);
+
+        return r < 0 ? r : pwrite_all(fd, f->image, f->image_size, 0);
+}
+
+/* No more writes: said once, at error level (a crash now loses originals). */
+static void file_break(StateFile *f, int err, const char *what)
+{
+        if (f->broken)
+                return;
+        f->broken = true;
+        log_error_errno(err, "State file %s: %s (%m). Changes are no longer recorded: should "
+                             "latniced be killed, the attributes it changed are not given back.",
+                        f->path, what);
+}
+
+/* Make the file again at its path, after it was removed or replaced: a new
+ * one (checked like the first), locked, holding the whole table. */
+static int file_recreate(StateFile *f)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *why = NULL;
+        struct stat st;
+        int r;
+
+        fd = openat(f->dir_fd, f->name,
+                    O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EEXIST;
+        r = secure_file_check(&st, f->path, &why);
+        if (r < 0) {
+                log_error("State file %s: %s.", f->path, strna(why));
+                return r;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? -EBUSY : -errno;
+        if (ftruncate(fd, 0) < 0)
+                return -errno;
+        r = file_write_all(f, fd);
+        if (r < 0)
+                return r;
+        safe_close(f->fd);
+        f->fd = TAKE_FD(fd);
+        return 0;
+}
+
+/* Whether the file is still what latniced wrote: the same inode at the path
+ * (still linked), as long as the table, its blocks allocated. If not, it
+ * is written again from memory (made again if it was removed or replaced);
+ * if that fails, no more writes. Called after each write: a file truncated
+ * under latniced before a write is sparse after it. */
+static void file_check(StateFile *f)
+{
+        struct stat st;
+        int r;
+
+        if (fstat(f->fd, &st) < 0) {
+                file_break(f, -errno, "cannot stat it");
+                return;
+        }
+        if (st.st_nlink > 0 && (size_t)st.st_size >= f->image_size &&
+            (!f->reserved || (size_t)st.st_blocks * 512 >= f->image_size))
+                return;
+        if (st.st_nlink == 0) {
+                log_warning("State file %s was removed or replaced by someone else: made again "
+                            "from memory (%zu task and %zu cgroup records).",
+                            f->path, f->tasks.n_used, f->cg.n_used);
+                r = file_recreate(f);
+                if (r < 0)
+                        file_break(f, r, "cannot make it again");
+                return;
+        }
+        log_warning("State file %s was cut short by someone else (%jd bytes, %jd allocated, of "
+                    "%zu): written again from memory (%zu task and %zu cgroup records).",
+                    f->path, (intmax_t)st.st_size, (intmax_t)st.st_blocks * 512, f->image_size,
+                    f->tasks.n_used, f->cg.n_used);
+        r = file_write_all(f, f->fd);
+        if (r < 0) {
+                file_break(f, r, "cannot write it again");
+                return;
+        }
+        /* A filesystem that counts fewer blocks than it was given (one that
+         * compresses): its block count says nothing, only its size is
+         * checked from now on. */
+        if (fstat(f->fd, &st) >= 0 && (size_t)st.st_blocks * 512 < f->image_size)
+                f->reserved = false;
+}
+
+/* LEN bytes of the table at OFF into the file, then the file checked. */
+static void file_write(StateFile *f, size_t off, size_t len)
+{
+        int r;
+
+        if (!f->writing || f->broken || len == 0)
+                return;
+        assert(off + len <= f->image_size);
+        r = pwrite_all(f->fd, f->image + off, len, off);
+        if (r < 0)
+                log_debug_errno(r, "State file %s: write of %zu bytes at %zu failed (%m).",
+                                f->path, len, off);
+        file_check(f); /* a failed write comes from a changed file, or it breaks here */
+        if (r < 0 && !f->broken && pwrite_all(f->fd, f->image + off, len, off) < 0)
+                file_break(f, r, "cannot write it");
 }
 
 static uint64_t bytes_checksum(const void *c, size_t n)
@@ -301,9 +487,10 @@ StateFile *state_file_free(StateFile *f)
 {
         if (!f)
                 return NULL;
-        if (f->map)
-                (void)munmap(f->map, f->map_size);
+        free(f->image);
         safe_close(f->fd);
+        safe_close(f->dir_fd);
+        free(f->name);
         free(f->tasks.seq);
         free(f->tasks.active);
         free(f->tasks.free);
@@ -319,6 +506,7 @@ StateFile *state_file_free(StateFile *f)
 void state_file_load_done(StateFileLoad *l)
 {
         free(l->records);
+        free(l->error);
         free(l->problem);
         free(l->set_aside);
         *l = (StateFileLoad){};
@@ -393,21 +581,20 @@ static void slots_free_rebuild(StateFile *f, Slots *s, bool (*used)(StateFile *,
 }
 
 /* Write copy C (seq and checksum filled in here) into the older copy of
- * SLOT. The checksum goes last, after a compiler barrier: until it is
- * stored, the copy does not match it and the other copy is the record. */
+ * SLOT, in memory and in the file (one pwrite() of the copy, its checksum
+ * last): a write cut short leaves a copy that does not match its checksum,
+ * and the other copy is the record. */
 static void slot_write(StateFile *f, uint32_t slot, DiskCopy *c)
 {
         int target = f->tasks.active[slot] == 0 ? 1 : 0;
         DiskCopy *d = &record(f, slot)->copy[target];
-        uint64_t sum;
 
         c->seq = f->tasks.seq[slot] + 1;
-        sum = copy_checksum(c);
-        memcpy(d, c, offsetof(DiskCopy, checksum));
-        atomic_signal_fence(memory_order_seq_cst);
-        __atomic_store_n(&d->checksum, sum, __ATOMIC_RELEASE);
+        c->checksum = copy_checksum(c);
+        *d = *c;
         f->tasks.seq[slot] = c->seq;
         f->tasks.active[slot] = (int8_t)target;
+        file_write(f, (size_t)((uint8_t *)d - f->image), sizeof(*d));
 }
 
 void state_file_put(StateFile *f, const StateRecord *rec)
@@ -449,7 +636,45 @@ static size_t cg_size_for(uint32_t n)
         return (size_t)n * sizeof(DiskCgRecord);
 }
 
-/* Grow the file and the mapping to N task records. The size first, the
+/* Whether a growth may be tried now (none for a while after one found no
+ * space). */
+static bool grow_allowed(StateFile *f)
+{
+        return f->grow_retry_usec == 0 || now_usec(CLOCK_MONOTONIC) >= f->grow_retry_usec;
+}
+
+/* Reserve SIZE bytes of the file and make the table in memory that long
+ * (the new bytes zero). -ENOSPC (and no growth for a while), -ENOMEM, or an
+ * fallocate() error: then nothing changed, in the file as in memory. */
+static int table_extend(StateFile *f, size_t size)
+{
+        uint8_t *p;
+        int r;
+
+        if (f->broken)
+                return -EIO;
+        if (!grow_allowed(f))
+                return -ENOSPC;
+        r = file_reserve(f, f->fd, size);
+        if (r == -ENOSPC || r == -EDQUOT) {
+                f->grow_retry_usec = now_usec(CLOCK_MONOTONIC) + STATE_GROW_RETRY_USEC;
+                return -ENOSPC;
+        }
+        if (r < 0)
+                return r;
+        f->grow_retry_usec = 0;
+        if (size <= f->image_size)
+                return 0;
+        p = realloc(f->image, size);
+        if (!p)
+                return -ENOMEM;
+        memset(p + f->image_size, 0, size - f->image_size);
+        f->image = p;
+        f->image_size = size;
+        return 0;
+}
+
+/* Grow the table to N task records: the file's blocks reserved first, the
  * cgroup table copied behind the new task slots, then the header's count,
  * which moves both at once (a file longer than its header says is read as
  * the header says); the stale cgroup table, now in new task slots, is
@@ -458,7 +683,6 @@ static int state_file_grow(StateFile *f, uint32_t n)
 {
         size_t old_end = file_size_for(f->tasks.n), cg = cg_size_for(f->cg.n);
         size_t size = file_size_for(n) + cg;
-        void *p;
         int r;
 
         if (n > STATE_MAX_RECORDS)
@@ -466,18 +690,16 @@ static int state_file_grow(StateFile *f, uint32_t n)
         r = slots_resize(&f->tasks, n);
         if (r < 0)
                 return r;
-        if (ftruncate(f->fd, (off_t)size) < 0)
-                return -errno;
-        p = mremap(f->map, f->map_size, size, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED)
-                return -errno;
-        f->map = p;
-        f->map_size = size;
+        r = table_extend(f, size);
+        if (r < 0)
+                return r;
         if (cg > 0)
-                memmove(f->map + file_size_for(n), f->map + old_end, cg);
-        __atomic_store_n(&header(f)->n_records, n, __ATOMIC_RELEASE);
-        atomic_signal_fence(memory_order_seq_cst);
-        memset(f->map + old_end, 0, file_size_for(n) - old_end);
+                memmove(f->image + file_size_for(n), f->image + old_end, cg);
+        header(f)->n_records = n;
+        memset(f->image + old_end, 0, file_size_for(n) - old_end);
+        file_write(f, file_size_for(n), cg);
+        file_write(f, 0, sizeof(DiskHeader));
+        file_write(f, old_end, file_size_for(n) - old_end);
         return 0;
 }
 
@@ -502,11 +724,19 @@ int state_file_alloc(StateFile *f, uint32_t *ret_slot)
         return 0;
 }
 
+/* One more corrupt record in L, at P in the table (the first one's offset
+ * goes into the report). */
+static void note_corrupt(const StateFile *f, StateFileLoad *l, const void *p)
+{
+        if (l->n_corrupt++ == 0)
+                l->corrupt_offset = (size_t)((const uint8_t *)p - f->image);
+}
+
 /* ---- Cgroup table (state-file.h) ------------------------------------- */
 
 static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
 {
-        return (DiskCgRecord *)(f->map + file_size_for(f->tasks.n)) + slot;
+        return (DiskCgRecord *)(f->image + file_size_for(f->tasks.n)) + slot;
 }
 
 static uint64_t cg_copy_checksum(const DiskCgCopy *c)
@@ -526,15 +756,13 @@ static void cg_slot_write(StateFile *f, uint32_t slot, DiskCgCopy *c)
 {
         int target = f->cg.active[slot] == 0 ? 1 : 0;
         DiskCgCopy *d = &cg_record(f, slot)->copy[target];
-        uint64_t sum;
 
         c->seq = f->cg.seq[slot] + 1;
-        sum = cg_copy_checksum(c);
-        memcpy(d, c, offsetof(DiskCgCopy, checksum));
-        atomic_signal_fence(memory_order_seq_cst);
-        __atomic_store_n(&d->checksum, sum, __ATOMIC_RELEASE);
+        c->checksum = cg_copy_checksum(c);
+        memcpy(d, c, sizeof(*d));
         f->cg.seq[slot] = c->seq;
         f->cg.active[slot] = (int8_t)target;
+        file_write(f, (size_t)((uint8_t *)d - f->image), sizeof(*d));
 }
 
 static int value_encode(const char v[STATE_VALUE_MAX], char dst[STATE_VALUE_MAX])
@@ -634,7 +862,7 @@ static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
                                 best = k;
                 }
                 if (best < 0 && torn && d->copy[0].seq && d->copy[1].seq) {
-                        l->n_corrupt++;
+                        note_corrupt(f, l, d);
                         continue;
                 }
                 l->n_torn += torn && best >= 0;
@@ -648,7 +876,7 @@ static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        l->n_corrupt++;
+                        note_corrupt(f, l, d);
                         f->cg.active[i] = -1;
                         continue;
                 }
@@ -664,24 +892,19 @@ static int cg_grow(StateFile *f)
 {
         uint32_t old = f->cg.n, n = old ? old * 2 : STATE_INITIAL_CG_RECORDS;
         size_t end = file_size_for(f->tasks.n), size = end + cg_size_for(n);
-        void *p;
         int r;
 
         if (n > STATE_MAX_CG_RECORDS)
                 return -ENOSPC;
-        if (ftruncate(f->fd, (off_t)size) < 0)
-                return -errno;
-        p = mremap(f->map, f->map_size, size, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED)
-                return -errno;
-        f->map = p;
-        f->map_size = size;
+        r = table_extend(f, size);
+        if (r < 0)
+                return r;
         r = slots_resize(&f->cg, n);
         if (r < 0)
                 return r; /* the header still says OLD: the file is as before */
-        memset(f->map + end + cg_size_for(old), 0, cg_size_for(n) - cg_size_for(old));
-        atomic_signal_fence(memory_order_seq_cst);
-        __atomic_store_n(&header(f)->n_cg_records, n, __ATOMIC_RELEASE);
+        file_write(f, end + cg_size_for(old), cg_size_for(n) - cg_size_for(old));
+        header(f)->n_cg_records = n;
+        file_write(f, 0, sizeof(DiskHeader));
         return 0;
 }
 
@@ -763,7 +986,8 @@ size_t state_file_cgroup_n_used(const StateFile *f)
         return f ? f->cg.n_used : 0;
 }
 
-/* Why header H (of a file of SIZE bytes) cannot be used, or NULL. */
+/* Why header H (of a file of SIZE bytes) cannot be used, or NULL. A file
+ * shorter than its records is not refused here (state_file_salvage()). */
 static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot_id[16])
 {
         static const uint8_t zero[16];
@@ -788,10 +1012,6 @@ static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot
         else if (h->n_cg_records > STATE_MAX_CG_RECORDS)
                 r = asprintf(&s, "cgroup record count %u out of range 0..%u", h->n_cg_records,
                              STATE_MAX_CG_RECORDS);
-        else if (size < file_size_for(h->n_records) + cg_size_for(h->n_cg_records))
-                r = asprintf(&s, "truncated: %zu bytes, its %u task and %u cgroup records need "
-                             "%zu", size, h->n_records, h->n_cg_records,
-                             file_size_for(h->n_records) + cg_size_for(h->n_cg_records));
         else if (memcmp(boot_id, zero, 16) != 0 && memcmp(h->boot_id, zero, 16) != 0 &&
                  memcmp(h->boot_id, boot_id, 16) != 0)
                 r = asprintf(&s, "written before the last reboot (another boot id)");
@@ -829,7 +1049,7 @@ static int records_read(StateFile *f, StateFileLoad *l)
                 if (best < 0 && torn && !copy_is_zero(&d->copy[0]) &&
                     !copy_is_zero(&d->copy[1])) {
                         /* Both written, neither valid: a crash tears one copy only. */
-                        l->n_corrupt++;
+                        note_corrupt(f, l, d);
                         continue;
                 }
                 l->n_torn += torn && best >= 0;
@@ -840,7 +1060,7 @@ static int records_read(StateFile *f, StateFileLoad *l)
                 if (!(d->copy[best].flags & COPY_USED))
                         continue;
                 if (!record_decode(&d->copy[best], i, &recs[l->n_records])) {
-                        l->n_corrupt++;
+                        note_corrupt(f, l, d);
                         f->tasks.active[i] = -1;
                         continue;
                 }
@@ -850,28 +1070,16 @@ static int records_read(StateFile *f, StateFileLoad *l)
         return 0;
 }
 
-/* Map FD (SIZE bytes) shared into F. */
-static int state_file_map(StateFile *f, size_t size)
+/* A new, empty table for F, in memory (state_file_open() writes it). */
+static int table_init(StateFile *f, const uint8_t boot_id[16])
 {
-        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
-
-        if (p == MAP_FAILED)
-                return -errno;
-        f->map = p;
-        f->map_size = size;
-        return 0;
-}
-
-/* A new, empty table in F->fd (locked, empty file). */
-static int state_file_init(StateFile *f, const uint8_t boot_id[16])
-{
+        size_t size = file_size_for(STATE_INITIAL_RECORDS);
         int r;
 
-        if (ftruncate(f->fd, (off_t)file_size_for(STATE_INITIAL_RECORDS)) < 0)
-                return -errno;
-        r = state_file_map(f, file_size_for(STATE_INITIAL_RECORDS));
-        if (r < 0)
-                return r;
+        f->image = calloc(1, size);
+        if (!f->image)
+                return -ENOMEM;
+        f->image_size = size;
         r = slots_resize(&f->tasks, STATE_INITIAL_RECORDS);
         if (r < 0)
                 return r;
@@ -887,65 +1095,87 @@ static int state_file_init(StateFile *f, const uint8_t boot_id[16])
         return 0;
 }
 
-/* Open PATH without following a symlink, never blocking on a FIFO; lock it.
- * *RET_PROBLEM is set (fd returned anyway, or -EBADF) for a file that is
- * not a regular file. */
-static int open_locked(const char *path, int *ret_fd, char **ret_problem)
+static void slots_reset(Slots *s)
+{
+        free(s->seq);
+        free(s->active);
+        free(s->free);
+        state_cgroup_records_free(s->loaded, s->n_loaded);
+        *s = (Slots){};
+}
+
+/* Forget the table read from a file being set aside. */
+static void table_reset(StateFile *f)
+{
+        f->image = mfree(f->image);
+        f->image_size = 0;
+        slots_reset(&f->tasks);
+        slots_reset(&f->cg);
+}
+
+/* Open F's file in its directory without following a symlink, never
+ * blocking on a FIFO; check who may write it (on the descriptor); lock it.
+ * *RET_PROBLEM is set (fd -EBADF) for what is not a regular file; -EPERM
+ * and *RET_ERROR for a file someone else could write. */
+static int open_locked(StateFile *f, int *ret_fd, char **ret_problem, char **ret_error)
 {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
+        int r;
 
         *ret_problem = NULL;
-        if (lstat(path, &st) >= 0 && !S_ISREG(st.st_mode)) {
-                if (asprintf(ret_problem, "not a regular file (mode %o)", st.st_mode) < 0)
-                        return -ENOMEM;
-                *ret_fd = -EBADF;
-                return 0;
-        }
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+        *ret_fd = -EBADF;
+        if (fstatat(f->dir_fd, f->name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && !S_ISREG(st.st_mode))
+                return asprintf(ret_problem, "not a regular file (mode %o)", st.st_mode) < 0
+                               ? -ENOMEM : 0;
+        fd = openat(f->dir_fd, f->name,
+                    O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
         if (fd < 0)
                 return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-                return errno == EWOULDBLOCK ? -EBUSY : -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode) && asprintf(ret_problem, "not a regular file") < 0)
-                return -ENOMEM;
+        if (!S_ISREG(st.st_mode))
+                return asprintf(ret_problem, "not a regular file") < 0 ? -ENOMEM : 0;
+        r = secure_file_check(&st, f->path, ret_error);
+        if (r < 0)
+                return r;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? -EBUSY : -errno;
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
 
-/* Move PATH out of the way to PATH.corrupt (replacing an older one). */
-static int set_aside(const char *path, char **ret)
+/* Move F's file out of the way to NAME.corrupt (replacing an older one). */
+static int set_aside(StateFile *f, char **ret)
 {
-        _cleanup_free_ char *dst = NULL;
+        _cleanup_free_ char *name = NULL, *dst = NULL;
 
-        if (asprintf(&dst, "%s.corrupt", path) < 0)
+        if (asprintf(&name, "%s.corrupt", f->name) < 0 ||
+            asprintf(&dst, "%s.corrupt", f->path) < 0)
                 return -ENOMEM;
-        if (rename(path, dst) < 0)
+        if (renameat(f->dir_fd, f->name, f->dir_fd, name) < 0)
                 return -errno;
         *ret = TAKE_PTR(dst);
         return 0;
 }
 
-/* Keep a copy of the mapped file as PATH.corrupt, for a look later. */
+/* Keep a copy of the table as read as PATH.corrupt, for a look later. */
 static int copy_aside(StateFile *f, char **ret)
 {
-        _cleanup_free_ char *dst = NULL;
+        _cleanup_free_ char *name = NULL, *dst = NULL;
         _cleanup_close_ int fd = -EBADF;
-        size_t done = 0;
+        int r;
 
-        if (asprintf(&dst, "%s.corrupt", f->path) < 0)
+        if (asprintf(&name, "%s.corrupt", f->name) < 0 ||
+            asprintf(&dst, "%s.corrupt", f->path) < 0)
                 return -ENOMEM;
-        fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        fd = openat(f->dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
+                                             O_NOCTTY, 0600);
         if (fd < 0)
                 return -errno;
-        while (done < f->map_size) {
-                ssize_t n = write(fd, f->map + done, f->map_size - done);
-                if (n < 0)
-                        return -errno;
-                done += (size_t)n;
-        }
+        r = pwrite_all(fd, f->image, f->image_size, 0);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(dst);
         return 0;
 }
@@ -963,10 +1193,27 @@ static void make_parent(const char *path)
         (void)mkdir(dir, 0755);
 }
 
-/* The existing table in F (mapped, header checked): its records into L,
+/* PATH's directory, opened and checked (secure-path.h), and its name. */
+static int open_dir(StateFile *f, char **ret_error)
+{
+        _cleanup_free_ char *dir = strdup(f->path);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+
+        if (!dir)
+                return -ENOMEM;
+        if (!slash || !slash[1] || streq(slash + 1, ".") || streq(slash + 1, ".."))
+                return asprintf(ret_error, "%s does not name a file", f->path) < 0 ? -ENOMEM
+                                                                                   : -EINVAL;
+        f->name = strdup(slash + 1);
+        if (!f->name)
+                return -ENOMEM;
+        slash[slash == dir ? 1 : 0] = 0;
+        return secure_dir_open(dir, &f->dir_fd, ret_error);
+}
+
+/* The table just read (TABLE, header checked): its records into L,
  * corrupt ones copied aside and cleared. */
-static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boot_id[16],
-                                     StateFileLoad *l)
+static int table_adopt(StateFile *f, uint32_t n, const uint8_t boot_id[16], StateFileLoad *l)
 {
         int r;
 
@@ -980,9 +1227,9 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
         if (r < 0)
                 return r;
         if (l->n_corrupt > 0) {
-                if (asprintf(&l->problem, "%zu corrupt record(s) (both copies bad, or values "
-                                          "out of range), dropped",
-                             l->n_corrupt) < 0)
+                if (asprintf(&l->problem, "%zu corrupt record(s) (the first at byte %zu; both "
+                                          "copies bad, or values out of range), dropped",
+                             l->n_corrupt, l->corrupt_offset) < 0)
                         return -ENOMEM;
                 r = copy_aside(f, &l->set_aside);
                 if (r == -ENOMEM)
@@ -1002,78 +1249,164 @@ static int state_file_adopt_existing(StateFile *f, uint32_t n, const uint8_t boo
         return 0;
 }
 
+/* A file shorter than its header says (H; READ bytes of it are in F's
+ * table): the task records that are whole before its end into L, the rest
+ * lost; *RET_PROBLEM says where it ends. The file is then set aside, and
+ * the records get slots in a new one (table_resettle()). */
+static int table_salvage(StateFile *f, const DiskHeader *h, size_t read, size_t need,
+                         StateFileLoad *l, char **ret_problem)
+{
+        uint32_t whole = 0;
+        int r;
+
+        if (read > sizeof(DiskHeader))
+                whole = (uint32_t)MIN((read - sizeof(DiskHeader)) / sizeof(DiskRecord),
+                                      (size_t)UINT32_MAX);
+        if (whole > h->n_records)
+                whole = h->n_records;
+        r = slots_resize(&f->tasks, whole);
+        if (r < 0)
+                return r;
+        r = records_read(f, l);
+        if (r < 0)
+                return r;
+        if (asprintf(ret_problem, "truncated at byte %zu: its %u task and %u cgroup records end "
+                                  "at byte %zu; %zu record(s) found in the %u whole task records "
+                                  "before that are used, the rest is lost",
+                     read, h->n_records, h->n_cg_records, need, l->n_records, whole) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The file F->fd (SIZE bytes when looked at) into F's table and L. A
+ * problem (*RET_PROBLEM) when it cannot be used as it is. Memory: at most
+ * what the file holds. */
+static int table_read(StateFile *f, size_t size, const uint8_t boot_id[16], StateFileLoad *l,
+                      char **ret_problem)
+{
+        DiskHeader h;
+        size_t need;
+        ssize_t n;
+
+        n = pread_all(f->fd, (uint8_t *)&h, sizeof(h), 0);
+        if (n < 0)
+                return (int)n;
+        if ((size_t)n < sizeof(h)) {
+                *ret_problem = header_problem(NULL, (size_t)n, boot_id);
+                return *ret_problem ? 0 : -ENOMEM;
+        }
+        *ret_problem = header_problem(&h, size, boot_id);
+        if (*ret_problem)
+                return 0;
+        need = file_size_for(h.n_records) + cg_size_for(h.n_cg_records);
+        f->image = malloc(MIN(size, need));
+        if (!f->image)
+                return -ENOMEM;
+        n = pread_all(f->fd, f->image, MIN(size, need), 0);
+        if (n < 0)
+                return (int)n;
+        f->image_size = (size_t)n;
+        if ((size_t)n < need)
+                return table_salvage(f, &h, (size_t)n, need, l, ret_problem);
+        return table_adopt(f, h.n_records, boot_id, l);
+}
+
+/* Slots in the new table for the records L salvaged from a file set aside. */
+static int table_resettle(StateFile *f, StateFileLoad *l)
+{
+        for (size_t i = 0; i < l->n_records; i++) {
+                uint32_t slot;
+                int r = state_file_alloc(f, &slot);
+
+                if (r < 0)
+                        return r;
+                l->records[i].slot = slot;
+                state_file_put(f, &l->records[i]);
+        }
+        return 0;
+}
+
+/* Open F->path's directory and file; *RET_PROBLEM for a file to set aside. */
+static int state_file_open_fd(StateFile *f, char **ret_problem, char **ret_error)
+{
+        int r;
+
+        make_parent(f->path);
+        r = open_dir(f, ret_error);
+        if (r < 0)
+                return r;
+        return open_locked(f, &f->fd, ret_problem, ret_error);
+}
+
+/* What could not be read goes aside; a new file takes its place. */
+static int state_file_replace(StateFile *f, StateFileLoad *l, char **problem, char **ret_error)
+{
+        int r;
+
+        l->problem = TAKE_PTR(*problem);
+        table_reset(f);
+        r = set_aside(f, &l->set_aside);
+        if (r < 0)
+                return r;
+        f->fd = safe_close(f->fd);
+        r = open_locked(f, &f->fd, problem, ret_error);
+        if (r < 0)
+                return r;
+        if (*problem)
+                return -EEXIST; /* replaced under us again */
+        l->created = true;
+        return 0;
+}
+
 int state_file_open(const char *path, StateFile **ret, StateFileLoad *ret_load)
 {
         _cleanup_(state_file_freep) StateFile *f = NULL;
         _cleanup_(state_file_load_done) StateFileLoad l = {};
-        _cleanup_free_ char *problem = NULL;
+        _cleanup_free_ char *problem = NULL, *error = NULL;
         uint8_t boot_id[16];
         struct stat st;
         int r;
 
+        *ret_load = (StateFileLoad){};
         f = calloc(1, sizeof(*f));
         if (!f)
                 return -ENOMEM;
-        f->fd = -EBADF;
+        f->fd = f->dir_fd = -EBADF;
         f->path = strdup(path);
         if (!f->path)
                 return -ENOMEM;
         read_boot_id(boot_id);
-        make_parent(path);
 
-        r = open_locked(path, &f->fd, &problem);
-        if (r < 0)
-                return r;
-        if (!problem) {
+        r = state_file_open_fd(f, &problem, &error);
+        if (r >= 0 && !problem) {
                 if (fstat(f->fd, &st) < 0)
-                        return -errno;
-                if (st.st_size == 0)
+                        r = -errno;
+                else if (st.st_size == 0)
                         l.created = true;
-                else if ((size_t)st.st_size < sizeof(DiskHeader))
-                        problem = header_problem(NULL, (size_t)st.st_size, boot_id);
-                else {
-                        r = state_file_map(f, sizeof(DiskHeader));
-                        if (r < 0)
-                                return r;
-                        problem = header_problem(header(f), (size_t)st.st_size, boot_id);
-                        if (!problem) {
-                                uint32_t n = header(f)->n_records;
-                                size_t cg = cg_size_for(header(f)->n_cg_records);
-
-                                (void)munmap(f->map, f->map_size);
-                                f->map = NULL;
-                                r = state_file_map(f, file_size_for(n) + cg);
-                                if (r < 0)
-                                        return r;
-                                r = state_file_adopt_existing(f, n, boot_id, &l);
-                                if (r < 0)
-                                        return r;
-                        }
-                }
+                else
+                        r = table_read(f, (size_t)st.st_size, boot_id, &l, &problem);
         }
-        if (problem) {
-                /* Unusable: out of the way (still locked by us), and a new one. */
-                l.problem = TAKE_PTR(problem);
-                if (f->map)
-                        (void)munmap(f->map, f->map_size);
-                f->map = NULL;
-                r = set_aside(path, &l.set_aside);
-                if (r < 0)
-                        return r;
-                f->fd = safe_close(f->fd);
-                r = open_locked(path, &f->fd, &problem);
-                if (r < 0)
-                        return r;
-                if (problem)
-                        return -EEXIST; /* replaced under us again */
-                l.created = true;
-        }
-        if (l.created) {
-                r = state_file_init(f, boot_id);
-                if (r < 0)
-                        return r;
+        if (r >= 0 && problem)
+                r = state_file_replace(f, &l, &problem, &error);
+        if (r >= 0 && l.created) {
+                r = table_init(f, boot_id);
                 l.generation = 1;
+                if (r >= 0)
+                        r = table_resettle(f, &l);
         }
+        if (r >= 0) {
+                /* Every block reserved, then the table written out whole: from
+                 * now on a write can only fail if the file is changed under us. */
+                r = file_write_all(f, f->fd);
+                if (r < 0 && asprintf(&error, "cannot reserve and write its %zu bytes: %s",
+                                      f->image_size, strerror(-r)) < 0)
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                ret_load->error = TAKE_PTR(error);
+                return r;
+        }
+        f->writing = true;
         *ret = TAKE_PTR(f);
         *ret_load = l;
         l = (StateFileLoad){};

@@ -19,6 +19,7 @@ struct TaskTable {
         size_t n_user_owned;
         StateFile *state;       /* optional, owned */
         bool state_full_warned;
+        uint64_t n_unrecorded;
 };
 
 #define COUNT_TO_PTR(n) ((void *)(uintptr_t)(n))
@@ -64,6 +65,11 @@ TaskTable *task_table_free(TaskTable *t)
 size_t task_table_size(const TaskTable *t)
 {
         return pidmap_size(&t->tasks);
+}
+
+uint64_t task_table_n_unrecorded(const TaskTable *t)
+{
+        return t->n_unrecorded;
 }
 
 size_t task_table_n_user_owned(const TaskTable *t)
@@ -241,13 +247,18 @@ int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask)
                         if (!t->state_full_warned)
                                 log_warning_errno(r, "Cannot add to the state file %s (%m): "
                                                      "entries beyond its %zu are not kept "
-                                                     "across a crash of latniced.",
+                                                     "across a crash of latniced (said once; "
+                                                     "UnrecordedTasks counts them).",
                                                   state_file_path(t->state),
                                                   state_file_n_used(t->state));
                         t->state_full_warned = true;
+                        if (!task->state_unrecorded)
+                                t->n_unrecorded++;
+                        task->state_unrecorded = true;
                         return r;
                 }
                 task->state_slot = slot + 1;
+                task->state_unrecorded = false;
         }
         rec = (StateRecord){
                 .slot = task->state_slot - 1,

@@ -19,8 +19,9 @@
  * there, so that a latniced that dies does not take its originals along:
  * entries are written when added, when ownership changes, and by
  * task_table_save() (apply.c calls it right before changing a thread and
- * after), and freed when removed. The daemon's apply path writes memory
- * only; see state-file.h for why a record is never left half written.
+ * after), and freed when removed. Each record written is one pwrite() and
+ * one fstat(); see state-file.h for why a record is never left half written
+ * and why no write can fault.
  */
 #pragma once
 
@@ -45,6 +46,7 @@ typedef struct Task {
         uint64_t applied_ns;    /* CLOCK_MONOTONIC when latniced last changed it (0: not yet) */
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */
+        bool state_unrecorded;  /* its record could not be added (counted once) */
         uint32_t state_slot;    /* 1 + its record in the state file, 0 none */
 } Task;
 
@@ -62,6 +64,9 @@ static inline void task_table_freep(TaskTable **t)
 size_t task_table_size(const TaskTable *t);
 /* Number of user-owned entries. */
 size_t task_table_n_user_owned(const TaskTable *t);
+/* Entries that wanted a record in the state file and got none (no space to
+ * grow it, or the file could not be kept): each counted once. */
+uint64_t task_table_n_unrecorded(const TaskTable *t);
 
 Task *task_table_get(const TaskTable *t, pid_t tid);
 /* True if some thread of PID has an entry. */
@@ -92,8 +97,9 @@ StateFile *task_table_state(const TaskTable *t);
  * the attributes about to be changed (0 once the change is over): should
  * latniced die before the next save, a restarted one treats them as
  * changed. -ENOMEM/-ENOSPC when the file cannot grow: the entry then
- * has no record (it is not crash-safe, everything else works). No-op
- * without a state file. */
+ * has no record (it is not crash-safe, everything else works; a warning
+ * the first time, and task_table_n_unrecorded() counts it; a later save
+ * tries again). No-op without a state file. */
 int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask);
 /* task_table_save(t, entry of TID, 0) if TID has an entry. */
 void task_table_sync(TaskTable *t, pid_t tid);

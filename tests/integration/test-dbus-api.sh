@@ -68,7 +68,7 @@ for name in ("Version", "KernelRelease", "StartTimestamp"):
 for name, t in (("Backend", "s"), ("DryRun", "b"), ("SchedExtActive", "b"),
                 ("LastReloadTimestamp", "t"), ("Events", "t"), ("LostEvents", "t"),
                 ("Rescans", "t"), ("Applied", "t"), ("Failed", "t"), ("ManagedTasks", "t"),
-                ("UserOwnedTasks", "t"), ("FdExhaustions", "t"), ("PutOffEvaluations", "t"), ("BatchedStorms", "t"), ("SharedGroups", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t")):
+                ("UserOwnedTasks", "t"), ("FdExhaustions", "t"), ("PutOffEvaluations", "t"), ("BatchedStorms", "t"), ("SharedGroups", "t"), ("UnrecordedTasks", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t")):
     assert props.pop(name) == (t, "false"), name
 assert not props, "undocumented properties: %r" % props
 PYTHON
@@ -85,7 +85,7 @@ echo "ok - introspection: methods, signal and properties with their signatures"
         fail "property Rules is not 1"
 bctl --json=short call org.latnice.Daemon1 /org/latnice/Daemon1 org.freedesktop.DBus.Properties \
         GetAll s org.latnice.Daemon1 | py_assert \
-        'len(d["data"][0]) == 21 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
+        'len(d["data"][0]) == 22 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
         "GetAll"
 echo "ok - properties"
 

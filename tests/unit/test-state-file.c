@@ -5,13 +5,18 @@
  * files are set aside, and adoption against fake start times keeps the
  * living task, drops the exited one and the reused tid. The cgroup table
  * (cgroup files latniced writes) the same: through both tables' growths,
- * handed to its owner, torn writes.
+ * handed to its owner, torn writes. A file or directory others could write
+ * is refused; a file truncated, removed or replaced under latniced is put
+ * back whole at the next write; on a full filesystem growth fails cleanly.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -111,7 +116,7 @@ static void test_roundtrip(void)
         CHECK(state_file_open(path, &f, &l) == 0);
         check(l.created && l.generation == 1 && l.n_records == 0 && !l.problem);
         state_file_load_done(&l);
-        /* 600 records: the file grows past its 256 */
+        /* 600 records: the file grows past its 64, three times */
         for (uint32_t k = 0; k < 600; k++) {
                 StateRecord r;
                 CHECK(state_file_alloc(f, &slot) == 0);
@@ -248,7 +253,9 @@ static void write_file(const char *path, const void *data, size_t n)
         close(fd);
 }
 
-static void expect_set_aside(const char *name, const char *want_problem)
+/* NAME opens with WANT_PROBLEM reported, set aside, N_SALVAGED records
+ * from it used in the new file. */
+static void expect_salvaged(const char *name, const char *want_problem, size_t n_salvaged)
 {
         _cleanup_free_ char *path = path_in(name), *aside = NULL;
         StateFileLoad l = {};
@@ -262,16 +269,22 @@ static void expect_set_aside(const char *name, const char *want_problem)
         CHECK(asprintf(&aside, "%s.corrupt", path) >= 0);
         check_streq(l.set_aside, aside);
         check(access(aside, F_OK) == 0);
-        check(l.created && l.n_records == 0);
+        check(l.created && l.n_records == n_salvaged);
         /* and the new one works */
         check(state_file_alloc(f, &slot) == 0);
+        r.slot = slot;
         state_file_put(f, &r);
         state_file_load_done(&l);
         f = state_file_free(f);
         CHECK(state_file_open(path, &f, &l) == 0);
-        check(!l.problem && l.n_records == 1);
+        check(!l.problem && l.n_records == n_salvaged + 1);
         state_file_load_done(&l);
         state_file_free(f);
+}
+
+static void expect_set_aside(const char *name, const char *want_problem)
+{
+        expect_salvaged(name, want_problem, 0);
 }
 
 static void test_corrupt(void)
@@ -302,7 +315,7 @@ static void test_corrupt(void)
         state_file_put(f, &r);
         f = state_file_free(f);
         CHECK(truncate(trunc, HEADER_SIZE + 10 * RECORD_SIZE) == 0);
-        expect_set_aside("truncated", "truncated");
+        expect_salvaged("truncated", "truncated at byte 4704", 1);
 
         /* another version */
         CHECK(state_file_open(version, &f, &l) == 0);
@@ -616,11 +629,11 @@ static void test_cgroup_table(void)
 
 /* A torn write to a cgroup record (new bytes, old checksum, as SIGKILL
  * would leave it) reads as the version before. The cgroup table starts
- * after the 256 task records of a new file; a copy is 4248 bytes. */
+ * after the 64 task records of a new file; a copy is 4248 bytes. */
 static void test_cgroup_torn(void)
 {
         _cleanup_free_ char *path = path_in("cgroups-torn");
-        const off_t table = HEADER_SIZE + 256 * RECORD_SIZE, copy = 4248;
+        const off_t table = HEADER_SIZE + 64 * RECORD_SIZE, copy = 4248;
         StateCgroupRecord *recs = NULL, r;
         StateFileLoad l = {};
         StateFile *f = NULL;
@@ -650,6 +663,193 @@ static void test_cgroup_torn(void)
         f = state_file_free(f);
 }
 
+/* Opening PATH is refused (-EPERM) with a message naming WANT_PATH and
+ * holding WANT. */
+static void expect_refused(const char *path, const char *want_path, const char *want)
+{
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        int r = state_file_open(path, &f, &l);
+
+        if (r != -EPERM || !l.error || !strstr(l.error, want_path) || !strstr(l.error, want))
+                test_fail("%s: %d [%s], want -EPERM [%s ... %s]", path, r, strna(l.error),
+                          want_path, want);
+        check(!f);
+        state_file_load_done(&l);
+}
+
+/* A file or directory others could write is refused, with the path and the
+ * reason; an ancestor may be writable by others only when sticky. */
+static void test_refused(void)
+{
+        _cleanup_free_ char *open_dir = path_in("open"), *in_open = path_in("open/tasks.state"),
+                            *sticky = path_in("sticky"), *in_sticky = path_in("sticky/tasks.state"),
+                            *mode = path_in("mode666"), *up = path_in("up"),
+                            *below = path_in("up/d"), *in_below = path_in("up/d/tasks.state"),
+                            *sticky_up = path_in("stickyup"), *sd = path_in("stickyup/d"),
+                            *in_sd = path_in("stickyup/d/tasks.state");
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        int fd;
+
+        /* the file: mode 0666, then 0620, refused; 0644 used */
+        fd = open(mode, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        CHECK(fd >= 0 && fchmod(fd, 0666) == 0);
+        close(fd);
+        expect_refused(mode, mode, "writable by its group and others");
+        CHECK(chmod(mode, 0620) == 0);
+        expect_refused(mode, mode, "(mode 0620) is writable by its group");
+        CHECK(chmod(mode, 0644) == 0);
+        CHECK(state_file_open(mode, &f, &l) == 0);
+        check(l.created && !l.error);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        if (geteuid() == 0) {
+                CHECK(chown(mode, 65534, 65534) == 0);
+                CHECK(chmod(mode, 0600) == 0);
+                expect_refused(mode, mode, "owned by uid 65534");
+        }
+
+        /* its directory: writable by others, sticky or not */
+        CHECK(mkdir(open_dir, 0700) == 0 && chmod(open_dir, 0777) == 0);
+        expect_refused(in_open, open_dir, "(mode 0777) is writable by its group and others");
+        check(access(in_open, F_OK) < 0); /* nothing made there */
+        CHECK(mkdir(sticky, 0700) == 0 && chmod(sticky, 01777) == 0);
+        expect_refused(in_sticky, sticky, "writable by its group and others");
+
+        /* an ancestor: writable by others and not sticky refused, sticky used */
+        CHECK(mkdir(up, 0700) == 0 && mkdir(below, 0700) == 0 && chmod(up, 0757) == 0);
+        expect_refused(in_below, below, "1 level(s) above");
+        CHECK(mkdir(sticky_up, 0700) == 0 && mkdir(sd, 0700) == 0 && chmod(sticky_up, 01777) == 0);
+        CHECK(state_file_open(in_sd, &f, &l) == 0);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+        if (geteuid() == 0) {
+                CHECK(chown(sd, 65534, 65534) == 0);
+                expect_refused(in_sd, sd, "owned by uid 65534");
+        }
+}
+
+/* The file truncated, then removed, under an open StateFile: the next
+ * write puts it back whole, every record in it. */
+static void test_changed_under(void)
+{
+        _cleanup_free_ char *path = path_in("under"), *other = path_in("under.other");
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        uint32_t slot;
+        StateRecord r;
+        struct stat st;
+        int fd;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        for (uint32_t k = 0; k < 100; k++) {
+                CHECK(state_file_alloc(f, &slot) == 0);
+                r = rec_of(slot, k);
+                state_file_put(f, &r);
+        }
+        /* cut to nothing, then one write */
+        CHECK(truncate(path, 0) == 0);
+        CHECK(state_file_alloc(f, &slot) == 0);
+        r = rec_of(slot, 100);
+        state_file_put(f, &r);
+        CHECK(stat(path, &st) == 0);
+        check(st.st_size == HEADER_SIZE + 128 * RECORD_SIZE);
+        /* cut in the middle of a page, then a write before the cut */
+        CHECK(truncate(path, HEADER_SIZE + 50 * RECORD_SIZE + 100) == 0);
+        r = rec_of(3, 103);
+        state_file_put(f, &r);
+        /* removed, then replaced by another file */
+        CHECK(unlink(path) == 0);
+        r = rec_of(4, 104);
+        state_file_put(f, &r);
+        CHECK(stat(path, &st) == 0);
+        write_file(other, "junk", 4);
+        CHECK(rename(other, path) == 0);
+        r = rec_of(5, 105);
+        state_file_put(f, &r);
+        f = state_file_free(f);
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        close(fd);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_records == 101 && l.n_corrupt == 0);
+        for (size_t i = 0; i < l.n_records; i++) {
+                uint32_t s = l.records[i].slot;
+                check(rec_is(&l.records[i], s >= 3 && s <= 5 ? 100 + s : s));
+        }
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+/* A state file on a full filesystem (root: a 64 KiB tmpfs in a mount
+ * namespace of a child's own): what is reserved is written, a growth fails
+ * with -ENOSPC (and is not tried again at once), nothing faults; the file
+ * holds the records that had room. */
+static void test_full(void)
+{
+        _cleanup_free_ char *mnt = path_in("small"), *path = path_in("small/tasks.state"),
+                            *fill = path_in("small/fill");
+        pid_t child;
+        int status;
+
+        if (geteuid() != 0) {
+                printf("test_full: skipped (needs root for a tmpfs)\n");
+                return;
+        }
+        CHECK(mkdir(mnt, 0700) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                StateFileLoad l = {};
+                StateFile *f = NULL;
+                char page[4096] = { 1 };
+                uint32_t slot = 0;
+                StateRecord r;
+                int fd;
+
+                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                    mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0700") < 0)
+                        _exit(77);
+                if (state_file_open(path, &f, &l) < 0)
+                        _exit(2);
+                state_file_load_done(&l);
+                fd = open(fill, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+                while (write(fd, page, sizeof(page)) == sizeof(page))
+                        ;
+                close(fd);
+                for (uint32_t k = 0; k < 64; k++) {
+                        if (state_file_alloc(f, &slot) < 0)
+                                _exit(3);
+                        r = rec_of(slot, k);
+                        state_file_put(f, &r);
+                }
+                if (state_file_alloc(f, &slot) != -ENOSPC || state_file_alloc(f, &slot) != -ENOSPC)
+                        _exit(4);
+                state_file_release(f, 10);
+                if (state_file_alloc(f, &slot) < 0 || slot != 10)
+                        _exit(5);
+                r = rec_of(slot, 200);
+                state_file_put(f, &r);
+                f = state_file_free(f);
+                if (state_file_open(path, &f, &l) < 0 || l.problem || l.n_records != 64)
+                        _exit(6);
+                state_file_load_done(&l);
+                state_file_free(f);
+                _exit(0);
+        }
+        CHECK(waitpid(child, &status, 0) == child);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+                printf("test_full: skipped (no mount namespace)\n");
+                return;
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                test_fail("full filesystem: child ended with status %#x", status);
+        (void)rmdir(mnt);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(dir));
@@ -662,6 +862,9 @@ int main(void)
         test_adopt();
         test_cgroup_table();
         test_cgroup_torn();
+        test_refused();
+        test_changed_under();
+        test_full();
         {
                 char cmd[128];
                 snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -530,7 +530,8 @@ static void test_crash(void)
         const char *cg = "/crash.slice/crash.service";
         Crash c = {};
 
-        assert(asprintf(&state_path, "%s.state", root) >= 0);
+        /* In a directory of its own: one others can write (/tmp) is refused. */
+        assert(asprintf(&state_path, "%s.d/crash.state", root) >= 0);
         c.state_path = state_path;
         mkcg("/crash.slice", true);
         mkcg(cg, true);
@@ -613,6 +614,8 @@ static void test_crash(void)
         crash_kill(&c);
         rmcg("/crash.slice");
         (void)unlink(state_path);
+        *strrchr(state_path, '/') = 0;
+        (void)rmdir(state_path);
 }
 
 int main(void)
