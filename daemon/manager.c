@@ -599,7 +599,8 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                 if (proc_event_is_thread_fork(e))
                         r = applier_thread(&m->applier, e->pid, e->tid);
                 else
-                        r = applier_fork(&m->applier, e->parent_pid, e->pid, e->timestamp_ns);
+                        r = applier_fork(&m->applier, e->parent_pid, e->parent_tid, e->pid,
+                                         e->timestamp_ns);
                 break;
         case PROC_EV_EXIT:
                 if (e->tid == e->pid)
