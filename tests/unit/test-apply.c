@@ -676,6 +676,43 @@ static void test_fork_inherit(void)
         kill_kid(own);
 }
 
+/* A thread made by a boosted leader starts as the kernel's reset-on-fork
+ * makes it (nice 0 where the leader had -3 from latniced and 2 before): not
+ * someone else's change. latniced gives it the process's boost, with the
+ * leader's originals, and gives those back. */
+static void test_thread_after_reset(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        int cmd, ack;
+        char c;
+        pid_t k = thread_maker("lt-apply-rof", &cmd, &ack);
+        Task *t;
+
+        assert(setpriority(PRIO_PROCESS, (id_t)k, 2) == 0);
+        init(&a, &tt, false);
+        p = load("[Rule r]\nMatch = comm:lt-apply-rof\nNice = -3\nSlice = 0.2ms\n");
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == -3);
+
+        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        assert(threads_of(k, &tids) == 2);
+        assert(nice_of(tids[1]) == 0);
+        assert(applier_thread(&a, k, tids[1]) == 0);
+        t = task_table_get(tt, tids[1]);
+        assert(t && !t->user_owned && task_table_n_user_owned(tt) == 0);
+        assert(nice_of(tids[1]) == -3 && t->orig.nice == 2);
+
+        assert(applier_restore_all(&a) == 2);
+        assert(nice_of(tids[0]) == 2 && nice_of(tids[1]) == 2);
+        close(cmd);
+        close(ack);
+        kill_kid(k);
+}
+
 int main(void)
 {
         test_task_settings();
@@ -694,5 +731,6 @@ int main(void)
         test_thread_made_mid_apply();
         test_fork_catch_up();
         test_fork_inherit();
+        test_thread_after_reset();
         return 0;
 }
