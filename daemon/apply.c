@@ -9,6 +9,7 @@
 
 #include "daemon/apply.h"
 #include "daemon/cookies.h"
+#include "daemon/inherit.h"
 #include "lib/core-sched.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -292,15 +293,19 @@ static int restore_task(Applier *a, Task *t)
 }
 
 /* A new entry for TID of PID (start time ST), whose state NOW was just read;
- * LEADER is the main thread's entry, if any. A thread created in a process
- * that is someone else's - a thread of it is user-owned, or it inherited
- * attributes that are neither what latniced gave the main thread nor what
- * that had before - is theirs too: it gets a user-owned entry and nothing is
- * applied. Returns 1 and *RET for a thread to apply to, 0 if left alone. */
+ * SRC is what it inherits from (daemon/inherit.h): the main thread's entry
+ * for a new thread, the creator's for a child of a boosted process, if any.
+ * A thread created in a process that is someone else's - a thread of it is
+ * user-owned, or it inherited attributes that are neither what latniced
+ * gave the main thread nor what that had before - is theirs too: it gets a
+ * user-owned entry and nothing is applied. What it inherited of latniced's
+ * change is latniced's, with the creator's originals: apply_thread() gives
+ * back what its own settings do not ask for. Returns 1 and *RET for a
+ * thread to apply to, 0 if left alone. */
 static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const SchedState *now,
-                      const Task *leader, Task **ret)
+                      const InheritSource *src, Task **ret)
 {
-        uint32_t lmask, inherited = 0, foreign = 0;
+        uint32_t inherited = 0, foreign = 0;
         bool theirs;
         Task *t;
         int r;
@@ -310,17 +315,15 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
                 a->counters.n_skipped++;
                 return 0;
         }
-        /* The leader's per-thread attributes only: the oom_score_adj it
-         * changed is every thread's, and says nothing about this one.
-         * Each of them the thread inherited as latniced left the leader, or
-         * still has as the leader had it before: latniced changes them one
-         * system call after another, and a thread the leader created in
-         * between (PipeWire makes its data loop right after exec) has some
-         * of each. Only one that is neither is someone else's change. */
-        lmask = leader ? leader->applied_mask & ~SETTING_BIT(SETTING_OOM_SCORE_ADJ) : 0;
-        if (lmask != 0) {
-                inherited = lmask & ~sched_state_changed(now, &leader->expected, lmask);
-                foreign = lmask & ~inherited & sched_state_changed(now, &leader->orig, lmask);
+        /* Each attribute the thread inherited as latniced left its creator
+         * (or as the kernel reset it at the clone), or still has as the
+         * creator had it before: latniced changes them one system call after
+         * another, and a thread the leader created in between (PipeWire
+         * makes its data loop right after exec) has some of each. Only one
+         * that is neither is someone else's change. */
+        if (src) {
+                inherited = inherit_mask(src, now);
+                foreign = inherit_foreign(src, now);
         }
         theirs = tid != pid && (task_table_process_user_owned(a->tasks, pid) || foreign != 0);
 
@@ -335,21 +338,43 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
                         task_table_remove(a->tasks, tid);
                         return r;
                 }
-                if (leader)
-                        (void)task_set_rule(t, leader->rule);
+                if (src)
+                        (void)task_set_rule(t, src->rule);
                 a->counters.n_skipped++;
                 log_task(LOG_INFO, t,
                          "%d/%d: new thread of a process someone else changed, leaving it alone.",
                          (int)pid, (int)tid);
                 return 0;
         }
-        /* What a new thread of a managed process inherited of what latniced
-         * gave the thread that created it has the process's originals as
-         * its own, not what it has now. */
-        if (inherited)
-                sched_state_take(&t->orig, &leader->orig, inherited);
+        /* What a new task inherited of what latniced gave the thread that
+         * created it has the creator's originals as its own, not what it
+         * has now, and is latniced's to give back. */
+        if (inherited) {
+                sched_state_take(&t->orig, &src->orig, inherited);
+                t->applied_mask = inherited;
+        }
         *ret = t;
         return 1;
+}
+
+/* Give back what T has of latniced's and S no longer asks for (NOW, its
+ * state, is read again after). 0 or negative errno. */
+static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *now)
+{
+        uint32_t drop = t->applied_mask & ~s->mask;
+        int r;
+
+        if (drop && !a->ctx.dry_run) {
+                r = sched_state_restore_full(a->ctx.proc_root, t->tid, &t->orig, drop);
+                if (r < 0 && !errno_is_gone(r))
+                        log_debug_errno(r, "Failed to restore %d/%d: %m", (int)t->pid,
+                                        (int)t->tid);
+                r = state_read(t->tid, s->mask | t->applied_mask, now);
+                if (r < 0)
+                        return r;
+        }
+        t->applied_mask &= ~drop;
+        return 0;
 }
 
 /* T was changed by latniced before; NOW is its state. Returns 1 if it is
@@ -357,7 +382,7 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
  * 0 if someone else changed it since (it is theirs now), negative errno. */
 static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *now)
 {
-        uint32_t changed, drop;
+        uint32_t changed;
         int r;
 
         if (!sched_policy_is_fair(now->policy)) {
@@ -375,17 +400,9 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         }
 
         /* Give back what the new settings no longer ask for. */
-        drop = t->applied_mask & ~s->mask;
-        if (drop && !a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.proc_root, t->tid, &t->orig, drop);
-                if (r < 0 && !errno_is_gone(r))
-                        log_debug_errno(r, "Failed to restore %d/%d: %m", (int)t->pid,
-                                        (int)t->tid);
-                r = state_read(t->tid, s->mask, now);
-                if (r < 0)
-                        return r;
-        }
-        t->applied_mask &= ~drop;
+        r = thread_give_back(a, t, s, now);
+        if (r < 0)
+                return r;
         /* The timer slack was not latniced's so far: what it is now is the
          * thread's own. */
         if ((s->mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
@@ -553,6 +570,152 @@ static int thread_dry_run(Applier *a, Task *t, const Settings *s, const char *ru
         return 1;
 }
 
+/* "Nice TimerSlack": the names of the SETTING_BITs of MASK; NULL if out of
+ * memory. */
+static char *mask_names(uint32_t mask)
+{
+        char *s = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&s, &len);
+
+        if (!f)
+                return NULL;
+        for (SettingId id = 0; id < _SETTING_MAX; id++)
+                if (mask & SETTING_BIT(id))
+                        fprintf(f, "%s%s", len > 0 || ftell(f) > 0 ? " " : "",
+                                setting_to_string(id));
+        if (fclose(f) != 0) {
+                free(s);
+                return NULL;
+        }
+        return s;
+}
+
+/* What a new entry for TID of PID inherits from (daemon/inherit.h): the
+ * creator of the child process being evaluated at its fork, or for a new
+ * thread the main thread's entry. NULL if nothing. BUF holds the answer. */
+static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, InheritSource *buf)
+{
+        const Task *leader;
+
+        if (a->has_inherit) {
+                *buf = a->inherit;
+                /* oom_score_adj is the process's: its main thread gives it back. */
+                if (tid != pid)
+                        buf->mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                return buf->mask ? buf : NULL;
+        }
+        if (tid == pid)
+                return NULL;
+        leader = task_table_get(a->tasks, pid);
+        if (!leader || leader->pid != pid || leader->applied_mask == 0)
+                return NULL;
+        inherit_source_init(buf, leader, false, a->ctx.base_slice_ns);
+        return buf;
+}
+
+static void inherit_note(Applier *a, pid_t pid, pid_t tid, const InheritSource *src,
+                         uint32_t back);
+
+/* Thread TID (start time ST) of P has no entry and its own settings are
+ * none: give back what it still has of latniced's change to its creator SRC,
+ * the creator's originals. Nothing stays in the table. Returns 1 if
+ * something was given back, 0 if not, negative errno. */
+static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid, uint64_t st,
+                            const InheritSource *src)
+{
+        const pid_t pid = p->view.pid;
+        SchedState now, orig;
+        uint32_t back;
+        uint64_t st_now;
+        int r;
+
+        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+                return 0;
+        r = state_read(tid, src->mask, &now);
+        if (r < 0)
+                return errno_is_gone(r) ? 0 : r;
+        if (!sched_policy_is_fair(now.policy))
+                return 0;
+        /* What it inherited and what the creator had before differ in. */
+        back = inherit_mask(src, &now);
+        back &= sched_state_changed(&now, &src->orig, back);
+        if (back == 0)
+                return 0;
+        /* The creator's originals; the flags stay the new task's own. */
+        orig = now;
+        sched_state_take(&orig, &src->orig, back);
+        if (!a->ctx.dry_run) {
+                r = sched_state_restore_full(a->ctx.proc_root, tid, &orig, back);
+                if (r < 0) {
+                        if (errno_is_gone(r))
+                                return 0;
+                        a->counters.n_failed++;
+                        return log_debug_errno(r, "Failed to give back what %d/%d inherited: %m",
+                                               (int)pid, (int)tid) == -ENOMEM ? -ENOMEM : 0;
+                }
+                /* Pid reuse guard, as thread_settle(). */
+                if (tid != pid || pidfd < 0 || pidfd_process_alive(pidfd) != 1) {
+                        r = proc_starttime(a->ctx.proc_root, pid, tid, &st_now);
+                        if (r < 0 || st_now != st) {
+                                if (r >= 0) {
+                                        (void)sched_state_restore_full(a->ctx.proc_root, tid,
+                                                                       &now, back);
+                                        a->counters.n_reused++;
+                                }
+                                return 0;
+                        }
+                }
+                a->counters.n_restored++;
+        }
+        inherit_note(a, pid, tid, src, back);
+        if (LOG_INFO <= log_get_max_level()) {
+                _cleanup_free_ char *names = mask_names(back);
+                Task fake = { .pid = pid, .tid = tid, .rule = (char *)src->rule };
+
+                log_task(LOG_INFO, &fake,
+                         "%d/%d (%s): %s what it inherited of its creator's settings (%s, rule %s); "
+                         "its own rules do not grant them.",
+                         (int)pid, (int)tid, p->view.names.comm,
+                         a->ctx.dry_run ? "would give back" : "gave back", strna(names),
+                         strna(src->rule));
+        }
+        return 1;
+}
+
+/* A new entry T inherited from SRC: what S does not ask for goes back now.
+ * 1, or negative errno. */
+static int thread_new_give_back(Applier *a, Task *t, const InheritSource *src,
+                                const Settings *s, SchedState *now)
+{
+        uint32_t had = t->applied_mask;
+        int r;
+
+        if (had == 0)
+                return 1;
+        r = thread_give_back(a, t, s, now);
+        if (r < 0)
+                return r;
+        if (had & ~t->applied_mask)
+                inherit_note(a, t->pid, t->tid, src, had & ~t->applied_mask);
+        return 1;
+}
+
+/* settings_apply_tid_from() for TID, with SCHED_FLAG_RESET_ON_FORK when EFF
+ * holds a boost: a boost never outlives its reason, what the thread clones
+ * starts without it (daemon/inherit.h). */
+static int thread_write(Applier *a, pid_t tid, const SchedState *now, const Settings *eff,
+                        uint32_t *ret_applied, uint32_t *ret_unsupported)
+{
+        int r;
+
+        a->ctx.reset_on_fork =
+                settings_boost_mask(eff, 20, a->ctx.base_slice_ns ?: sched_base_slice()) != 0;
+        r = settings_apply_tid_from(&a->ctx, tid, now, eff, ret_applied, ret_unsupported);
+        a->ctx.reset_on_fork = false;
+        return r;
+}
+
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
  * something was applied, 0 if not, negative errno on resource failure.
  *
@@ -566,7 +729,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                         const char *rule, const char *thread_name)
 {
         const pid_t pid = p->view.pid;
-        const Task *leader;
+        const InheritSource *src;
+        InheritSource src_buf;
         SchedState now;
         Settings eff;
         uint32_t applied = 0, unsupported = 0, read_mask;
@@ -578,10 +742,11 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         r = thread_lookup(a, p, tid, &st, &t);
         if (r != 0)
                 return r < 0 ? r : 0;
+        src = t ? NULL : thread_source(a, pid, tid, &src_buf);
 
         if (s->mask == 0) {
                 if (!t)
-                        return 0;
+                        return src ? MIN(thread_take_back(a, p, pidfd, tid, st, src), 0) : 0;
                 r = restore_task(a, t);
                 task_table_remove(a->tasks, tid);
                 return r < 0 ? r : 0;
@@ -603,9 +768,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         }
 
         /* What the state must hold: what S sets, what was applied before (to
-         * compare), and for a new thread what its leader got (inheritance). */
-        leader = tid != pid ? task_table_get(a->tasks, pid) : NULL;
-        read_mask = s->mask | (t ? t->applied_mask : 0) | (leader ? leader->applied_mask : 0);
+         * compare), and for a new task what its creator got (inheritance). */
+        read_mask = s->mask | (t ? t->applied_mask : 0) | (src ? src->mask : 0);
         r = state_read(tid, read_mask, &now);
         if (r < 0) {
                 if (errno_is_gone(r)) {
@@ -620,8 +784,10 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         if (t)
                 r = thread_recheck(a, t, s, &now);
         else {
-                r = thread_new(a, pid, tid, st, &now, leader, &t);
+                r = thread_new(a, pid, tid, st, &now, src, &t);
                 is_new = r > 0;
+                if (is_new)
+                        r = thread_new_give_back(a, t, src, s, &now);
         }
         if (r <= 0) {
                 if (r < 0 && errno_is_gone(r)) {
@@ -641,7 +807,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         /* The originals are in the state file before the thread changes
          * (tasks.h); evaluate() writes the outcome. */
         (void)task_table_save(a->tasks, t, s->mask);
-        r = settings_apply_tid_from(&a->ctx, tid, &now, &eff, &applied, &unsupported);
+        r = thread_write(a, tid, &now, &eff, &applied, &unsupported);
         if (r == -EBUSY || r == -EAGAIN) {
                 thread_refused(a, t, is_new, r);
                 return 0;
@@ -921,10 +1087,11 @@ static int evaluation_run(Applier *a, pid_t pid, unsigned extra_flags, Evaluatio
 static bool evaluation_acts(Applier *a, const Evaluation *e, pid_t only_tid)
 {
         if ((a->thread_rules && e->d.match.thread_dependent) || e->d.settings.mask != 0 ||
-            e->d.group.mask != 0)
+            e->d.group.mask != 0 || a->has_inherit)
                 return true;
-        return only_tid > 0 ? !!task_table_get(a->tasks, only_tid)
-                            : task_table_has_process(a->tasks, e->p->view.pid);
+        /* A new thread without an entry may have inherited what latniced
+         * gave another thread of its process (thread_source()). */
+        return task_table_has_process(a->tasks, e->p->view.pid);
 }
 
 /* Snapshot and decide, and hold the process if it is to be changed or
@@ -1141,12 +1308,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                         return r;
         }
 
-        /* The common case: nothing matches and nothing of it is managed. */
-        if (!per_thread && d.settings.mask == 0) {
-                if (only_tid > 0 ? !task_table_get(a->tasks, only_tid)
-                                 : !task_table_has_process(a->tasks, pid))
-                        return 0;
-        }
+        /* The common case: nothing matches, nothing of it is managed and
+         * it inherited nothing of latniced's. */
+        if (!per_thread && d.settings.mask == 0 && !a->has_inherit &&
+            !task_table_has_process(a->tasks, pid))
+                return 0;
 
         r = process_threads(a, p, only_tid, extra_flags & EVAL_THREADS, &tids, &n_tids);
         if (r < 0)
@@ -1258,16 +1424,70 @@ void applier_exec_gone(Applier *a, pid_t pid)
                 unread_note(a, pid);
 }
 
-int applier_fork(Applier *a, pid_t parent, pid_t child, uint64_t fork_ns)
+/* Remember that PID got back what it had inherited from SRC (BACK). */
+static void inherit_note(Applier *a, pid_t pid, pid_t tid, const InheritSource *src,
+                         uint32_t back)
 {
-        const Task *t;
+        GivenBack *g;
+
+        if (tid != pid)
+                return; /* a thread forks processes too, but its process is what is looked up */
+        g = &a->given_back[a->given_back_next];
+        a->given_back_next = (a->given_back_next + 1) % APPLIER_GIVEN_BACK_MAX;
+        *g = (GivenBack){ .pid = pid, .ns = now_nsec(CLOCK_MONOTONIC), .src = *src };
+        g->src.mask = back;
+        g->src.rule = NULL; /* borrowed from an entry that may go */
+}
+
+/* The latest record of PID in the given-back ring, if any. */
+static const GivenBack *given_back_find(const Applier *a, pid_t pid)
+{
+        for (unsigned i = 1; i <= APPLIER_GIVEN_BACK_MAX; i++) {
+                const GivenBack *g = &a->given_back[(a->given_back_next + APPLIER_GIVEN_BACK_MAX -
+                                                     i) % APPLIER_GIVEN_BACK_MAX];
+                if (g->pid == pid)
+                        return g;
+        }
+        return NULL;
+}
+
+/* The entry of the thread that forked (PARENT_TID), else of PARENT's main
+ * thread; NULL if neither has one. */
+static const Task *fork_creator(const Applier *a, pid_t parent, pid_t parent_tid)
+{
+        const Task *t = parent_tid > 0 ? task_table_get(a->tasks, parent_tid) : NULL;
+
+        if (t && t->pid == parent)
+                return t;
+        t = task_table_get(a->tasks, parent);
+        return t && t->pid == parent ? t : NULL;
+}
+
+int applier_fork(Applier *a, pid_t parent, pid_t parent_tid, pid_t child, uint64_t fork_ns)
+{
+        const Task *leader, *creator;
+        const GivenBack *g;
+        int r;
 
         if (!a->policy || parent <= 0 || child <= 0)
                 return 0;
-        t = task_table_get(a->tasks, parent);
-        if (!(t && t->pid == parent && t->applied_ns > fork_ns) && !unread_has(a, parent))
+        leader = task_table_get(a->tasks, parent);
+        creator = fork_creator(a, parent, parent_tid);
+        g = given_back_find(a, parent);
+        a->has_inherit = false;
+        if (g && g->ns > fork_ns) {
+                /* Forked before its parent gave back what it had inherited. */
+                a->inherit = g->src;
+                a->has_inherit = true;
+        } else if (creator && task_boosted(creator, a->ctx.base_slice_ns)) {
+                inherit_source_init(&a->inherit, creator, true, a->ctx.base_slice_ns);
+                a->has_inherit = true;
+        } else if (!(leader && leader->pid == parent && leader->applied_ns > fork_ns) &&
+                   !unread_has(a, parent))
                 return 0;
-        return evaluate_noting_gone(a, child, 0);
+        r = evaluate_noting_gone(a, child, 0);
+        a->has_inherit = false;
+        return r;
 }
 
 int applier_thread(Applier *a, pid_t pid, pid_t tid)

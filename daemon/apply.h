@@ -25,6 +25,7 @@
 #include "daemon/control.h"
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
+#include "daemon/inherit.h"
 #include "daemon/proc-cache.h"
 #include "daemon/tasks.h"
 #include "daemon/process-log.h"
@@ -46,6 +47,14 @@ typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Setti
                                         const char **ret_rule);
 
 #define APPLIER_UNREAD_MAX 256
+#define APPLIER_GIVEN_BACK_MAX 64
+
+/* A task that got back what it inherited of a boost (see applier_fork()). */
+typedef struct GivenBack {
+        pid_t pid;            /* 0: free */
+        uint64_t ns;          /* CLOCK_MONOTONIC when it was given back */
+        InheritSource src;    /* what it had inherited from (rule NULL) */
+} GivenBack;
 
 typedef struct ApplierCounters {
         uint64_t n_evaluated;  /* processes matched against the policy */
@@ -103,6 +112,14 @@ struct Applier {
          * get to read: they were gone first (see applier_fork()). */
         pid_t unread[APPLIER_UNREAD_MAX];
         unsigned unread_next;
+        /* While a child of a boosted process is evaluated at its fork: what
+         * it inherits from (daemon/inherit.h). */
+        bool has_inherit;
+        InheritSource inherit;
+        /* The last APPLIER_GIVEN_BACK_MAX processes that got back what they
+         * had inherited: a child they forked before has it too. */
+        GivenBack given_back[APPLIER_GIVEN_BACK_MAX];
+        unsigned given_back_next;
 };
 
 /* A ProcCache for Applier.proc_cache, of at most MAX processes, each kept
@@ -129,12 +146,16 @@ int applier_exec(Applier *a, pid_t pid);
  * the same batch of events): nothing is read, but a child it forked is
  * evaluated at its fork (applier_fork()). */
 void applier_exec_gone(Applier *a, pid_t pid);
-/* PARENT forked process CHILD at FORK_NS (CLOCK_MONOTONIC, the event's
- * stamp). A child inherits its parent's attributes, which covers what
- * latniced gave the parent before the fork, not after: the child is
- * evaluated itself if latniced changed the parent only after the fork, or
- * never read the parent's exec (it was gone first). Else nothing is read. */
-int applier_fork(Applier *a, pid_t parent, pid_t child, uint64_t fork_ns);
+/* Thread PARENT_TID of process PARENT forked process CHILD at FORK_NS
+ * (CLOCK_MONOTONIC, the event's stamp). A child inherits its parent's
+ * attributes, which covers what latniced gave the parent before the fork,
+ * not after: the child is evaluated itself if latniced changed the parent
+ * only after the fork, or never read the parent's exec (it was gone
+ * first). A child of a boosted thread (daemon/inherit.h) is always
+ * evaluated, and what it has of the boost and its own settings do not ask
+ * for goes back to the parent's originals; so is a child forked by a
+ * process before what it inherited was given back. Else nothing is read. */
+int applier_fork(Applier *a, pid_t parent, pid_t parent_tid, pid_t child, uint64_t fork_ns);
 /* Evaluate every thread of PID, the process as latniced last read it if it
  * keeps that (Applier.proc_cache), else read now: the merged evaluation of
  * threads put off (new or renamed). */

@@ -797,7 +797,8 @@ static int on_proc_event(const ProcEvent *e, void *userdata)
                         r = on_thread(m, e->pid, e->tid);
                 else {
                         group_table_member_event(m->groups, e->pid);
-                        r = applier_fork(&m->applier, e->parent_pid, e->pid, e->timestamp_ns);
+                        r = applier_fork(&m->applier, e->parent_pid, e->parent_tid, e->pid,
+                                         e->timestamp_ns);
                 }
                 break;
         case PROC_EV_EXIT:

@@ -30,7 +30,23 @@
 /* How often guard_fair() reads again when switched out around its read. */
 #define GUARD_TRIES 8
 
-static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint64_t slice)
+/* The attributes SCHED_FLAG_RESET_ON_FORK guards (sched_state_forked()):
+ * restoring one of them puts the original flag back too. */
+#define RESET_ON_FORK_MASK                                                                     \
+        (SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE) | \
+         SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_UTIL_MIN) |                   \
+         SETTING_BIT(SETTING_UTIL_MAX))
+
+static bool has_reset_on_fork(const SchedState *st)
+{
+        return st->flags & LN_SCHED_FLAG_RESET_ON_FORK;
+}
+
+/* Policy, nice and slice in one sched_setattr(); RESET_ON_FORK: whether the
+ * thread is to have SCHED_FLAG_RESET_ON_FORK (KEEP_POLICY keeps the flag as
+ * it is, so changing it takes the policy written out). */
+static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint64_t slice,
+                    bool reset_on_fork)
 {
         struct ln_sched_attr a = {
                 .size = SCHED_ATTR_SIZE_VER0,
@@ -38,11 +54,11 @@ static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint
                 .sched_runtime = slice,
         };
 
-        if (policy == cur->policy)
+        if (policy == cur->policy && reset_on_fork == has_reset_on_fork(cur))
                 a.sched_flags = LN_SCHED_FLAG_KEEP_POLICY;
         else {
                 a.sched_policy = (uint32_t) policy;
-                a.sched_flags = cur->flags & LN_SCHED_FLAG_RESET_ON_FORK;
+                a.sched_flags = reset_on_fork ? LN_SCHED_FLAG_RESET_ON_FORK : 0;
         }
         return ln_sched_setattr(tid, &a, 0);
 }
@@ -152,6 +168,7 @@ typedef struct FairPlan {
         uint64_t slice;       /* custom slice, 0: none */
         bool fair_attr;       /* policy or slice (with the nice) go in one sched_setattr() */
         bool emulate_ln;      /* LatencyNice as a slice (slice backend) */
+        bool reset_on_fork;   /* SCHED_FLAG_RESET_ON_FORK the thread is to have */
         uint32_t unsupported;
 } FairPlan;
 
@@ -166,6 +183,8 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
                 .policy = before->policy,
                 .nice = before->nice,
                 .slice = current_custom_slice(before),
+                /* A flag the thread has already is never taken away here. */
+                .reset_on_fork = c->reset_on_fork || has_reset_on_fork(before),
         };
 
         if (p.mask & SETTING_BIT(SETTING_POLICY)) {
@@ -207,9 +226,9 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
 
 /* Policy, nice and slice. What the thread has already (a child inherits its
  * parent's attributes: cc1 under a make that got the same class) costs no
- * syscall. Policy and slice go in one sched_setattr() right after
- * guard_fair() (it writes the nice too), else the nice alone with
- * setpriority(), which never changes a policy. *DONE gets what was set;
+ * syscall. Policy, slice and SCHED_FLAG_RESET_ON_FORK go in one
+ * sched_setattr() right after guard_fair() (it writes the nice too), else
+ * the nice alone with setpriority(), which never changes a policy. *DONE gets what was set;
  * a negative errno before anything was written is returned as is, after
  * (*DONE not 0) the caller puts DONE back. */
 static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, uint32_t *done)
@@ -217,11 +236,13 @@ static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, ui
         const uint32_t nice_bit = SETTING_BIT(SETTING_NICE);
         int r;
 
-        if (p->fair_attr && (p->policy != before->policy || p->slice != current_custom_slice(before))) {
+        if ((p->fair_attr &&
+             (p->policy != before->policy || p->slice != current_custom_slice(before))) ||
+            p->reset_on_fork != has_reset_on_fork(before)) {
                 r = guard_fair(tid, before);
                 if (r < 0)
                         return r;
-                r = set_fair(tid, before, p->policy, p->nice, p->slice);
+                r = set_fair(tid, before, p->policy, p->nice, p->slice, p->reset_on_fork);
                 if (r < 0)
                         return r == -EINVAL && p->policy == before->policy ? -EBUSY : r;
                 *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
@@ -403,6 +424,7 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                              uint32_t mask)
 {
         SchedState cur;
+        bool rof;
         int r, ret = 0;
 
         r = sched_state_read(tid, &cur);
@@ -417,8 +439,12 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                         return r;
                 cur.nice = orig->nice;
         }
-        if (mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE) |
-                    SETTING_BIT(SETTING_LATENCY_NICE))) {
+        /* SCHED_FLAG_RESET_ON_FORK goes back with the attributes it guards. */
+        rof = (mask & RESET_ON_FORK_MASK) ? has_reset_on_fork(orig) : has_reset_on_fork(&cur);
+
+        if ((mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE) |
+                     SETTING_BIT(SETTING_LATENCY_NICE))) ||
+            rof != has_reset_on_fork(&cur)) {
                 int policy = (mask & SETTING_BIT(SETTING_POLICY)) && sched_policy_is_fair(orig->policy)
                                      ? orig->policy
                                      : cur.policy;
@@ -427,7 +453,7 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                                          ? current_custom_slice(orig)
                                          : current_custom_slice(&cur);
 
-                r = set_fair(tid, &cur, policy, cur.nice, slice);
+                r = set_fair(tid, &cur, policy, cur.nice, slice, rof);
                 if (r < 0)
                         return r;
         }
@@ -558,6 +584,30 @@ bool sched_state_matches(const SchedState *now, const SchedState *expected, uint
         if (sched_policy_is_fair(now->policy) != sched_policy_is_fair(expected->policy))
                 return false;
         return sched_state_changed(now, expected, mask) == 0;
+}
+
+void sched_state_forked(const SchedState *parent, uint64_t base_slice_ns, SchedState *ret)
+{
+        SchedState s = *parent;
+
+        /* The child never has the flag: it has done its duty (sched_fork()). */
+        s.flags &= ~(uint64_t)LN_SCHED_FLAG_RESET_ON_FORK;
+        if (has_reset_on_fork(parent)) {
+                if (!sched_policy_is_fair(s.policy)) {
+                        s.policy = SCHED_OTHER;
+                        s.priority = 0;
+                        s.nice = 0;
+                } else if (s.nice < 0)
+                        s.nice = 0;
+                s.slice_ns = base_slice_ns ?: sched_base_slice();
+                s.custom_slice = false;
+                if (s.has_latency_nice)
+                        s.latency_nice = 0;
+                /* Clamps none; a kernel without uclamp reads both as 0. */
+                s.util_min = 0;
+                s.util_max = parent->util_max == 0 && parent->util_min == 0 ? 0 : 1024;
+        }
+        *ret = s;
 }
 
 void sched_state_take(SchedState *dst, const SchedState *src, uint32_t mask)

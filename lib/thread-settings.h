@@ -23,6 +23,13 @@ typedef struct ApplyContext {
          * (TID itself: keep the one it has), 0: a new cookie (see
          * settings_apply_tid()). The caller picks it per process. */
         pid_t core_source;
+        /* Give the thread SCHED_FLAG_RESET_ON_FORK (latniced does with every
+         * boost), so that what it clones starts without a negative nice, a
+         * custom slice, a latency nice or utilization clamps
+         * (sched_state_forked()). settings_apply_tid() never clears a flag
+         * the thread has; sched_state_restore() puts the original back.
+         * The caller sets it per thread. */
+        bool reset_on_fork;
 } ApplyContext;
 
 /*
@@ -119,6 +126,19 @@ uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, 
  * changed the thread, which then belongs to them.
  */
 bool sched_state_matches(const SchedState *now, const SchedState *expected, uint32_t mask);
+
+/*
+ * The state a task cloned (fork or new thread) by a thread in state PARENT
+ * starts with (kernel/sched/core.c sched_fork(); checked on 6.18 and, for
+ * the latency nice, with the latnice patch set): the same, but with
+ * SCHED_FLAG_RESET_ON_FORK in PARENT a negative nice becomes 0, a real-time
+ * policy SCHED_OTHER at nice 0, the slice the default (BASE_SLICE_NS, 0:
+ * sched_base_slice()), the latency nice 0 and the utilization clamps none
+ * (0 and 1024; a kernel without uclamp reads 0 and 0, and stays so). The
+ * child never has the flag. Timer slack, I/O priority,
+ * oom_score_adj and the core scheduling cookie are inherited as they are.
+ */
+void sched_state_forked(const SchedState *parent, uint64_t base_slice_ns, SchedState *ret);
 
 /* Copy the attributes of MASK (SETTING_BITs, as sched_state_changed() tells
  * them apart) from SRC to DST; the others of DST stay. */

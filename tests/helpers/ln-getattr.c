@@ -9,12 +9,14 @@
  * One line per tid, fields in this order:
  *   tid=123 policy=other nice=0 rt_priority=0 slice_ns=1400000 custom_slice=no
  *       latency_nice=n/a util_min=0 util_max=1024 timerslack_ns=50000
+ *       reset_on_fork=no
  * (on one line). slice_ns is sched_runtime as read back (0 for RT/DL);
  * custom_slice is "yes" when it differs from the base slice
  * (/sys/kernel/debug/sched/base_slice_ns, else 0.7 ms * (1 + ilog2(min(ncpus, 8))));
  * latency_nice is "n/a" when the kernel returns no 60-byte attr; util_min/max
  * "n/a" when it returns less than 56 bytes; timerslack_ns "n/a" when
- * /proc/TID/timerslack_ns is unreadable. With --json: one JSON object per
+ * /proc/TID/timerslack_ns is unreadable; reset_on_fork is SCHED_FLAG_RESET_ON_FORK
+ * in sched_flags. With --json: one JSON object per
  * line, the same keys, null for n/a, booleans for custom_slice.
  * Exit status: 0; 1 if any tid could not be read (message on stderr, the
  * other tids are still printed); 2 on usage errors.
@@ -132,18 +134,20 @@ int main(int argc, char **argv)
                 if (json)
                         printf("{\"tid\":%ld,\"policy\":\"%s\",\"nice\":%d,\"rt_priority\":%u,"
                                "\"slice_ns\":%llu,\"custom_slice\":%s,\"latency_nice\":%s,"
-                               "\"util_min\":%s,\"util_max\":%s,\"timerslack_ns\":%s}\n",
+                               "\"util_min\":%s,\"util_max\":%s,\"timerslack_ns\":%s,"
+                               "\"reset_on_fork\":%s}\n",
                                tid, policy_name(a.policy), a.nice, a.priority,
                                (unsigned long long) a.runtime, custom ? "true" : "false",
                                has_ln ? lnbuf : "null", has_util ? umin : "null",
-                               has_util ? umax : "null", has_slack ? sl : "null");
+                               has_util ? umax : "null", has_slack ? sl : "null",
+                               (a.flags & 1) ? "true" : "false");
                 else
                         printf("tid=%ld policy=%s nice=%d rt_priority=%u slice_ns=%llu "
                                "custom_slice=%s latency_nice=%s util_min=%s util_max=%s "
-                               "timerslack_ns=%s\n",
+                               "timerslack_ns=%s reset_on_fork=%s\n",
                                tid, policy_name(a.policy), a.nice, a.priority,
                                (unsigned long long) a.runtime, custom ? "yes" : "no", lnbuf, umin,
-                               umax, sl);
+                               umax, sl, (a.flags & 1) ? "yes" : "no");
         }
         return ret;
 }

@@ -573,25 +573,25 @@ static void test_fork_catch_up(void)
         applier_set_policy(&a, p);
 
         /* Neither changed nor unread: the child is not read. */
-        assert(applier_fork(&a, parent, early, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(applier_fork(&a, parent, parent, early, now_nsec(CLOCK_MONOTONIC)) == 0);
         assert(nice_of(early) == 0);
 
         before = now_nsec(CLOCK_MONOTONIC);
         assert(applier_process(&a, parent) == 0);
         assert(nice_of(parent) == 4);
-        assert(applier_fork(&a, parent, early, before) == 0);
+        assert(applier_fork(&a, parent, parent, early, before) == 0);
         assert(nice_of(early) == 4);
-        assert(applier_fork(&a, parent, late, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(applier_fork(&a, parent, parent, late, now_nsec(CLOCK_MONOTONIC)) == 0);
         assert(nice_of(late) == 0);
 
         /* An exec handed on as gone, and one whose process was gone when read. */
         applier_exec_gone(&a, 999999);
-        assert(applier_fork(&a, 999999, orphan, 0) == 0);
+        assert(applier_fork(&a, 999999, 999999, orphan, 0) == 0);
         assert(nice_of(orphan) == 4);
         gone = kid("lt-fork-kid");
         kill_kid(gone);
         assert(applier_exec(&a, gone) == 0);
-        assert(applier_fork(&a, gone, of_gone, 0) == 0);
+        assert(applier_fork(&a, gone, gone, of_gone, 0) == 0);
         assert(nice_of(of_gone) == 4);
 
         (void)applier_restore_all(&a);
@@ -600,6 +600,117 @@ static void test_fork_catch_up(void)
         kill_kid(late);
         kill_kid(orphan);
         kill_kid(of_gone);
+}
+
+/* Give TID what a task cloned by a boosted thread starts with: the timer
+ * slack as latniced left the creator (the kernel's reset-on-fork leaves
+ * it), the nice reset to 0. */
+static void set_inherited(pid_t tid, uint64_t slack)
+{
+        assert(setpriority(PRIO_PROCESS, (id_t)tid, 0) == 0);
+        set_slack(tid, slack);
+}
+
+/* A boost never outlives its reason: a child of a boosted process is
+ * evaluated at its fork, and what it has of the boost and its own rules do
+ * not grant goes back to the parent's originals; so does a grandchild its
+ * parent forked before that. The boost carries reset-on-fork, and the
+ * parent's exit puts back its original flag. As in test_fork_catch_up(),
+ * the kids only play parent and child. */
+static void test_fork_inherit(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t parent = kid("lt-inh-parent"), child = kid("lt-inh-child");
+        pid_t early = kid("lt-inh-gchild"), late = kid("lt-inh-gchild");
+        pid_t own = kid("lt-inh-own");
+        uint64_t orig = slack_of(parent), before, taken;
+        SchedState st;
+
+        init(&a, &tt, false);
+        p = load("[Rule parent]\nMatch = comm:lt-inh-parent\nNice = -3\nTimerSlack = 2us\n"
+                 "[Rule own]\nMatch = comm:lt-inh-own\nNice = -2\n");
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, parent) == 0);
+        assert(nice_of(parent) == -3 && slack_of(parent) == 2000);
+        assert(sched_state_read(parent, &st) == 0 && (st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+
+        /* A child no rule matches: everything back, and nothing kept. */
+        set_inherited(child, 2000);
+        set_inherited(early, 2000);
+        set_inherited(late, 2000);
+        before = now_nsec(CLOCK_MONOTONIC);
+        assert(applier_fork(&a, parent, parent, child, now_nsec(CLOCK_MONOTONIC)) == 0);
+        taken = now_nsec(CLOCK_MONOTONIC);
+        assert(nice_of(child) == 0 && slack_of(child) == orig);
+        assert(!task_table_get(tt, child));
+
+        /* Its child forked before that has the boost too; one forked after
+         * has what it got back, and is not read. */
+        assert(applier_fork(&a, child, child, early, before) == 0);
+        assert(slack_of(early) == orig);
+        assert(applier_fork(&a, child, child, late, taken + 1) == 0);
+        assert(slack_of(late) == 2000);
+
+        /* A child its own rule matches keeps that, and only that. */
+        set_inherited(own, 2000);
+        assert(applier_fork(&a, parent, parent, own, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(nice_of(own) == -2 && slack_of(own) == orig);
+        assert(task_table_get(tt, own) && task_table_get(tt, own)->applied_mask ==
+                                                  SETTING_BIT(SETTING_NICE));
+
+        /* A child someone else changed since is theirs. */
+        set_inherited(late, 77000);
+        assert(applier_fork(&a, parent, parent, late, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(slack_of(late) == 77000);
+
+        (void)applier_restore_all(&a);
+        assert(nice_of(parent) == 0 && slack_of(parent) == orig);
+        assert(sched_state_read(parent, &st) == 0 && !(st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+        assert(nice_of(own) == 0);
+        kill_kid(parent);
+        kill_kid(child);
+        kill_kid(early);
+        kill_kid(late);
+        kill_kid(own);
+}
+
+/* A thread made by a boosted leader starts as the kernel's reset-on-fork
+ * makes it (nice 0 where the leader had -3 from latniced and 2 before): not
+ * someone else's change. latniced gives it the process's boost, with the
+ * leader's originals, and gives those back. */
+static void test_thread_after_reset(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        int cmd, ack;
+        char c;
+        pid_t k = thread_maker("lt-apply-rof", &cmd, &ack);
+        Task *t;
+
+        assert(setpriority(PRIO_PROCESS, (id_t)k, 2) == 0);
+        init(&a, &tt, false);
+        p = load("[Rule r]\nMatch = comm:lt-apply-rof\nNice = -3\nSlice = 0.2ms\n");
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == -3);
+
+        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        assert(threads_of(k, &tids) == 2);
+        assert(nice_of(tids[1]) == 0);
+        assert(applier_thread(&a, k, tids[1]) == 0);
+        t = task_table_get(tt, tids[1]);
+        assert(t && !t->user_owned && task_table_n_user_owned(tt) == 0);
+        assert(nice_of(tids[1]) == -3 && t->orig.nice == 2);
+
+        assert(applier_restore_all(&a) == 2);
+        assert(nice_of(tids[0]) == 2 && nice_of(tids[1]) == 2);
+        close(cmd);
+        close(ack);
+        kill_kid(k);
 }
 
 int main(void)
@@ -619,5 +730,7 @@ int main(void)
         test_timer_slack();
         test_thread_made_mid_apply();
         test_fork_catch_up();
+        test_fork_inherit();
+        test_thread_after_reset();
         return 0;
 }

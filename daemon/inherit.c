@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "daemon/inherit.h"
+#include "lib/thread-settings.h"
+#include "policy/boost.h"
+
+bool task_boosted(const Task *t, uint64_t base_slice_ns)
+{
+        Settings s = t->settings;
+
+        s.mask &= t->applied_mask;
+        return s.mask != 0 &&
+               settings_boost_mask(&s, 20, base_slice_ns ?: sched_base_slice()) != 0;
+}
+
+void inherit_source_init(InheritSource *ret, const Task *t, bool process,
+                         uint64_t base_slice_ns)
+{
+        *ret = (InheritSource){
+                .mask = t->applied_mask,
+                .orig = t->orig,
+                .expected = t->expected,
+                .base_slice_ns = base_slice_ns,
+                .rule = t->rule,
+        };
+        if (!process || t->tid != t->pid)
+                ret->mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+}
+
+uint32_t inherit_mask(const InheritSource *src, const SchedState *now)
+{
+        SchedState forked;
+
+        if (src->mask == 0)
+                return 0;
+        sched_state_forked(&src->expected, src->base_slice_ns, &forked);
+        return src->mask & (~sched_state_changed(now, &src->expected, src->mask) |
+                            ~sched_state_changed(now, &forked, src->mask));
+}
+
+uint32_t inherit_foreign(const InheritSource *src, const SchedState *now)
+{
+        return src->mask & ~inherit_mask(src, now) &
+               sched_state_changed(now, &src->orig, src->mask);
+}
