@@ -8,6 +8,7 @@
 
 #include "daemon/bus-visibility.h"
 #include "lib/macro.h"
+#include "lib/proc.h"
 #include "lib/util.h"
 
 /* Does the mountinfo field at F (up to the next space) name PATH? The kernel
@@ -114,25 +115,13 @@ int proc_status_uids_parse(const char *buf, uid_t ret[4])
 
 int proc_owned_by(const char *proc_root, pid_t pid, uid_t uid)
 {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char buf[4096];
+        _cleanup_free_ char *buf = NULL;
         uid_t uids[4];
-        ssize_t n;
         int r;
 
-        if (asprintf(&path, "%s/%d/status", proc_root ? proc_root : "/proc", (int) pid) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
-        /* "Uid:" is among the first ten lines (Groups: below it can be long) */
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return errno == ESRCH ? -ESRCH : -errno;
-        if (n == 0)
-                return -ESRCH;
-        buf[n] = 0;
+        r = proc_status_read(proc_root ? proc_root : "/proc", pid, &buf);
+        if (r < 0)
+                return r;
         r = proc_status_uids_parse(buf, uids);
         if (r < 0)
                 return r;

@@ -113,7 +113,7 @@ static int read_task_head(const char *proc_root, pid_t pid, const char *file, si
  * but the lines read here (Tgid, Uid, Gid) come before "Groups:"; a line cut
  * at the bound is dropped so that a cut number is never read as a whole one.
  */
-static int read_status(const char *proc_root, pid_t pid, char **ret)
+int proc_status_read(const char *proc_root, pid_t pid, char **ret)
 {
         _cleanup_free_ char *buf = NULL;
         bool truncated;
@@ -364,7 +364,7 @@ static int cmdline_key(const char *proc_root, pid_t pid, uint32_t uid, uint32_t 
                 *ret = uid;
                 return 0;
         }
-        r = read_status(proc_root, pid, &status);
+        r = proc_status_read(proc_root, pid, &status);
         if (r < 0)
                 return r;
         r = status_u32(status, "Uid", ret);
@@ -665,7 +665,7 @@ static int read_ids(const char *proc_root, pid_t pid, unsigned flags, uint32_t *
         *ret_uid = *ret_gid = UINT32_MAX;
         if (flags & PROC_READ_NO_IDS)
                 return 0;
-        r = read_status(proc_root, pid, &status);
+        r = proc_status_read(proc_root, pid, &status);
         if (r < 0)
                 return r;
         r = status_u32(status, "Uid", ret_uid);
@@ -806,7 +806,7 @@ int proc_tgid(const char *proc_root, pid_t tid, pid_t *ret)
         uint32_t v;
         int r;
 
-        r = read_status(proc_root ?: "/proc", tid, &buf);
+        r = proc_status_read(proc_root ?: "/proc", tid, &buf);
         if (r < 0)
                 return r;
         r = status_u32(buf, "Tgid", &v);

@@ -145,6 +145,9 @@ void proc_stat_done(ProcStat *s);
 /* First field of the "KEY:" line of a status file, as a number: -ENODATA if
  * there is no such line, -EIO if its value is not a decimal u32. */
 int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t *ret);
+/* PROC_ROOT/PID/status up to its complete lines within PROC_STATUS_MAX bytes
+ * (the fields before "Groups:"); -ESRCH when the process is gone. */
+int proc_status_read(const char *proc_root, pid_t pid, char **ret);
 /* argv joined by single spaces (NULL if there is no argument) and the
  * basename of argv[0] (NULL if it is empty or ends in '/'). */
 int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0);

@@ -69,23 +69,13 @@ static int tampered(char **ret_reason, const char *fmt, ...)
  * first ten; "Groups:" and what follows can be long). */
 static int read_tracer(const char *proc_root, pid_t pid, pid_t *ret)
 {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char buf[4096];
-        ssize_t n;
+        _cleanup_free_ char *buf = NULL;
+        int r;
 
-        if (asprintf(&path, "%s/%d/status", proc_root, (int)pid) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return errno == ESRCH ? -ESRCH : -errno;
-        if (n == 0)
-                return -ESRCH;
-        buf[n] = 0;
-        return status_tracer_pid(buf, (size_t)n, ret);
+        r = proc_status_read(proc_root, pid, &buf);
+        if (r < 0)
+                return r;
+        return status_tracer_pid(buf, strlen(buf), ret);
 }
 
 int proc_tampered(const char *proc_root, pid_t pid, uint32_t uid, bool fresh, char **ret_reason)
