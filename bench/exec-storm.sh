@@ -147,9 +147,9 @@ for p in "${KP[@]:1}"; do
         [ "$(ps -o ni= -p "$p" | tr -d ' ')" = 3 ] || missed=$((missed + 1))
 done
 echo "long-lived matched processes started during the storm: $KEEPERS, missed: $missed"
-lost=$(grep -c "Rescanned processes (lost events)" "$T/log" || true)
+lost=$(grep -cE "Rescanned processes \([^)]*lost events" "$T/log" || true)
 echo "rescans after lost events: $lost"
-grep "Rescanned processes (lost events)" "$T/log" | tail -1 || true
+grep -E "Rescanned processes \([^)]*lost events" "$T/log" | tail -1 || true
 if [ -x "$APPLY" ]; then
         # Matched processes that come alone into a storm of processes the
         # policy does not touch, which latniced reads in batches then.

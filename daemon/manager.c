@@ -161,7 +161,7 @@ struct Manager {
         uint64_t rescan_usec_total, rescan_usec_max;
         uint64_t rescan_end_usec, rescan_last_usec; /* last rescan: end, duration */
         uint64_t rescan_wanted_usec; /* when the pending rescan was asked for */
-        const char *rescan_why;      /* static string */
+        char rescan_why[80];         /* the pending rescan's reasons, joined */
         uint64_t n_renames_deferred, n_renames_full;
         uint64_t n_threads_deferred, n_threads_full;
         uint64_t n_fd_exhausted;
@@ -438,6 +438,17 @@ static int rescan_timer_arm(Manager *m, uint64_t when)
         return r;
 }
 
+/* Run the pending rescan; a request made during it is a new one. */
+static void rescan_now(Manager *m)
+{
+        char why[sizeof(m->rescan_why)];
+
+        memcpy(why, m->rescan_why, sizeof(why));
+        m->rescan_why[0] = '\0';
+        m->rescan_wanted_usec = 0;
+        (void)manager_rescan(m, why[0] ? why : "lost events");
+}
+
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Manager *m = userdata;
@@ -450,9 +461,20 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
 
         (void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        m->rescan_wanted_usec = 0;
-        (void)manager_rescan(m, m->rescan_why ? m->rescan_why : "lost events");
+        rescan_now(m);
         return 0;
+}
+
+/* Add WHY to the pending rescan's reasons (its log line names them all:
+ * lost events must not hide behind a rescan already asked for threads). */
+static void rescan_why_add(Manager *m, const char *why)
+{
+        size_t len = strlen(m->rescan_why), add = strlen(why), sep = len > 0 ? 2 : 0;
+
+        if (strstr(m->rescan_why, why) || len + sep + add >= sizeof(m->rescan_why))
+                return;
+        memcpy(m->rescan_why + len, ", ", sep);
+        memcpy(m->rescan_why + len + sep, why, add + 1);
 }
 
 /* Ask for a rescan: at most one is pending (a second request joins it), it
@@ -462,14 +484,13 @@ static void schedule_rescan_at(Manager *m, const char *why, uint64_t not_before)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
+        rescan_why_add(m, why);
         if (m->rescan_wanted_usec != 0)
                 return; /* one is pending already */
         m->rescan_wanted_usec = now;
-        m->rescan_why = why;
         if (rescan_timer_arm(m, MAX(rescan_allowed_at(m, now), not_before)) < 0) {
                 log_warning("Failed to schedule a rescan, rescanning now.");
-                m->rescan_wanted_usec = 0;
-                (void)manager_rescan(m, why);
+                rescan_now(m);
         }
 }
 

@@ -32,6 +32,7 @@ cleanup() {
         for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
         if [ -n "$DAEMON" ]; then
                 kill -TERM "$DAEMON" 2>/dev/null
+                kill -CONT "$DAEMON" 2>/dev/null # a test may have stopped it
                 for ((i = 0; i < 100; i++)); do
                         grep -q '^State:.*[ZX]' "/proc/$DAEMON/status" 2>/dev/null && break
                         [ -e "/proc/$DAEMON" ] || break

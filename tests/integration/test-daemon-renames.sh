@@ -58,7 +58,7 @@ wait_until 10 attr_is "$STORM_PID" nice 7 ||
 echo "storm: $(grep ^final "$STORM_OUT" | sed 's/final //') renames in ${SECONDS_STORM} s;" \
         "latniced used $(((c1 - c0) * 1000 / $(getconf CLK_TCK))) ms CPU"
 kill -KILL "$STORM_PID"
-grep -E "Rescanned processes \((lost events|renames)\)" "$LOG" | tail -1
+grep -E "Rescanned processes \([^)]*(lost events|renames)" "$LOG" | tail -1
 
 # Renames are asked of the kernel only while the policy looks at names: after
 # a reload to a policy without name keys and one back, they come again.
