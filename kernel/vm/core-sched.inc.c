@@ -32,7 +32,7 @@
 #define CS_SCOPE_THREAD 0
 #define CS_POLICY "/tmp/ln-cs-policy"
 #define CS_LOG "/tmp/latniced-cs.log"
-#define CS_STATE "/tmp/latniced-cs.state"
+#define CS_STATE "/run/latnice/cs.state" /* latniced refuses a state file in /tmp */
 
 static int cs_get(pid_t tid, uint64_t *ret)
 {

@@ -246,7 +246,7 @@ static int groups_crash_latency(const char *const dargv[])
 static int test_daemon_groups(void)
 {
         const char *const dargv[] = { LATNICED, "--foreground", "--policy-dir", GRP_POLICY,
-                                      "--state-file", "/tmp/latniced-groups.state", "--bus",
+                                      "--state-file", "/run/latnice/groups.state", "--bus",
                                       "none", "--log-level", "debug", NULL };
         pid_t build = -1, bg = -1, make = -1, shell = -1, daemon = -1;
         pid_t lat = -1, fgn = -1, audio = -1, bbuild = -1;
