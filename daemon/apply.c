@@ -1523,6 +1523,7 @@ void applier_forget(Applier *a, pid_t pid, pid_t tid)
 int applier_rescan(Applier *a)
 {
         _cleanup_free_ pid_t *pids = NULL;
+        uint64_t deferred0 = a->counters.n_deferred;
         size_t n = 0, state = 0;
         Task *t;
         int r;
@@ -1547,7 +1548,7 @@ int applier_rescan(Applier *a)
                 if (r == 0)
                         task_table_remove(a->tasks, t->tid);
         }
-        group_table_sweep(a->groups);
+        group_table_sweep(a->groups, a->counters.n_deferred == deferred0);
         return 0;
 }
 

@@ -65,7 +65,13 @@ struct GroupTable {
         GroupScopes *scopes;   /* GroupScope=own: who had how many */
         void (*on_watch)(void *userdata); /* a group to re-check came (group_table_set_watch) */
         void *watch_userdata;
+        uint64_t incomplete_since; /* first sweep after a scan that put evaluations off */
 };
+
+/* Taken-over groups nobody asks for wait for a complete scan at most that
+ * long: a machine busy enough to put evaluations off all the time must not
+ * keep a dead latniced's change for ever. */
+#define ADOPT_GRACE_USEC (30 * USEC_PER_SEC)
 
 /* More distinct cgroups than that and the list starts over. */
 #define NOT_UNITS_MAX 4096
@@ -1256,7 +1262,7 @@ void group_table_rescan_begin(GroupTable *t)
                 t->entries[i]->shared_known = false;
 }
 
-void group_table_sweep(GroupTable *t)
+void group_table_sweep(GroupTable *t, bool complete)
 {
         size_t state = 0;
         pid_t pid;
@@ -1272,8 +1278,20 @@ void group_table_sweep(GroupTable *t)
                         group_table_release(t, pid);
         }
         /* Taken over from a dead latniced, and no process asks for it (the
-         * first scan is over): its original comes back. */
-        for (size_t i = 0; i < t->n_entries;) {
+         * first scan is over, and it evaluated every process): its original
+         * comes back. A process whose evaluation was put off may still ask:
+         * restoring now would flip the group back and forth; so that waits
+         * for a complete scan, ADOPT_GRACE_USEC at most. */
+        if (!complete) {
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+                if (t->incomplete_since == 0)
+                        t->incomplete_since = now;
+                complete = now - t->incomplete_since >= ADOPT_GRACE_USEC;
+        }
+        if (complete)
+                t->incomplete_since = 0;
+        for (size_t i = 0; complete && i < t->n_entries;) {
                 GroupEntry *e = t->entries[i];
 
                 if (e->n_requesters > 0) {

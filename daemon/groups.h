@@ -76,9 +76,11 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
 /* PID asks for nothing any more (it exited, or its rules changed). */
 void group_table_release(GroupTable *t, pid_t pid);
-/* Forget requesters that no longer run; restore what nobody asks for;
- * give back what is shared now (group_table_recheck()). After a rescan. */
-void group_table_sweep(GroupTable *t);
+/* Forget requesters that no longer run; restore what nobody asks for
+ * (when COMPLETE: every process was evaluated, none put off, so that nobody
+ * asking is known; else once scans have been incomplete for 30 s); give back what is shared now
+ * (group_table_recheck()). After a rescan. */
+void group_table_sweep(GroupTable *t, bool complete);
 /* Before a rescan: sharing is checked again at each group's next request. */
 void group_table_rescan_begin(GroupTable *t);
 
@@ -109,8 +111,8 @@ size_t group_table_restore_all(GroupTable *t);
  * back, so a latniced that dies gives nothing away. F's group records of a
  * previous latniced are taken over now: a group that still has what it
  * wrote gets the record's original, kept while a process asks for it, and
- * restored by the first group_table_sweep() (after the start-up scan) if
- * none does; a group changed by someone else since, a cgroup that is gone
+ * restored by the first complete group_table_sweep() (after a scan that
+ * put no evaluation off) if none does; a group changed by someone else since, a cgroup that is gone
  * or recreated, an autogroup whose session is over: the record is dropped.
  * -ENOMEM.
  */
