@@ -29,6 +29,7 @@ typedef struct CliOptions {
         bool quiet;            /* -q: no success messages (errors and warnings stay) */
         bool full;             /* --full: never cut, even on a terminal */
         bool color;            /* stdout is a tty and NO_COLOR is unset */
+        bool color_stderr;     /* the same for stderr (diagnostics) */
         bool tty;              /* stdout was a terminal (before any pager took it) */
         size_t columns;        /* the terminal's width, when tty */
         char **policy_dirs;    /* --policy-dir (NULL-terminated) or NULL for the defaults */
@@ -80,6 +81,11 @@ int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);
+/* After loading P from them: every --policy-dir exists and together they
+ * hold a policy file; else say which directories were searched (cli/check.c).
+ * 0 or CLI_EXIT_FAILURE. */
+typedef struct Policy Policy;
+int cli_policy_found(const CliOptions *o, const Policy *p);
 
 /* ---- Helpers for verbs (cli/util.c) ---------------------------------- */
 
@@ -109,3 +115,5 @@ int cli_parse_pid(const char *s, int *ret);
 /* Colour escape for stdout, "" when o->color is off: "red", "yellow",
  * "green", "bold", "grey", "reset". */
 const char *cli_color(const CliOptions *o, const char *name);
+/* The same for stderr (o->color_stderr). */
+const char *cli_color_stderr(const CliOptions *o, const char *name);

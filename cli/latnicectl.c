@@ -86,9 +86,10 @@ static void help(void)
                "  run KEY=VALUE... -- CMD [ARG...]\n"
                "                             Run a command with these attributes\n"
                "  check [FILE...]            Validate policy files (default: the policy\n"
-               "                             directories); exit 1 on errors\n"
+               "                             directories); diagnostics on stderr; exit 1 on\n"
+               "                             errors or when no policy file is found\n"
                "  cat-policy                 The merged policy files in effect, with\n"
-               "                             overrides and masks\n"
+               "                             overrides and masks (exit 1 if there are none)\n"
                "  import-ananicy [DIR] [-o FILE]\n"
                "                             Convert ananicy rules (default /etc/ananicy.d)\n"
                "                             to a latnice policy (standard output by default)\n"
@@ -359,6 +360,7 @@ int main(int argc, char **argv)
 
         o.tty = isatty(STDOUT_FILENO);
         o.color = o.tty && !no_color && !(term && streq(term, "dumb"));
+        o.color_stderr = isatty(STDERR_FILENO) && !no_color && !(term && streq(term, "dumb"));
         if (o.tty)
                 o.columns = cli_terminal_width();
 
