@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * latnicectl explain PID [--tid TID] [--all]: what the policy on disk decides
- * for a process, from /proc (no daemon needed): the rules that apply and the
- * predicate that decided each, or with --all every rule, matched or not.
+ * latnicectl explain PID... [--tid TID] [--all]: what the policy on disk
+ * decides for a process, from /proc (no daemon needed): the rules that apply
+ * and the predicate that decided each, or with --all every rule, matched or
+ * not. Several PIDs (explain $(pidof pipewire)) are explained one after the
+ * other against the same policy, read once.
  */
 #include <inttypes.h>
 
@@ -335,7 +337,7 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostF
 typedef struct Explanation {
         pid_t pid, tid;
         ProcTask *task;
-        Policy *policy;
+        const Policy *policy;   /* borrowed: one for every PID explained */
         size_t n_errors;
         MatchTrace trace;
         Decision result;
@@ -363,15 +365,15 @@ static void explanation_done(Explanation *e)
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
-        policy_free(e->policy);
         proc_task_free(e->task);
 }
 
-/* PID from ARGV, --tid from O; a thread id given as PID means that thread. */
-static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
+/* The PIDs of ARGV (NULL-terminated copy in *RET): all numbers, at least one,
+ * and only one with --tid. CLI_EXIT_SUCCESS or a usage error. */
+static int parse_pids(int argc, char **argv, const CliOptions *o, pid_t **ret, size_t *ret_n)
 {
         _cleanup_free_ char **args = NULL;
-        pid_t pid = 0, tid = o->tid, tgid;
+        _cleanup_free_ pid_t *pids = NULL;
         size_t n;
         int r;
 
@@ -379,11 +381,29 @@ static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_p
         if (r != 0)
                 return r;
         if (n == 0)
-                return cli_usage_error("explain needs a PID");
-        if (cli_parse_pid(args[0], &pid) < 0)
-                return cli_usage_error("expected a PID (a positive number), found '%s'", args[0]);
-        if (n > 1)
-                return cli_usage_error("explain takes one PID, found '%s' too", args[1]);
+                return cli_usage_error("explain needs a PID, found none (with $(pidof NAME): no "
+                                       "process of that name runs)");
+        if (n > 1 && o->tid > 0)
+                return cli_usage_error("--tid %d names a thread of one process, found %zu PIDs",
+                                       (int)o->tid, n);
+        pids = calloc(n, sizeof(pid_t));
+        if (!pids)
+                return cli_error("out of memory");
+        for (size_t i = 0; i < n; i++)
+                if (cli_parse_pid(args[i], &pids[i]) < 0)
+                        return cli_usage_error("expected a PID (a positive number), found '%s'",
+                                               args[i]);
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return CLI_EXIT_SUCCESS;
+}
+
+/* The process of the PID given, and --tid from O; a thread id given as PID
+ * means that thread. An exit status, after saying what is wrong. */
+static int resolve_target(pid_t given, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
+{
+        pid_t pid = given, tid = o->tid, tgid;
+        int r;
 
         r = proc_tgid(o->proc_root, pid, &tgid);
         if (errno_is_gone(r))
@@ -447,10 +467,33 @@ static int explain_group(Explanation *e, const CliOptions *o)
         return explain_shared(e, o);
 }
 
-/* Read the task and the policy, and decide. A CLI exit status. */
-static int explain_gather(Explanation *e, const CliOptions *o)
+/* The policy on disk, read once for every PID; its errors are counted and
+ * said once. A CLI exit status. */
+static int explain_load_policy(const CliOptions *o, Policy **ret, size_t *ret_errors)
 {
         Diagnostics diags = {};
+        size_t n_errors;
+        int r;
+
+        r = policy_load(cli_policy_dirs(o), NULL, ret, &diags);
+        n_errors = diagnostics_count(&diags, DIAG_ERROR);
+        diagnostics_done(&diags);
+        if (r < 0) {
+                errno = -r;
+                return cli_error("failed to load the policy: %m");
+        }
+        if (n_errors > 0)
+                fprintf(stderr,
+                        "latnicectl: the policy has %zu error%s; files with errors are left out "
+                        "(see 'latnicectl check')\n",
+                        n_errors, n_errors == 1 ? "" : "s");
+        *ret_errors = n_errors;
+        return CLI_EXIT_SUCCESS;
+}
+
+/* Read the task and decide (E->policy is read already). A CLI exit status. */
+static int explain_gather(Explanation *e, const CliOptions *o)
+{
         int r;
 
         r = proc_task_read(o->proc_root, e->pid, e->tid,
@@ -462,19 +505,6 @@ static int explain_gather(Explanation *e, const CliOptions *o)
                 return cli_error("failed to read process %d from %s: %m", (int)e->pid,
                                  o->proc_root);
         }
-
-        r = policy_load(cli_policy_dirs(o), NULL, &e->policy, &diags);
-        e->n_errors = diagnostics_count(&diags, DIAG_ERROR);
-        diagnostics_done(&diags);
-        if (r < 0) {
-                errno = -r;
-                return cli_error("failed to load the policy: %m");
-        }
-        if (e->n_errors > 0)
-                fprintf(stderr,
-                        "latnicectl: the policy has %zu error%s; files with errors are left out "
-                        "(see 'latnicectl check')\n",
-                        e->n_errors, e->n_errors == 1 ? "" : "s");
 
         e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
                                       .uid = e->task->view.uid };
@@ -498,11 +528,10 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         return CLI_EXIT_SUCCESS;
 }
 
-static int explain_json(const Explanation *e, const CliOptions *o)
+/* One process's object, into W (the document, or an array of several). */
+static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions *o)
 {
-        JsonWriter w;
-
-        json_writer_init(&w, stdout);
+#define w (*wp)
         json_begin_object(&w);
         json_kv_int(&w, "pid", e->pid);
         json_key(&w, "tid");
@@ -550,7 +579,7 @@ static int explain_json(const Explanation *e, const CliOptions *o)
         }
         json_end_array(&w);
         json_end_object(&w);
-        return json_writer_finish(&w);
+#undef w
 }
 
 static int print_threads(const Explanation *e, const CliOptions *o)
@@ -663,21 +692,73 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
 }
 
-int verb_explain(int argc, char **argv, const CliOptions *o)
+/* Explain the process GIVEN: text on stdout, or its object into W. An
+ * exit status; a failure has been said, naming the PID. */
+static int explain_one(pid_t given, const Policy *p, size_t n_errors, JsonWriter *w,
+                       const CliOptions *o)
 {
-        _cleanup_(explanation_done) Explanation e = {};
+        _cleanup_(explanation_done) Explanation e = { .policy = p, .n_errors = n_errors };
         int r;
 
-        r = parse_target(argc, argv, o, &e.pid, &e.tid);
+        r = resolve_target(given, o, &e.pid, &e.tid);
         if (r != CLI_EXIT_SUCCESS)
                 return r;
         r = explain_gather(&e, o);
         if (r != CLI_EXIT_SUCCESS)
                 return r;
-        r = o->json ? explain_json(&e, o) : explain_text(&e, o);
+        if (w) {
+                explain_json(w, &e, o);
+                return CLI_EXIT_SUCCESS;
+        }
+        r = explain_text(&e, o);
         if (r == -ENOMEM)
                 return cli_error("out of memory");
         if (r < 0)
                 return cli_error("failed to write the output");
         return CLI_EXIT_SUCCESS;
+}
+
+int verb_explain(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, n_errors = 0;
+        JsonWriter w;
+        int r, ret = CLI_EXIT_SUCCESS;
+        bool shown = false;
+
+        r = parse_pids(argc, argv, o, &pids, &n);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+        r = explain_load_policy(o, &p, &n_errors);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+
+        /* JSON: one object for one PID, an array of them for several */
+        if (o->json) {
+                json_writer_init(&w, stdout);
+                if (n > 1)
+                        json_begin_array(&w);
+        }
+        for (size_t i = 0; i < n; i++) {
+                /* text: a blank line between two processes */
+                if (!o->json && shown)
+                        fputc('\n', stdout);
+                r = explain_one(pids[i], p, n_errors, o->json ? &w : NULL, o);
+                if (r == CLI_EXIT_SUCCESS)
+                        shown = true;
+                else if (n == 1 || r == CLI_EXIT_USAGE)
+                        return r;
+                else
+                        ret = CLI_EXIT_FAILURE; /* said, naming the PID; go on with the next */
+                (void)fflush(stdout);
+        }
+        if (o->json) {
+                if (n > 1)
+                        json_end_array(&w);
+                r = json_writer_finish(&w); /* with several, the array even if empty */
+                if (r < 0)
+                        return cli_error("failed to write the output");
+        }
+        return ret;
 }

@@ -30,7 +30,7 @@ expect_rc 2 get
 expect_rc 2 get notapid
 expect_rc 2 get 0
 expect_rc 2 explain
-expect_rc 2 explain 1 2
+expect_rc 2 explain 1 notapid
 expect_rc 2 explain --tid
 expect_rc 2 import-ananicy --json   # the policy itself goes to stdout
 expect_rc 0 --no-pager --version
