@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "cli/table-fit.h"
 #include "cli/table.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -200,50 +201,127 @@ static void print_hidden(const MatchTrace *trace, const CliOptions *o)
         printf("; --all shows %s)%s\n", no + skipped == 1 ? "it" : "them", cli_color(o, "reset"));
 }
 
-static int print_trace(const MatchTrace *trace, const CliOptions *o)
+static void cells_free(char **cells, size_t n)
+{
+        for (size_t i = 0; cells && i < n; i++)
+                free(cells[i]);
+        free(cells);
+}
+
+/* Add a row whose cells may hold several lines ("\n", from table_fit()) as
+ * that many table rows, the Nth line of each cell in the Nth ("" where a
+ * cell has fewer lines). 0 or -ENOMEM. */
+static int add_wrapped_row(Table *t, char *const *cells, size_t n_columns)
+{
+        _cleanup_free_ const char **pos = calloc(n_columns, sizeof(char *));
+        _cleanup_free_ char **line = calloc(n_columns, sizeof(char *));
+        bool more = true;
+        int r = 0;
+
+        if (!pos || !line)
+                return -ENOMEM;
+        for (size_t c = 0; c < n_columns; c++)
+                pos[c] = cells[c];
+        for (bool first = true; more && r >= 0; first = false) {
+                more = false;
+                for (size_t c = 0; c < n_columns; c++) {
+                        const char *p = pos[c], *nl = p ? strchr(p, '\n') : NULL;
+
+                        /* NULL: "-" on the first line; a cell that has ended: "" */
+                        line[c] = p ? strndup(p, nl ? (size_t)(nl - p) : strlen(p))
+                                    : strdup(first ? "-" : "");
+                        if (!line[c])
+                                r = -ENOMEM;
+                        pos[c] = nl ? nl + 1 : NULL;
+                        more = more || nl;
+                }
+                if (r >= 0)
+                        r = table_add_row(t, (const char *const *)line);
+                for (size_t c = 0; c < n_columns; c++)
+                        line[c] = mfree(line[c]);
+        }
+        return r;
+}
+
+/* Fit the cells to the terminal (never cut, --full, a pipe: as they are) and
+ * print them: the columns of YIELD wrap, first to give up first; what is
+ * TABLE_FIT_KEEP is never cut. 0 or a negative errno. */
+static int print_fitted(const CliOptions *o, char **cells, size_t n_rows, size_t n_columns,
+                        const char *const *headers, const TableFitColumn *fit,
+                        const size_t *yield, size_t n_yield, const size_t *right)
 {
         _cleanup_(table_freep) Table *t = NULL;
         int r;
+
+        r = table_fit(cells, n_rows, n_columns, o->legend ? headers : NULL, fit, yield, n_yield,
+                      o->tty && !o->full ? o->columns : 0);
+        if (r < 0)
+                return r;
+        t = cli_table_new(o, n_columns, headers);
+        if (!t)
+                return -ENOMEM;
+        table_set_width(t, 0); /* fitted already: libsmartcols cuts nothing */
+        for (size_t c = 0; right && c < n_columns; c++)
+                if (right[c])
+                        table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        for (size_t i = 0; i < n_rows; i++) {
+                r = add_wrapped_row(t, cells + i * n_columns, n_columns);
+                if (r < 0)
+                        return r;
+        }
+        return table_print(t, stdout);
+}
+
+/* The rules' table. On a narrow terminal the predicate wraps first, then
+ * the file:line, then the settings (at blanks); the rule's name is never
+ * cut, nor is a setting. */
+static int print_trace(const MatchTrace *trace, const CliOptions *o)
+{
+        static const char *const headers[] = { "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" };
+        static const TableFitColumn fit[] = {
+                { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_WRAP, 12 },
+                { TABLE_FIT_WRAP, 16 }, { TABLE_FIT_WRAP_WORDS, 0 },
+        };
+        static const size_t yield[] = { 3, 2, 4 };
+        char **cells = NULL;
+        size_t n = 0;
+        int r = 0;
 
         if (trace->n == 0) {
                 printf("\nThe policy has no rules.\n");
                 return 0;
         }
-        t = cli_table_new(o, 5, (const char *[]){ "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" });
-        if (!t)
+        cells = calloc(trace->n * 5, sizeof(char *));
+        if (!cells)
                 return -ENOMEM;
-        table_set_shrinkable(t, 0, false);
-        for (size_t i = 0; i < trace->n; i++) {
+        for (size_t i = 0; i < trace->n && r >= 0; i++) {
                 const RuleTrace *rt = &trace->rules[i];
-                _cleanup_free_ char *where = NULL, *sets = NULL;
-                const char *verdict = rt->verdict == RULE_MATCHED       ? "matched"
-                                      : rt->verdict == RULE_NOT_MATCHED ? "no"
-                                                                        : "skipped";
+                _cleanup_free_ char *sets = NULL;
+                char **row = cells + n * 5;
 
                 if (!rule_shown(rt, o))
                         continue;
-                if (asprintf(&where, "%s:%u", short_path(rt->file), rt->line) < 0) {
-                        where = NULL;
-                        return -ENOMEM;
-                }
+                n++;
                 sets = settings_to_string(&rt->settings);
-                if (!sets)
-                        return -ENOMEM;
-                r = table_add_row(t, (const char *[]){
-                                             verdict, rt->rule, where,
-                                             rt->verdict == RULE_SKIPPED_FINAL
-                                                     ? "an earlier rule has Final=yes"
-                                                     : rt->decider,
-                                             sets[0] ? sets : "-" });
-                if (r < 0)
-                        return r;
+                row[0] = strdup(rt->verdict == RULE_MATCHED       ? "matched"
+                                : rt->verdict == RULE_NOT_MATCHED ? "no"
+                                                                  : "skipped");
+                row[1] = strdup(strempty(rt->rule));
+                if (asprintf(&row[2], "%s:%u", short_path(rt->file), rt->line) < 0)
+                        row[2] = NULL;
+                row[3] = strdup(rt->verdict == RULE_SKIPPED_FINAL ? "an earlier rule has Final=yes"
+                                                                  : strempty(rt->decider));
+                row[4] = strdup(sets && sets[0] ? sets : "-");
+                for (size_t c = 0; c < 5; c++)
+                        if (!row[c])
+                                r = -ENOMEM;
         }
         fputc('\n', stdout);
-        if (table_n_rows(t) > 0) {
-                r = table_print(t, stdout);
-                if (r < 0)
-                        return r;
-        }
+        if (r >= 0 && n > 0)
+                r = print_fitted(o, cells, n, 5, headers, fit, yield, ELEMENTSOF(yield), NULL);
+        cells_free(cells, n * 5);
+        if (r < 0)
+                return r;
         print_hidden(trace, o);
         return 0;
 }
@@ -582,27 +660,41 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
 #undef w
 }
 
+/* Per thread: the thread's name wraps first, then the settings (at blanks);
+ * the rule's name is never cut. */
 static int print_threads(const Explanation *e, const CliOptions *o)
 {
-        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "TID", "THREAD", "RULE", "SETTINGS" };
+        static const TableFitColumn fit[] = {
+                { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_WRAP, 8 }, { TABLE_FIT_KEEP, 0 },
+                { TABLE_FIT_WRAP_WORDS, 0 },
+        };
+        static const size_t yield[] = { 1, 3 }, right[] = { 1, 0, 0, 0 };
+        char **cells = calloc(e->n_threads * 4 + 1, sizeof(char *));
         int r = 0;
 
         printf("\nThreads (matched one by one, as the policy has thread rules):\n");
-        t = cli_table_new(o, 4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
-        if (!t)
+        if (!cells)
                 return -ENOMEM;
-        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
-        table_set_shrinkable(t, 0, false);
         for (size_t i = 0; r >= 0 && i < e->n_threads; i++) {
                 const Decision *d = &e->threads[i].result;
                 _cleanup_free_ char *s = settings_to_string(&d->settings);
-                char tbuf[16];
+                char **row = cells + i * 4;
 
-                snprintf(tbuf, sizeof(tbuf), "%d", (int)e->threads[i].tid);
-                r = table_add_row(t, (const char *[]){ tbuf, e->threads[i].name, d->rule,
-                                                       s && s[0] ? s : NULL });
+                if (asprintf(&row[0], "%d", (int)e->threads[i].tid) < 0)
+                        row[0] = NULL;
+                row[1] = strdup(strempty(e->threads[i].name));
+                row[2] = strdup(d->rule ? d->rule : "-");
+                row[3] = strdup(s && s[0] ? s : "-");
+                for (size_t c = 0; c < 4; c++)
+                        if (!row[c])
+                                r = -ENOMEM;
         }
-        return r < 0 ? r : table_print(t, stdout);
+        if (r >= 0)
+                r = print_fitted(o, cells, e->n_threads, 4, headers, fit, yield, ELEMENTSOF(yield),
+                                 right);
+        cells_free(cells, e->n_threads * 4);
+        return r;
 }
 
 static void print_shared(const Explanation *e, const CliOptions *o)
