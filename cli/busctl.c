@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/daemon-find.h"
 #include "cli/json.h"
 #include "cli/table.h"
 #include "lib/bus-names.h"
@@ -40,10 +41,51 @@ static char *bus_description(const CliOptions *o)
         return asprintf(&s, "the bus %s", a) < 0 ? NULL : s;
 }
 
+/* The latniced processes that run but not on the system bus, when that is
+ * the bus asked (the default: where latniced.service puts it; a bus named
+ * with --bus is asked about that bus alone). Their count, 0, or -ENOMEM. */
+static int daemons_elsewhere(const CliOptions *o, DaemonProcess **ret, size_t *ret_n)
+{
+        int r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!streq(bus_address(o), "system"))
+                return 0;
+        r = daemon_find(o->proc_root, ret, ret_n);
+        return r < 0 ? r : (int)*ret_n;
+}
+
+/* "without its D-Bus API (started with --bus none)" or "on another bus
+ * (started with --bus X)" */
+static void describe_elsewhere(FILE *f, const DaemonProcess *d)
+{
+        _cleanup_free_ char *clean = cell_sanitize(d->bus);
+
+        if (streq(d->bus, "none"))
+                fprintf(f, "latniced runs without its D-Bus API (pid %d, started with --bus none)",
+                        (int)d->pid);
+        else
+                fprintf(f, "latniced runs on another bus (pid %d, started with --bus %s), not on "
+                           "the system bus",
+                        (int)d->pid, clean ? clean : "?");
+}
+
 static int report_not_running(const CliOptions *o, const char *why)
 {
         _cleanup_free_ char *d = bus_description(o);
+        DaemonProcess *found = NULL;
+        size_t n = 0;
 
+        if (daemons_elsewhere(o, &found, &n) > 0) {
+                for (size_t i = 0; i < n; i++) {
+                        fputs("latnicectl: ", stderr);
+                        describe_elsewhere(stderr, &found[i]);
+                        fputs(": this command needs latniced on the system bus\n", stderr);
+                }
+                daemon_processes_free(found, n);
+                return 1;
+        }
         if (why)
                 log_error("latniced is not running (%s)", why);
         else
@@ -601,6 +643,83 @@ static const char *backend_explained(const char *b)
         return NULL;
 }
 
+/* latniced runs, but not on the system bus (latniced --bus none): say so,
+ * with what /proc tells, instead of "not running". An exit status. */
+static int status_elsewhere(const CliOptions *o, const DaemonProcess *found, size_t n)
+{
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_begin_object(&w);
+                json_kv_bool(&w, "running", true);
+                json_kv_bool(&w, "on_bus", false);
+                json_key(&w, "processes");
+                json_begin_array(&w);
+                for (size_t i = 0; i < n; i++) {
+                        json_begin_object(&w);
+                        json_kv_int(&w, "pid", found[i].pid);
+                        json_kv_string(&w, "bus", found[i].bus);
+                        json_kv_uint(&w, "start_timestamp", found[i].start_usec);
+                        json_end_object(&w);
+                }
+                json_end_array(&w);
+                json_end_object(&w);
+                return json_writer_finish(&w) < 0 ? 1 : 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char started[64];
+
+                format_timestamp(found[i].start_usec, started, sizeof(started));
+                fputs(cli_color(o, "bold"), stdout);
+                describe_elsewhere(stdout, &found[i]);
+                printf("%s, running since %s\n", cli_color(o, "reset"), started);
+        }
+        printf("  Its counters, list, set, reload and monitor need latniced on the system bus;\n"
+               "  its log (journalctl -u latniced, or its standard error) tells what it does.\n");
+        return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* GetStatus, or what can be said without it. 0 with *RET_REPLY; 0 without
+ * one when latniced runs off the bus (said so); or the exit status after
+ * saying why not. */
+static int status_call(int argc, char **argv, const CliOptions *o, sd_bus **ret_bus,
+                       sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        DaemonProcess *found = NULL;
+        size_t n = 0;
+        int r;
+
+        r = no_arguments(argc, argv, "status");
+        if (r != 0)
+                return r;
+        r = bus_connect(o, ret_bus);
+        if (r >= 0) {
+                r = method_new(*ret_bus, "GetStatus", &m);
+                if (r < 0)
+                        return bus_parse_error(r);
+                r = sd_bus_call(*ret_bus, m, 0, &error, ret_reply);
+                if (r >= 0)
+                        return 0;
+                if (!daemon_absent(&error))
+                        return report_error(o, "GetStatus", &error, r);
+        }
+        r = daemons_elsewhere(o, &found, &n);
+        if (r == -ENOMEM)
+                return log_oom(), 1;
+        if (r > 0) {
+                r = status_elsewhere(o, found, n);
+                daemon_processes_free(found, n);
+                return r;
+        }
+        /* not running: bus_open() and call() say so, each as it does */
+        *ret_bus = sd_bus_flush_close_unref(*ret_bus);
+        r = bus_open(o, ret_bus);
+        return r != 0 ? r : call_no_args(o, *ret_bus, "GetStatus", ret_reply);
+}
+
 int verb_status(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -611,9 +730,11 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         size_t n_errors = 0;
         int r;
 
-        r = simple_verb(argc, argv, o, "status", "GetStatus", &bus, &reply);
+        r = status_call(argc, argv, o, &bus, &reply);
         if (r != 0)
                 return cli_namespace_note(r);
+        if (!reply)
+                return 0; /* latniced runs without the bus: said so */
 
         if (o->json)
                 return print_reply_json(reply);

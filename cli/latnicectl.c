@@ -63,6 +63,7 @@ static void help(void)
                "\n"
                "Commands that talk to latniced:\n"
                "  status                     Daemon, kernel backend, counters, reload errors\n"
+               "                             (for a latniced off the bus: its pid, its bus)\n"
                "  list                       Tasks latniced manages and their attributes\n"
                "  set PID KEY=VALUE...       Apply settings to a process now (it becomes\n"
                "                             user-owned); without latniced, applied directly\n"
