@@ -17,6 +17,7 @@
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
+#include "lib/probe.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 #include "lib/time-util.h"
@@ -643,6 +644,40 @@ static const char *backend_explained(const char *b)
         return NULL;
 }
 
+/* From latniced's GetKernel (best effort): did its kernel probe find EEVDF
+ * slices and the latency nice syscall? 0, or -errno (nothing is printed). */
+static int kernel_of_daemon(sd_bus *bus, bool *ret_eevdf, bool *ret_latency_nice)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int eevdf = -1, ln = -1, r;
+
+        r = method_new(bus, "GetKernel", &m);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *key;
+
+                r = sd_bus_message_read(reply, "s", &key);
+                if (r >= 0 && (streq(key, "EEVDFSlice") || streq(key, "LatencyNiceSyscall")))
+                        r = sd_bus_message_read(reply, "v", "b",
+                                                streq(key, "EEVDFSlice") ? &eevdf : &ln);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(reply, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r < 0)
+                return r;
+        if (eevdf < 0 || ln < 0)
+                return -ENODATA;
+        *ret_eevdf = eevdf;
+        *ret_latency_nice = ln;
+        return 0;
+}
+
 /* latniced runs, but not on the system bus (latniced --bus none): say so,
  * with what /proc tells, instead of "not running". An exit status. */
 static int status_elsewhere(const CliOptions *o, const DaemonProcess *found, size_t n)
@@ -677,6 +712,13 @@ static int status_elsewhere(const CliOptions *o, const DaemonProcess *found, siz
         }
         printf("  Its counters, list, set, reload and monitor need latniced on the system bus;\n"
                "  its log (journalctl -u latniced, or its standard error) tells what it does.\n");
+        /* what the kernel lets the settings do, from a probe of our own */
+        {
+                KernelFeatures k;
+
+                if (kernel_probe(o->cgroup_root, &k) >= 0)
+                        cli_print_latency_note(o, k.eevdf_slice, k.latency_nice_syscall);
+        }
         return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -755,6 +797,12 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         printf("      Backend: %s%s%s%s\n", strna(i.backend),
                backend_explained(i.backend) ? " (" : "", strempty(backend_explained(i.backend)),
                backend_explained(i.backend) ? ")" : "");
+        {
+                bool eevdf = true, latency_nice = true;
+
+                if (kernel_of_daemon(bus, &eevdf, &latency_nice) >= 0)
+                        cli_print_latency_note(o, eevdf, latency_nice);
+        }
         if (i.sched_ext_active)
                 printf("    sched_ext: active: slice and latency nice have no effect\n");
         if (i.core_sched)

@@ -49,6 +49,10 @@ int verb_check(int argc, char **argv, const CliOptions *o);
 int verb_cat_policy(int argc, char **argv, const CliOptions *o);
 int verb_explain(int argc, char **argv, const CliOptions *o);
 int verb_kernel(int argc, char **argv, const CliOptions *o);
+/* On a kernel where LatencyNice= or Slice= do nothing (no EEVDF: Debian
+ * 12's 6.1), a "Note:" saying so and what still acts (cli/kernel-note.h);
+ * nothing on other kernels. Used by kernel and status. */
+void cli_print_latency_note(const CliOptions *o, bool eevdf_slice, bool latency_nice_syscall);
 /* When not in the host's PID and user namespaces (where latniced cannot run),
  * say so on stderr. Returns R. */
 int cli_namespace_note(int r);

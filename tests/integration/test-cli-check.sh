@@ -180,7 +180,7 @@ expect_rc 0 --json kernel
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 keys = {"kernel_release", "latency_nice_backend", "latency_nice_syscall", "latency_nice_cgroup",
-        "eevdf_slice", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
+        "eevdf_slice", "latency_note", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
         "sched_ext_active", "autogroup", "ncpus", "base_slice_ns", "base_slice_source",
         "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table",
         "core_scheduling", "core_scheduling_status", "smt_control"}

@@ -3,9 +3,10 @@
 # none): it says that latniced runs, with its pid, not that it is not
 # running; the other verbs that need the bus say why they cannot work. A
 # process named latniced that another user runs is not taken for it (root).
-#   $1 latniced  $2 ln-spawn  $3 ln-getattr  $4 latnicectl
+#   $1 latniced  $2 ln-spawn  $3 ln-getattr  $4 latnicectl  $5 ln-no-eevdf
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 LATNICECTL=${4:?latnicectl path}
+NOEEVDF=${5:?ln-no-eevdf path}
 
 # No system bus, or one without latniced on it: either way latniced is not
 # there to ask. (A bus named with --bus is asked about that bus alone:
@@ -45,6 +46,16 @@ assert me["bus"] == "none", me
 assert abs(me["start_timestamp"] / 1e6 - time.time()) < 3600, me
 assert int(sys.argv[3]) not in p, d' "$T/out" "$DAEMON" "$DECOY" ||
         fail "status --json: $(cat "$T/out")"
+
+# on a kernel without EEVDF (as ln-no-eevdf shows it to the probe): the note,
+# from latnicectl's own probe as latniced cannot be asked
+"$NOEEVDF" "$LATNICECTL" status >"$T/out" 2>"$T/err" || fail "status without EEVDF: $(cat "$T/err")"
+tr -s ' \n' '  ' <"$T/out" | grep -q "Note: this kernel has no EEVDF .* LatencyNice= and Slice= do nothing here" ||
+        fail "status off the bus without EEVDF: no note: $(cat "$T/out")"
+"$LATNICECTL" status >"$T/out" 2>"$T/err"
+if "$LATNICECTL" --json kernel | grep -q '"eevdf_slice": true'; then
+        grep -q "Note:" "$T/out" && fail "status with EEVDF has a note: $(cat "$T/out")"
+fi
 
 for verb in list reload monitor; do
         rc=0
