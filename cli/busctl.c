@@ -948,6 +948,26 @@ static int print_done_json(const char *key1, const char *v1, const char *key2, u
         return 0;
 }
 
+/* set without latniced on the bus: applied here, as renice and chrt -p do.
+ * A latniced that runs off the system bus is named (it cannot be asked). */
+static int set_direct(const CliOptions *o, pid_t pid, const Settings *s)
+{
+        DaemonProcess *found = NULL;
+        size_t n = 0;
+        int r;
+
+        r = daemons_elsewhere(o, &found, &n);
+        if (r == -ENOMEM)
+                return log_oom(), 1;
+        for (size_t i = 0; i < n; i++) {
+                fputs("latnicectl: ", stderr);
+                describe_elsewhere(stderr, &found[i]);
+                fputs(": set cannot ask it\n", stderr);
+        }
+        daemon_processes_free(found, n);
+        return cli_set_direct(o, pid, s, n > 0);
+}
+
 int verb_set(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -977,7 +997,7 @@ int verb_set(int argc, char **argv, const CliOptions *o)
          * fails), set works as renice and chrt -p do. */
         r = bus_connect(o, &bus);
         if (r < 0)
-                return cli_set_direct(o, pid, &s);
+                return set_direct(o, pid, &s);
         r = method_new(bus, "SetTask", &m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", (uint32_t) pid);
@@ -987,7 +1007,7 @@ int verb_set(int argc, char **argv, const CliOptions *o)
                 return bus_parse_error(r);
         r = sd_bus_call(bus, m, 0, &error, &reply);
         if (r < 0 && daemon_absent(&error))
-                return cli_set_direct(o, pid, &s);
+                return set_direct(o, pid, &s);
         if (r < 0)
                 return report_error(o, "SetTask", &error, r);
 

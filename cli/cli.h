@@ -66,9 +66,10 @@ typedef struct Settings Settings;
  * UNSUPPORTED, on stderr (cli/run.c). */
 void cli_warn_unsupported(uint32_t unsupported, const KernelFeatures *k);
 /* set without latniced (cli/set-direct.c): apply S to every thread of PID
- * here and warn that nothing will restore the previous values. An exit
- * status. */
-int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s);
+ * here and warn that nothing will restore the previous values (and that
+ * latniced is not on the system bus rather than not running, with
+ * DAEMON_OFF_BUS). An exit status. */
+int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s, bool daemon_off_bus);
 
 /* Daemon verbs (cli/busctl.c), over D-Bus org.latnice.Daemon1. */
 int verb_status(int argc, char **argv, const CliOptions *o);

@@ -65,4 +65,17 @@ for verb in list reload monitor; do
                 "$T/err" || fail "$verb: $(cat "$T/err")"
 done
 
+# set applies directly, as without latniced, and says why it did not ask it
+sleep 60 &
+SLEEPER=$!
+PIDS+=("$SLEEPER")
+rc=0
+"$LATNICECTL" set "$SLEEPER" Nice=3 >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" -eq 0 ] || fail "set with latniced off the bus: exit $rc: $(cat "$T/err")"
+grep -qx "latnicectl: latniced runs without its D-Bus API (pid $DAEMON, started with --bus none): set cannot ask it" \
+        "$T/err" || fail "set: latniced not named: $(cat "$T/err")"
+grep -qx "latnicectl: warning: latniced is not on the system bus: applied to process $SLEEPER directly; nothing will restore its previous values" \
+        "$T/err" || fail "set: $(cat "$T/err")"
+[ "$(attr "$SLEEPER" nice)" = 3 ] || fail "set with latniced off the bus: nice is $(attr "$SLEEPER" nice)"
+
 echo "PASS"
