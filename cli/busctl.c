@@ -11,11 +11,13 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/daemon-find.h"
 #include "cli/json.h"
 #include "cli/table.h"
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
+#include "lib/probe.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 #include "lib/time-util.h"
@@ -40,10 +42,51 @@ static char *bus_description(const CliOptions *o)
         return asprintf(&s, "the bus %s", a) < 0 ? NULL : s;
 }
 
+/* The latniced processes that run but not on the system bus, when that is
+ * the bus asked (the default: where latniced.service puts it; a bus named
+ * with --bus is asked about that bus alone). Their count, 0, or -ENOMEM. */
+static int daemons_elsewhere(const CliOptions *o, DaemonProcess **ret, size_t *ret_n)
+{
+        int r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!streq(bus_address(o), "system"))
+                return 0;
+        r = daemon_find(o->proc_root, ret, ret_n);
+        return r < 0 ? r : (int)*ret_n;
+}
+
+/* "without its D-Bus API (started with --bus none)" or "on another bus
+ * (started with --bus X)" */
+static void describe_elsewhere(FILE *f, const DaemonProcess *d)
+{
+        _cleanup_free_ char *clean = cell_sanitize(d->bus);
+
+        if (streq(d->bus, "none"))
+                fprintf(f, "latniced runs without its D-Bus API (pid %d, started with --bus none)",
+                        (int)d->pid);
+        else
+                fprintf(f, "latniced runs on another bus (pid %d, started with --bus %s), not on "
+                           "the system bus",
+                        (int)d->pid, clean ? clean : "?");
+}
+
 static int report_not_running(const CliOptions *o, const char *why)
 {
         _cleanup_free_ char *d = bus_description(o);
+        DaemonProcess *found = NULL;
+        size_t n = 0;
 
+        if (daemons_elsewhere(o, &found, &n) > 0) {
+                for (size_t i = 0; i < n; i++) {
+                        fputs("latnicectl: ", stderr);
+                        describe_elsewhere(stderr, &found[i]);
+                        fputs(": this command needs latniced on the system bus\n", stderr);
+                }
+                daemon_processes_free(found, n);
+                return 1;
+        }
         if (why)
                 log_error("latniced is not running (%s)", why);
         else
@@ -601,6 +644,124 @@ static const char *backend_explained(const char *b)
         return NULL;
 }
 
+/* From latniced's GetKernel (best effort): did its kernel probe find EEVDF
+ * slices and the latency nice syscall? 0, or -errno (nothing is printed). */
+static int kernel_of_daemon(sd_bus *bus, bool *ret_eevdf, bool *ret_latency_nice)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int eevdf = -1, ln = -1, r;
+
+        r = method_new(bus, "GetKernel", &m);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *key;
+
+                r = sd_bus_message_read(reply, "s", &key);
+                if (r >= 0 && (streq(key, "EEVDFSlice") || streq(key, "LatencyNiceSyscall")))
+                        r = sd_bus_message_read(reply, "v", "b",
+                                                streq(key, "EEVDFSlice") ? &eevdf : &ln);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(reply, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r < 0)
+                return r;
+        if (eevdf < 0 || ln < 0)
+                return -ENODATA;
+        *ret_eevdf = eevdf;
+        *ret_latency_nice = ln;
+        return 0;
+}
+
+/* latniced runs, but not on the system bus (latniced --bus none): say so,
+ * with what /proc tells, instead of "not running". An exit status. */
+static int status_elsewhere(const CliOptions *o, const DaemonProcess *found, size_t n)
+{
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_begin_object(&w);
+                json_kv_bool(&w, "running", true);
+                json_kv_bool(&w, "on_bus", false);
+                json_key(&w, "processes");
+                json_begin_array(&w);
+                for (size_t i = 0; i < n; i++) {
+                        json_begin_object(&w);
+                        json_kv_int(&w, "pid", found[i].pid);
+                        json_kv_string(&w, "bus", found[i].bus);
+                        json_kv_uint(&w, "start_timestamp", found[i].start_usec);
+                        json_end_object(&w);
+                }
+                json_end_array(&w);
+                json_end_object(&w);
+                return json_writer_finish(&w) < 0 ? 1 : 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char started[64];
+
+                format_timestamp(found[i].start_usec, started, sizeof(started));
+                fputs(cli_color(o, "bold"), stdout);
+                describe_elsewhere(stdout, &found[i]);
+                printf("%s, running since %s\n", cli_color(o, "reset"), started);
+        }
+        printf("  Its counters, list, set, reload and monitor need latniced on the system bus;\n"
+               "  its log (journalctl -u latniced, or its standard error) tells what it does.\n");
+        /* what the kernel lets the settings do, from a probe of our own */
+        {
+                KernelFeatures k;
+
+                if (kernel_probe(o->cgroup_root, &k) >= 0)
+                        cli_print_latency_note(o, k.eevdf_slice, k.latency_nice_syscall);
+        }
+        return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* GetStatus, or what can be said without it. 0 with *RET_REPLY; 0 without
+ * one when latniced runs off the bus (said so); or the exit status after
+ * saying why not. */
+static int status_call(int argc, char **argv, const CliOptions *o, sd_bus **ret_bus,
+                       sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        DaemonProcess *found = NULL;
+        size_t n = 0;
+        int r;
+
+        r = no_arguments(argc, argv, "status");
+        if (r != 0)
+                return r;
+        r = bus_connect(o, ret_bus);
+        if (r >= 0) {
+                r = method_new(*ret_bus, "GetStatus", &m);
+                if (r < 0)
+                        return bus_parse_error(r);
+                r = sd_bus_call(*ret_bus, m, 0, &error, ret_reply);
+                if (r >= 0)
+                        return 0;
+                if (!daemon_absent(&error))
+                        return report_error(o, "GetStatus", &error, r);
+        }
+        r = daemons_elsewhere(o, &found, &n);
+        if (r == -ENOMEM)
+                return log_oom(), 1;
+        if (r > 0) {
+                r = status_elsewhere(o, found, n);
+                daemon_processes_free(found, n);
+                return r;
+        }
+        /* not running: bus_open() and call() say so, each as it does */
+        *ret_bus = sd_bus_flush_close_unref(*ret_bus);
+        r = bus_open(o, ret_bus);
+        return r != 0 ? r : call_no_args(o, *ret_bus, "GetStatus", ret_reply);
+}
+
 int verb_status(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -611,9 +772,11 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         size_t n_errors = 0;
         int r;
 
-        r = simple_verb(argc, argv, o, "status", "GetStatus", &bus, &reply);
+        r = status_call(argc, argv, o, &bus, &reply);
         if (r != 0)
                 return cli_namespace_note(r);
+        if (!reply)
+                return 0; /* latniced runs without the bus: said so */
 
         if (o->json)
                 return print_reply_json(reply);
@@ -634,6 +797,12 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         printf("      Backend: %s%s%s%s\n", strna(i.backend),
                backend_explained(i.backend) ? " (" : "", strempty(backend_explained(i.backend)),
                backend_explained(i.backend) ? ")" : "");
+        {
+                bool eevdf = true, latency_nice = true;
+
+                if (kernel_of_daemon(bus, &eevdf, &latency_nice) >= 0)
+                        cli_print_latency_note(o, eevdf, latency_nice);
+        }
         if (i.sched_ext_active)
                 printf("    sched_ext: active: slice and latency nice have no effect\n");
         if (i.core_sched)
@@ -779,6 +948,26 @@ static int print_done_json(const char *key1, const char *v1, const char *key2, u
         return 0;
 }
 
+/* set without latniced on the bus: applied here, as renice and chrt -p do.
+ * A latniced that runs off the system bus is named (it cannot be asked). */
+static int set_direct(const CliOptions *o, pid_t pid, const Settings *s)
+{
+        DaemonProcess *found = NULL;
+        size_t n = 0;
+        int r;
+
+        r = daemons_elsewhere(o, &found, &n);
+        if (r == -ENOMEM)
+                return log_oom(), 1;
+        for (size_t i = 0; i < n; i++) {
+                fputs("latnicectl: ", stderr);
+                describe_elsewhere(stderr, &found[i]);
+                fputs(": set cannot ask it\n", stderr);
+        }
+        daemon_processes_free(found, n);
+        return cli_set_direct(o, pid, s, n > 0);
+}
+
 int verb_set(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -808,7 +997,7 @@ int verb_set(int argc, char **argv, const CliOptions *o)
          * fails), set works as renice and chrt -p do. */
         r = bus_connect(o, &bus);
         if (r < 0)
-                return cli_set_direct(o, pid, &s);
+                return set_direct(o, pid, &s);
         r = method_new(bus, "SetTask", &m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", (uint32_t) pid);
@@ -818,7 +1007,7 @@ int verb_set(int argc, char **argv, const CliOptions *o)
                 return bus_parse_error(r);
         r = sd_bus_call(bus, m, 0, &error, &reply);
         if (r < 0 && daemon_absent(&error))
-                return cli_set_direct(o, pid, &s);
+                return set_direct(o, pid, &s);
         if (r < 0)
                 return report_error(o, "SetTask", &error, r);
 

@@ -4,6 +4,7 @@
  * disk, validated or shown as merged.
  */
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/json.h"
@@ -15,19 +16,63 @@ static const char *level_name(DiagLevel l)
         return l == DIAG_ERROR ? "error" : "warning";
 }
 
+/* file:line:column: level: message, like a compiler; on stderr, as every
+ * diagnostic of latnicectl (reload's too): stdout has the result alone. */
 static void print_diagnostic(const Diagnostic *d, const CliOptions *o)
 {
-        /* file:line:column: level: message, like a compiler */
-        fputs(cli_color(o, "bold"), stdout);
-        fputs(d->file ? d->file : "-", stdout);
+        fputs(cli_color_stderr(o, "bold"), stderr);
+        fputs(d->file ? d->file : "-", stderr);
         if (d->line > 0) {
-                printf(":%u", d->line);
+                fprintf(stderr, ":%u", d->line);
                 if (d->column > 0)
-                        printf(":%u", d->column);
+                        fprintf(stderr, ":%u", d->column);
         }
-        printf(":%s %s%s:%s %s\n", cli_color(o, "reset"),
-               cli_color(o, d->level == DIAG_ERROR ? "red" : "yellow"), level_name(d->level),
-               cli_color(o, "reset"), d->message);
+        fprintf(stderr, ":%s %s%s:%s %s\n", cli_color_stderr(o, "reset"),
+                cli_color_stderr(o, d->level == DIAG_ERROR ? "red" : "yellow"),
+                level_name(d->level), cli_color_stderr(o, "reset"), d->message);
+}
+
+/* "A, B or C" of the policy directories in effect; NULL on out of memory. */
+static char *dirs_joined(char *const *dirs)
+{
+        char *s = strdup("");
+
+        for (size_t i = 0; s && dirs[i]; i++) {
+                char *n;
+
+                if (asprintf(&n, "%s%s%s", s, i == 0 ? "" : dirs[i + 1] ? ", " : " or ",
+                             dirs[i]) < 0)
+                        n = NULL;
+                free(s);
+                s = n;
+        }
+        return s;
+}
+
+/* A policy read from the directories must come from somewhere: a directory
+ * given with --policy-dir must exist, and together they must hold a policy
+ * file. A mistyped directory or a policy not installed would otherwise
+ * check as "0 errors". 0, or the exit status after saying what is wrong. */
+int cli_policy_found(const CliOptions *o, const Policy *p)
+{
+        _cleanup_free_ char *all = NULL;
+        char *const *dirs = cli_policy_dirs(o);
+
+        for (size_t i = 0; o->policy_dirs && dirs[i]; i++) {
+                struct stat st;
+
+                if (stat(dirs[i], &st) < 0 && errno == ENOENT)
+                        return cli_error("--policy-dir %s: no such directory", dirs[i]);
+        }
+        if (policy_n_files(p) > 0)
+                return 0;
+        all = dirs_joined(dirs);
+        if (!all)
+                return cli_error("out of memory");
+        return cli_error("no policy files (*.policy) in %s; %s", all,
+                         o->policy_dirs ? "check the --policy-dir directories"
+                                        : "is the default policy installed? (--policy-dir DIR "
+                                          "reads another directory)");
 }
 
 /* The files a check covers: the arguments, or every file of the policy in effect. */
@@ -69,6 +114,16 @@ int verb_check(int argc, char **argv, const CliOptions *o)
                 errno = -r;
                 return cli_error("failed to load the policy: %m");
         }
+        for (size_t i = 0; i < diags.n; i++)
+                if (!o->json)
+                        print_diagnostic(&diags.items[i], o);
+        if (!files) {
+                r = cli_policy_found(o, p);
+                if (r != 0) {
+                        diagnostics_done(&diags);
+                        return r;
+                }
+        }
 
         errors = diagnostics_count(&diags, DIAG_ERROR);
         warnings = diagnostics_count(&diags, DIAG_WARNING);
@@ -102,8 +157,6 @@ int verb_check(int argc, char **argv, const CliOptions *o)
         } else {
                 size_t n = files ? n_files : policy_n_files(p);
 
-                for (size_t i = 0; i < diags.n; i++)
-                        print_diagnostic(&diags.items[i], o);
                 if (!o->quiet)
                         printf("%zu file%s, %zu rule%s, %zu profile%s, %zu unit section%s: "
                                "%s%zu error%s%s, %s%zu warning%s%s\n",
@@ -141,6 +194,11 @@ int verb_cat_policy(int argc, char **argv, const CliOptions *o)
                 diagnostics_done(&diags);
                 errno = -r;
                 return cli_error("failed to load the policy: %m");
+        }
+        r = cli_policy_found(o, p);
+        if (r != 0) {
+                diagnostics_done(&diags);
+                return r;
         }
 
         if (o->json) {

@@ -29,6 +29,7 @@ typedef struct CliOptions {
         bool quiet;            /* -q: no success messages (errors and warnings stay) */
         bool full;             /* --full: never cut, even on a terminal */
         bool color;            /* stdout is a tty and NO_COLOR is unset */
+        bool color_stderr;     /* the same for stderr (diagnostics) */
         bool tty;              /* stdout was a terminal (before any pager took it) */
         size_t columns;        /* the terminal's width, when tty */
         char **policy_dirs;    /* --policy-dir (NULL-terminated) or NULL for the defaults */
@@ -48,6 +49,10 @@ int verb_check(int argc, char **argv, const CliOptions *o);
 int verb_cat_policy(int argc, char **argv, const CliOptions *o);
 int verb_explain(int argc, char **argv, const CliOptions *o);
 int verb_kernel(int argc, char **argv, const CliOptions *o);
+/* On a kernel where LatencyNice= or Slice= do nothing (no EEVDF: Debian
+ * 12's 6.1), a "Note:" saying so and what still acts (cli/kernel-note.h);
+ * nothing on other kernels. Used by kernel and status. */
+void cli_print_latency_note(const CliOptions *o, bool eevdf_slice, bool latency_nice_syscall);
 /* When not in the host's PID and user namespaces (where latniced cannot run),
  * say so on stderr. Returns R. */
 int cli_namespace_note(int r);
@@ -61,9 +66,10 @@ typedef struct Settings Settings;
  * UNSUPPORTED, on stderr (cli/run.c). */
 void cli_warn_unsupported(uint32_t unsupported, const KernelFeatures *k);
 /* set without latniced (cli/set-direct.c): apply S to every thread of PID
- * here and warn that nothing will restore the previous values. An exit
- * status. */
-int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s);
+ * here and warn that nothing will restore the previous values (and that
+ * latniced is not on the system bus rather than not running, with
+ * DAEMON_OFF_BUS). An exit status. */
+int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s, bool daemon_off_bus);
 
 /* Daemon verbs (cli/busctl.c), over D-Bus org.latnice.Daemon1. */
 int verb_status(int argc, char **argv, const CliOptions *o);
@@ -80,6 +86,11 @@ int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);
+/* After loading P from them: every --policy-dir exists and together they
+ * hold a policy file; else say which directories were searched (cli/check.c).
+ * 0 or CLI_EXIT_FAILURE. */
+typedef struct Policy Policy;
+int cli_policy_found(const CliOptions *o, const Policy *p);
 
 /* ---- Helpers for verbs (cli/util.c) ---------------------------------- */
 
@@ -109,3 +120,5 @@ int cli_parse_pid(const char *s, int *ret);
 /* Colour escape for stdout, "" when o->color is off: "red", "yellow",
  * "green", "bold", "grey", "reset". */
 const char *cli_color(const CliOptions *o, const char *name);
+/* The same for stderr (o->color_stderr). */
+const char *cli_color_stderr(const CliOptions *o, const char *name);

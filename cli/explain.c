@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * latnicectl explain PID [--tid TID] [--all]: what the policy on disk decides
- * for a process, from /proc (no daemon needed): the rules that apply and the
- * predicate that decided each, or with --all every rule, matched or not.
+ * latnicectl explain PID... [--tid TID] [--all]: what the policy on disk
+ * decides for a process, from /proc (no daemon needed): the rules that apply
+ * and the predicate that decided each, or with --all every rule, matched or
+ * not. Several PIDs (explain $(pidof pipewire)) are explained one after the
+ * other against the same policy, read once.
  */
 #include <inttypes.h>
 
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "cli/table-fit.h"
 #include "cli/table.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -198,50 +201,127 @@ static void print_hidden(const MatchTrace *trace, const CliOptions *o)
         printf("; --all shows %s)%s\n", no + skipped == 1 ? "it" : "them", cli_color(o, "reset"));
 }
 
-static int print_trace(const MatchTrace *trace, const CliOptions *o)
+static void cells_free(char **cells, size_t n)
+{
+        for (size_t i = 0; cells && i < n; i++)
+                free(cells[i]);
+        free(cells);
+}
+
+/* Add a row whose cells may hold several lines ("\n", from table_fit()) as
+ * that many table rows, the Nth line of each cell in the Nth ("" where a
+ * cell has fewer lines). 0 or -ENOMEM. */
+static int add_wrapped_row(Table *t, char *const *cells, size_t n_columns)
+{
+        _cleanup_free_ const char **pos = calloc(n_columns, sizeof(char *));
+        _cleanup_free_ char **line = calloc(n_columns, sizeof(char *));
+        bool more = true;
+        int r = 0;
+
+        if (!pos || !line)
+                return -ENOMEM;
+        for (size_t c = 0; c < n_columns; c++)
+                pos[c] = cells[c];
+        for (bool first = true; more && r >= 0; first = false) {
+                more = false;
+                for (size_t c = 0; c < n_columns; c++) {
+                        const char *p = pos[c], *nl = p ? strchr(p, '\n') : NULL;
+
+                        /* NULL: "-" on the first line; a cell that has ended: "" */
+                        line[c] = p ? strndup(p, nl ? (size_t)(nl - p) : strlen(p))
+                                    : strdup(first ? "-" : "");
+                        if (!line[c])
+                                r = -ENOMEM;
+                        pos[c] = nl ? nl + 1 : NULL;
+                        more = more || nl;
+                }
+                if (r >= 0)
+                        r = table_add_row(t, (const char *const *)line);
+                for (size_t c = 0; c < n_columns; c++)
+                        line[c] = mfree(line[c]);
+        }
+        return r;
+}
+
+/* Fit the cells to the terminal (never cut, --full, a pipe: as they are) and
+ * print them: the columns of YIELD wrap, first to give up first; what is
+ * TABLE_FIT_KEEP is never cut. 0 or a negative errno. */
+static int print_fitted(const CliOptions *o, char **cells, size_t n_rows, size_t n_columns,
+                        const char *const *headers, const TableFitColumn *fit,
+                        const size_t *yield, size_t n_yield, const size_t *right)
 {
         _cleanup_(table_freep) Table *t = NULL;
         int r;
+
+        r = table_fit(cells, n_rows, n_columns, o->legend ? headers : NULL, fit, yield, n_yield,
+                      o->tty && !o->full ? o->columns : 0);
+        if (r < 0)
+                return r;
+        t = cli_table_new(o, n_columns, headers);
+        if (!t)
+                return -ENOMEM;
+        table_set_width(t, 0); /* fitted already: libsmartcols cuts nothing */
+        for (size_t c = 0; right && c < n_columns; c++)
+                if (right[c])
+                        table_set_align(t, c, TABLE_ALIGN_RIGHT);
+        for (size_t i = 0; i < n_rows; i++) {
+                r = add_wrapped_row(t, cells + i * n_columns, n_columns);
+                if (r < 0)
+                        return r;
+        }
+        return table_print(t, stdout);
+}
+
+/* The rules' table. On a narrow terminal the predicate wraps first, then
+ * the file:line, then the settings (at blanks); the rule's name is never
+ * cut, nor is a setting. */
+static int print_trace(const MatchTrace *trace, const CliOptions *o)
+{
+        static const char *const headers[] = { "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" };
+        static const TableFitColumn fit[] = {
+                { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_WRAP, 12 },
+                { TABLE_FIT_WRAP, 16 }, { TABLE_FIT_WRAP_WORDS, 0 },
+        };
+        static const size_t yield[] = { 3, 2, 4 };
+        char **cells = NULL;
+        size_t n = 0;
+        int r = 0;
 
         if (trace->n == 0) {
                 printf("\nThe policy has no rules.\n");
                 return 0;
         }
-        t = cli_table_new(o, 5, (const char *[]){ "VERDICT", "RULE", "WHERE", "DECIDED BY", "SETS" });
-        if (!t)
+        cells = calloc(trace->n * 5, sizeof(char *));
+        if (!cells)
                 return -ENOMEM;
-        table_set_shrinkable(t, 0, false);
-        for (size_t i = 0; i < trace->n; i++) {
+        for (size_t i = 0; i < trace->n && r >= 0; i++) {
                 const RuleTrace *rt = &trace->rules[i];
-                _cleanup_free_ char *where = NULL, *sets = NULL;
-                const char *verdict = rt->verdict == RULE_MATCHED       ? "matched"
-                                      : rt->verdict == RULE_NOT_MATCHED ? "no"
-                                                                        : "skipped";
+                _cleanup_free_ char *sets = NULL;
+                char **row = cells + n * 5;
 
                 if (!rule_shown(rt, o))
                         continue;
-                if (asprintf(&where, "%s:%u", short_path(rt->file), rt->line) < 0) {
-                        where = NULL;
-                        return -ENOMEM;
-                }
+                n++;
                 sets = settings_to_string(&rt->settings);
-                if (!sets)
-                        return -ENOMEM;
-                r = table_add_row(t, (const char *[]){
-                                             verdict, rt->rule, where,
-                                             rt->verdict == RULE_SKIPPED_FINAL
-                                                     ? "an earlier rule has Final=yes"
-                                                     : rt->decider,
-                                             sets[0] ? sets : "-" });
-                if (r < 0)
-                        return r;
+                row[0] = strdup(rt->verdict == RULE_MATCHED       ? "matched"
+                                : rt->verdict == RULE_NOT_MATCHED ? "no"
+                                                                  : "skipped");
+                row[1] = strdup(strempty(rt->rule));
+                if (asprintf(&row[2], "%s:%u", short_path(rt->file), rt->line) < 0)
+                        row[2] = NULL;
+                row[3] = strdup(rt->verdict == RULE_SKIPPED_FINAL ? "an earlier rule has Final=yes"
+                                                                  : strempty(rt->decider));
+                row[4] = strdup(sets && sets[0] ? sets : "-");
+                for (size_t c = 0; c < 5; c++)
+                        if (!row[c])
+                                r = -ENOMEM;
         }
         fputc('\n', stdout);
-        if (table_n_rows(t) > 0) {
-                r = table_print(t, stdout);
-                if (r < 0)
-                        return r;
-        }
+        if (r >= 0 && n > 0)
+                r = print_fitted(o, cells, n, 5, headers, fit, yield, ELEMENTSOF(yield), NULL);
+        cells_free(cells, n * 5);
+        if (r < 0)
+                return r;
         print_hidden(trace, o);
         return 0;
 }
@@ -335,7 +415,7 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostF
 typedef struct Explanation {
         pid_t pid, tid;
         ProcTask *task;
-        Policy *policy;
+        const Policy *policy;   /* borrowed: one for every PID explained */
         size_t n_errors;
         MatchTrace trace;
         Decision result;
@@ -363,15 +443,15 @@ static void explanation_done(Explanation *e)
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
-        policy_free(e->policy);
         proc_task_free(e->task);
 }
 
-/* PID from ARGV, --tid from O; a thread id given as PID means that thread. */
-static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
+/* The PIDs of ARGV (NULL-terminated copy in *RET): all numbers, at least one,
+ * and only one with --tid. CLI_EXIT_SUCCESS or a usage error. */
+static int parse_pids(int argc, char **argv, const CliOptions *o, pid_t **ret, size_t *ret_n)
 {
         _cleanup_free_ char **args = NULL;
-        pid_t pid = 0, tid = o->tid, tgid;
+        _cleanup_free_ pid_t *pids = NULL;
         size_t n;
         int r;
 
@@ -379,11 +459,29 @@ static int parse_target(int argc, char **argv, const CliOptions *o, pid_t *ret_p
         if (r != 0)
                 return r;
         if (n == 0)
-                return cli_usage_error("explain needs a PID");
-        if (cli_parse_pid(args[0], &pid) < 0)
-                return cli_usage_error("expected a PID (a positive number), found '%s'", args[0]);
-        if (n > 1)
-                return cli_usage_error("explain takes one PID, found '%s' too", args[1]);
+                return cli_usage_error("explain needs a PID, found none (with $(pidof NAME): no "
+                                       "process of that name runs)");
+        if (n > 1 && o->tid > 0)
+                return cli_usage_error("--tid %d names a thread of one process, found %zu PIDs",
+                                       (int)o->tid, n);
+        pids = calloc(n, sizeof(pid_t));
+        if (!pids)
+                return cli_error("out of memory");
+        for (size_t i = 0; i < n; i++)
+                if (cli_parse_pid(args[i], &pids[i]) < 0)
+                        return cli_usage_error("expected a PID (a positive number), found '%s'",
+                                               args[i]);
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return CLI_EXIT_SUCCESS;
+}
+
+/* The process of the PID given, and --tid from O; a thread id given as PID
+ * means that thread. An exit status, after saying what is wrong. */
+static int resolve_target(pid_t given, const CliOptions *o, pid_t *ret_pid, pid_t *ret_tid)
+{
+        pid_t pid = given, tid = o->tid, tgid;
+        int r;
 
         r = proc_tgid(o->proc_root, pid, &tgid);
         if (errno_is_gone(r))
@@ -447,10 +545,33 @@ static int explain_group(Explanation *e, const CliOptions *o)
         return explain_shared(e, o);
 }
 
-/* Read the task and the policy, and decide. A CLI exit status. */
-static int explain_gather(Explanation *e, const CliOptions *o)
+/* The policy on disk, read once for every PID; its errors are counted and
+ * said once. A CLI exit status. */
+static int explain_load_policy(const CliOptions *o, Policy **ret, size_t *ret_errors)
 {
         Diagnostics diags = {};
+        size_t n_errors;
+        int r;
+
+        r = policy_load(cli_policy_dirs(o), NULL, ret, &diags);
+        n_errors = diagnostics_count(&diags, DIAG_ERROR);
+        diagnostics_done(&diags);
+        if (r < 0) {
+                errno = -r;
+                return cli_error("failed to load the policy: %m");
+        }
+        if (n_errors > 0)
+                fprintf(stderr,
+                        "latnicectl: the policy has %zu error%s; files with errors are left out "
+                        "(see 'latnicectl check')\n",
+                        n_errors, n_errors == 1 ? "" : "s");
+        *ret_errors = n_errors;
+        return CLI_EXIT_SUCCESS;
+}
+
+/* Read the task and decide (E->policy is read already). A CLI exit status. */
+static int explain_gather(Explanation *e, const CliOptions *o)
+{
         int r;
 
         r = proc_task_read(o->proc_root, e->pid, e->tid,
@@ -462,19 +583,6 @@ static int explain_gather(Explanation *e, const CliOptions *o)
                 return cli_error("failed to read process %d from %s: %m", (int)e->pid,
                                  o->proc_root);
         }
-
-        r = policy_load(cli_policy_dirs(o), NULL, &e->policy, &diags);
-        e->n_errors = diagnostics_count(&diags, DIAG_ERROR);
-        diagnostics_done(&diags);
-        if (r < 0) {
-                errno = -r;
-                return cli_error("failed to load the policy: %m");
-        }
-        if (e->n_errors > 0)
-                fprintf(stderr,
-                        "latnicectl: the policy has %zu error%s; files with errors are left out "
-                        "(see 'latnicectl check')\n",
-                        e->n_errors, e->n_errors == 1 ? "" : "s");
 
         e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
                                       .uid = e->task->view.uid };
@@ -498,11 +606,10 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         return CLI_EXIT_SUCCESS;
 }
 
-static int explain_json(const Explanation *e, const CliOptions *o)
+/* One process's object, into W (the document, or an array of several). */
+static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions *o)
 {
-        JsonWriter w;
-
-        json_writer_init(&w, stdout);
+#define w (*wp)
         json_begin_object(&w);
         json_kv_int(&w, "pid", e->pid);
         json_key(&w, "tid");
@@ -550,30 +657,44 @@ static int explain_json(const Explanation *e, const CliOptions *o)
         }
         json_end_array(&w);
         json_end_object(&w);
-        return json_writer_finish(&w);
+#undef w
 }
 
+/* Per thread: the thread's name wraps first, then the settings (at blanks);
+ * the rule's name is never cut. */
 static int print_threads(const Explanation *e, const CliOptions *o)
 {
-        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "TID", "THREAD", "RULE", "SETTINGS" };
+        static const TableFitColumn fit[] = {
+                { TABLE_FIT_KEEP, 0 }, { TABLE_FIT_WRAP, 8 }, { TABLE_FIT_KEEP, 0 },
+                { TABLE_FIT_WRAP_WORDS, 0 },
+        };
+        static const size_t yield[] = { 1, 3 }, right[] = { 1, 0, 0, 0 };
+        char **cells = calloc(e->n_threads * 4 + 1, sizeof(char *));
         int r = 0;
 
         printf("\nThreads (matched one by one, as the policy has thread rules):\n");
-        t = cli_table_new(o, 4, (const char *[]){ "TID", "THREAD", "RULE", "SETTINGS" });
-        if (!t)
+        if (!cells)
                 return -ENOMEM;
-        table_set_align(t, 0, TABLE_ALIGN_RIGHT);
-        table_set_shrinkable(t, 0, false);
         for (size_t i = 0; r >= 0 && i < e->n_threads; i++) {
                 const Decision *d = &e->threads[i].result;
                 _cleanup_free_ char *s = settings_to_string(&d->settings);
-                char tbuf[16];
+                char **row = cells + i * 4;
 
-                snprintf(tbuf, sizeof(tbuf), "%d", (int)e->threads[i].tid);
-                r = table_add_row(t, (const char *[]){ tbuf, e->threads[i].name, d->rule,
-                                                       s && s[0] ? s : NULL });
+                if (asprintf(&row[0], "%d", (int)e->threads[i].tid) < 0)
+                        row[0] = NULL;
+                row[1] = strdup(strempty(e->threads[i].name));
+                row[2] = strdup(d->rule ? d->rule : "-");
+                row[3] = strdup(s && s[0] ? s : "-");
+                for (size_t c = 0; c < 4; c++)
+                        if (!row[c])
+                                r = -ENOMEM;
         }
-        return r < 0 ? r : table_print(t, stdout);
+        if (r >= 0)
+                r = print_fitted(o, cells, e->n_threads, 4, headers, fit, yield, ELEMENTSOF(yield),
+                                 right);
+        cells_free(cells, e->n_threads * 4);
+        return r;
 }
 
 static void print_shared(const Explanation *e, const CliOptions *o)
@@ -663,21 +784,73 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
 }
 
-int verb_explain(int argc, char **argv, const CliOptions *o)
+/* Explain the process GIVEN: text on stdout, or its object into W. An
+ * exit status; a failure has been said, naming the PID. */
+static int explain_one(pid_t given, const Policy *p, size_t n_errors, JsonWriter *w,
+                       const CliOptions *o)
 {
-        _cleanup_(explanation_done) Explanation e = {};
+        _cleanup_(explanation_done) Explanation e = { .policy = p, .n_errors = n_errors };
         int r;
 
-        r = parse_target(argc, argv, o, &e.pid, &e.tid);
+        r = resolve_target(given, o, &e.pid, &e.tid);
         if (r != CLI_EXIT_SUCCESS)
                 return r;
         r = explain_gather(&e, o);
         if (r != CLI_EXIT_SUCCESS)
                 return r;
-        r = o->json ? explain_json(&e, o) : explain_text(&e, o);
+        if (w) {
+                explain_json(w, &e, o);
+                return CLI_EXIT_SUCCESS;
+        }
+        r = explain_text(&e, o);
         if (r == -ENOMEM)
                 return cli_error("out of memory");
         if (r < 0)
                 return cli_error("failed to write the output");
         return CLI_EXIT_SUCCESS;
+}
+
+int verb_explain(int argc, char **argv, const CliOptions *o)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, n_errors = 0;
+        JsonWriter w;
+        int r, ret = CLI_EXIT_SUCCESS;
+        bool shown = false;
+
+        r = parse_pids(argc, argv, o, &pids, &n);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+        r = explain_load_policy(o, &p, &n_errors);
+        if (r != CLI_EXIT_SUCCESS)
+                return r;
+
+        /* JSON: one object for one PID, an array of them for several */
+        if (o->json) {
+                json_writer_init(&w, stdout);
+                if (n > 1)
+                        json_begin_array(&w);
+        }
+        for (size_t i = 0; i < n; i++) {
+                /* text: a blank line between two processes */
+                if (!o->json && shown)
+                        fputc('\n', stdout);
+                r = explain_one(pids[i], p, n_errors, o->json ? &w : NULL, o);
+                if (r == CLI_EXIT_SUCCESS)
+                        shown = true;
+                else if (n == 1 || r == CLI_EXIT_USAGE)
+                        return r;
+                else
+                        ret = CLI_EXIT_FAILURE; /* said, naming the PID; go on with the next */
+                (void)fflush(stdout);
+        }
+        if (o->json) {
+                if (n > 1)
+                        json_end_array(&w);
+                r = json_writer_finish(&w); /* with several, the array even if empty */
+                if (r < 0)
+                        return cli_error("failed to write the output");
+        }
+        return ret;
 }

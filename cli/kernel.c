@@ -9,6 +9,8 @@
 #include "cli/cli.h"
 #include "cli/format.h"
 #include "cli/json.h"
+#include "cli/kernel-note.h"
+#include "cli/table-fit.h"
 #include "cli/table.h"
 #include "lib/macro.h"
 #include "lib/namespace.h"
@@ -38,6 +40,8 @@ static void print_json(const KernelFeatures *k)
         json_kv_bool(&w, "latency_nice_syscall", k->latency_nice_syscall);
         json_kv_bool(&w, "latency_nice_cgroup", k->latency_nice_cgroup);
         json_kv_bool(&w, "eevdf_slice", k->eevdf_slice);
+        json_kv_string(&w, "latency_note",
+                       kernel_latency_note(k->eevdf_slice, k->latency_nice_syscall));
         json_kv_bool(&w, "uclamp_task", k->uclamp_task);
         json_kv_bool(&w, "uclamp_cgroup", k->uclamp_cgroup);
         json_kv_bool(&w, "cgroup2_cpu", k->cgroup2_cpu);
@@ -100,6 +104,25 @@ static void print_namespaces(const CliOptions *o)
                 printf("Namespaces:               unknown (/proc/self/ns: %s)\n", strerror(-r));
 }
 
+void cli_print_latency_note(const CliOptions *o, bool eevdf_slice, bool latency_nice_syscall)
+{
+        const char *note = kernel_latency_note(eevdf_slice, latency_nice_syscall);
+        _cleanup_free_ char *wrapped = NULL;
+
+        if (!note)
+                return;
+        /* "Note:" and the sentence wrapped under the values (26 columns in) */
+        wrapped = text_wrap(note, o->tty && o->columns > 46 ? o->columns - 26 : 54, false);
+        printf("%sNote:%s", cli_color(o, "yellow"), cli_color(o, "reset"));
+        for (const char *p = wrapped ? wrapped : note; p && *p;) {
+                const char *nl = strchr(p, '\n');
+                int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+                printf("%*s%.*s\n", p == (wrapped ? wrapped : note) ? 21 : 26, "", n, p);
+                p = nl ? nl + 1 : NULL;
+        }
+}
+
 int cli_namespace_note(int r)
 {
         NamespaceCheck ns;
@@ -134,6 +157,7 @@ static int print_text(const KernelFeatures *k, const CliOptions *o)
         default:
                 printf(" (latency nice has no effect on this kernel)\n");
         }
+        cli_print_latency_note(o, k->eevdf_slice, k->latency_nice_syscall);
         printf("Latency nice (task):      %s\n", yes_no(k->latency_nice_syscall));
         printf("Latency nice (cgroup):    %s\n", yes_no(k->latency_nice_cgroup));
         printf("EEVDF slice:              %s\n", yes_no(k->eevdf_slice));

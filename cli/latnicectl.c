@@ -63,6 +63,7 @@ static void help(void)
                "\n"
                "Commands that talk to latniced:\n"
                "  status                     Daemon, kernel backend, counters, reload errors\n"
+               "                             (for a latniced off the bus: its pid, its bus)\n"
                "  list                       Tasks latniced manages and their attributes\n"
                "  set PID KEY=VALUE...       Apply settings to a process now (it becomes\n"
                "                             user-owned); without latniced, applied directly\n"
@@ -76,19 +77,21 @@ static void help(void)
                "                             Remove what set-unit configured, and reload\n"
                "\n"
                "Commands that work without latniced:\n"
-               "  kernel                     What the kernel supports; the latency-nice ->\n"
-               "                             slice table of this machine\n"
-               "  explain PID [--tid TID] [--all]\n"
-               "                             The rules that apply to a process, the predicate\n"
-               "                             that decided, and the resulting settings (--all:\n"
-               "                             every rule, matched or not)\n"
+               "  kernel                     What the kernel supports (without EEVDF, as on\n"
+               "                             Debian 12's 6.1: that LatencyNice= and Slice= do\n"
+               "                             nothing); the latency-nice -> slice table\n"
+               "  explain PID... [--tid TID] [--all]\n"
+               "                             The rules that apply to each process, the\n"
+               "                             predicate that decided, and the resulting settings\n"
+               "                             (--all: every rule, matched or not)\n"
                "  get PID                    Scheduler attributes of every thread of PID\n"
                "  run KEY=VALUE... -- CMD [ARG...]\n"
                "                             Run a command with these attributes\n"
                "  check [FILE...]            Validate policy files (default: the policy\n"
-               "                             directories); exit 1 on errors\n"
+               "                             directories); diagnostics on stderr; exit 1 on\n"
+               "                             errors or when no policy file is found\n"
                "  cat-policy                 The merged policy files in effect, with\n"
-               "                             overrides and masks\n"
+               "                             overrides and masks (exit 1 if there are none)\n"
                "  import-ananicy [DIR] [-o FILE]\n"
                "                             Convert ananicy rules (default /etc/ananicy.d)\n"
                "                             to a latnice policy (standard output by default)\n"
@@ -100,7 +103,8 @@ static void help(void)
                "                             a bare --json), short (one line) or off\n"
                "     --no-pager              Do not pipe the output into a pager\n"
                "     --no-legend             No table headers, hints and summaries\n"
-               "  -l --full                  Do not cut table cells to the terminal's width\n"
+               "  -l --full                  Do not cut or wrap table cells to the terminal's\n"
+               "                             width (explain wraps, never cuts a rule or setting)\n"
                "                             (output that is not a terminal is never cut)\n"
                "  -q --quiet                 No success messages (set, set-unit, unset-unit,\n"
                "                             monitor, check); errors and warnings stay\n"
@@ -359,6 +363,7 @@ int main(int argc, char **argv)
 
         o.tty = isatty(STDOUT_FILENO);
         o.color = o.tty && !no_color && !(term && streq(term, "dumb"));
+        o.color_stderr = isatty(STDERR_FILENO) && !no_color && !(term && streq(term, "dumb"));
         if (o.tty)
                 o.columns = cli_terminal_width();
 

@@ -76,7 +76,7 @@ static int print_done(const CliOptions *o, pid_t pid, const Settings *s, size_t 
         return fflush(stdout) == 0 ? CLI_EXIT_SUCCESS : cli_error("failed to write the output");
 }
 
-int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s)
+int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s, bool daemon_off_bus)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         KernelFeatures k;
@@ -117,9 +117,9 @@ int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s)
                 errno = -r;
                 return cli_error("failed to apply the settings to process %d: %m", (int)pid);
         }
-        fprintf(stderr, "latnicectl: warning: latniced is not running: applied to process %d "
+        fprintf(stderr, "latnicectl: warning: latniced is not %s: applied to process %d "
                         "directly; nothing will restore its previous values\n",
-                (int)pid);
+                daemon_off_bus ? "on the system bus" : "running", (int)pid);
         if (unsupported)
                 cli_warn_unsupported(unsupported, &k);
         return print_done(o, pid, s, done);

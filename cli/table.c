@@ -70,6 +70,23 @@ size_t cell_width(const char *s)
         return w;
 }
 
+size_t cell_prefix_bytes(const char *s, size_t n, size_t width)
+{
+        mbstate_t st = {};
+        size_t i = 0, w = 0;
+
+        while (i < n) {
+                unsigned cw;
+                size_t l = next_char(s + i, n - i, &st, &cw);
+
+                if (i > 0 && w + cw > width)
+                        break;
+                w += cw;
+                i += l;
+        }
+        return i;
+}
+
 char *cell_truncate(const char *s, size_t width)
 {
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");

@@ -68,6 +68,10 @@ char *cell_sanitize(const char *s);
 /* Width of a string in terminal cells, from wcwidth(3) in the current locale
  * (a byte or character it cannot measure counts one cell). */
 size_t cell_width(const char *s);
+/* The length in bytes of the longest start of the N bytes at S that is at
+ * most WIDTH cells wide, but at least one character (so that a caller that
+ * breaks S into pieces always moves on). */
+size_t cell_prefix_bytes(const char *s, size_t n, size_t width);
 /* Copy of S cut to at most WIDTH cells, ending in "…" (or "..." when the
  * locale is not UTF-8) when cut. */
 char *cell_truncate(const char *s, size_t width);

@@ -90,6 +90,13 @@ const char *cli_color(const CliOptions *o, const char *name)
         return "";
 }
 
+const char *cli_color_stderr(const CliOptions *o, const char *name)
+{
+        CliOptions e = { .color = o && o->color_stderr };
+
+        return cli_color(&e, name);
+}
+
 /* Verbs without options of their own: the positional arguments (argv[1..]),
  * anything that looks like an option is a usage error; after a "--" every
  * argument is positional. *ret is a NULL-terminated array borrowed from argv. */

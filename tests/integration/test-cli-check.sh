@@ -30,7 +30,7 @@ expect_rc 2 get
 expect_rc 2 get notapid
 expect_rc 2 get 0
 expect_rc 2 explain
-expect_rc 2 explain 1 2
+expect_rc 2 explain 1 notapid
 expect_rc 2 explain --tid
 expect_rc 2 import-ananicy --json   # the policy itself goes to stdout
 expect_rc 0 --no-pager --version
@@ -71,8 +71,11 @@ P
 DIRS=(--policy-dir "$V" --policy-dir "$R" --policy-dir "$A")
 
 expect_rc 0 "${DIRS[@]}" check
-grep -q "^$R/40-warn.policy:4:1: warning: " "$T/out" || fail "warning not printed as file:line:col"
+# diagnostics on stderr, the result on stdout (as reload: latnicectl(1) OUTPUT)
+grep -q "^$R/40-warn.policy:4:1: warning: " "$T/err" || fail "warning not printed as file:line:col"
+grep -q ": warning: " "$T/out" && fail "a diagnostic on stdout: $(cat "$T/out")"
 grep -q "0 errors, 1 warning" "$T/out" || fail "summary: $(tail -1 "$T/out")"
+[ "$(wc -l <"$T/out")" -eq 1 ] || fail "stdout is not the summary alone: $(cat "$T/out")"
 expect_rc 0 "${DIRS[@]}" --json check
 py 'import json,sys
 d = json.load(open(sys.argv[1]))
@@ -98,10 +101,11 @@ Match = name:foo && (comm:bar
 Nice = 40
 P
 expect_rc 1 check "$T/bad.policy" "$V/10-audio.policy"
-grep -qx "$T/bad.policy:2:30: error: expected ')' to close the '(' at column 21, found end of expression" "$T/out" ||
-        fail "paren diagnostic: $(cat "$T/out")"
-grep -qx "$T/bad.policy:3:8: error: expected an integer in -20..19, found \"40\"" "$T/out" ||
-        fail "range diagnostic: $(cat "$T/out")"
+grep -qx "$T/bad.policy:2:30: error: expected ')' to close the '(' at column 21, found end of expression" "$T/err" ||
+        fail "paren diagnostic: $(cat "$T/err")"
+grep -qx "$T/bad.policy:3:8: error: expected an integer in -20..19, found \"40\"" "$T/err" ||
+        fail "range diagnostic: $(cat "$T/err")"
+grep -q ": error: " "$T/out" && fail "a diagnostic on stdout: $(cat "$T/out")"
 grep -q "2 files, 1 rule, 1 profile, 0 unit sections: 2 errors, 0 warnings" "$T/out" ||
         fail "summary: $(tail -1 "$T/out")"
 expect_rc 1 --json check "$T/bad.policy"
@@ -111,9 +115,18 @@ expect_rc 1 check "$T/does-not-exist.policy"
 # a file named like an option after "--"
 cp "$V/10-audio.policy" "$T/-dash.policy"
 (cd "$T" && "$CTL" check -- -dash.policy >/dev/null) || fail "check -- -dash.policy"
-# empty policy directories: nothing to check is fine
-mkdir -p "$T/empty"
-expect_rc 0 --policy-dir "$T/empty" check
+# no policy file at all, or a mistyped --policy-dir: an error naming the
+# directories searched, not "0 errors" (issue 34)
+mkdir -p "$T/empty" "$T/empty2"
+expect_rc 1 --policy-dir "$T/empty" --policy-dir "$T/empty2" check
+grep -qx "latnicectl: no policy files (\*.policy) in $T/empty or $T/empty2; check the --policy-dir directories" \
+        "$T/err" || fail "check of empty directories: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "check of empty directories printed a result: $(cat "$T/out")"
+expect_rc 1 --policy-dir "$T/empty" --json check
+[ -s "$T/out" ] && fail "check --json of empty directories printed a result: $(cat "$T/out")"
+expect_rc 1 --policy-dir "$V" --policy-dir "$T/admn" check
+grep -qx "latnicectl: --policy-dir $T/admn: no such directory" "$T/err" ||
+        fail "check of a mistyped --policy-dir: $(cat "$T/err")"
 
 # ---- cat-policy ----------------------------------------------------------------
 expect_rc 0 "${DIRS[@]}" cat-policy
@@ -148,6 +161,15 @@ assert "admin-version" in f["30-overridden.policy"]["text"]
 assert d["errors"] == 0
 PYEOF
 
+# cat-policy fails the same way: nothing to show is not a policy
+expect_rc 1 --policy-dir "$T/empty" cat-policy
+grep -qx "latnicectl: no policy files (\*.policy) in $T/empty; check the --policy-dir directories" \
+        "$T/err" || fail "cat-policy of an empty directory: $(cat "$T/err")"
+expect_rc 1 --policy-dir "$T/nowhere" --json cat-policy
+grep -qx "latnicectl: --policy-dir $T/nowhere: no such directory" "$T/err" ||
+        fail "cat-policy of a mistyped --policy-dir: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "cat-policy --json of a mistyped directory printed: $(cat "$T/out")"
+
 # ---- kernel --------------------------------------------------------------------
 expect_rc 0 kernel
 grep -q "^Latency nice backend: " "$T/out" || fail "kernel text"
@@ -158,7 +180,7 @@ expect_rc 0 --json kernel
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 keys = {"kernel_release", "latency_nice_backend", "latency_nice_syscall", "latency_nice_cgroup",
-        "eevdf_slice", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
+        "eevdf_slice", "latency_note", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
         "sched_ext_active", "autogroup", "ncpus", "base_slice_ns", "base_slice_source",
         "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table",
         "core_scheduling", "core_scheduling_status", "smt_control"}

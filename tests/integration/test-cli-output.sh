@@ -48,16 +48,62 @@ lines = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines()
 print(max(len(l) for l in lines))' "$1"
 }
 
+# widest_fact FILE: the widest "  fact: value" line.
+widest_fact() {
+        grep '^  [a-z0-9\[\]]*: ' "$1" | awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }'
+}
+
 # ---- a terminal: fit its width; --full: never cut ------------------------------
+# The facts are cut to the width; in the table the rule's name and its
+# settings never are, even when the name alone is wider than the terminal
+# (then the table is wider: the predicate and the place wrap as far as they can).
 on_tty 60 "$CTL" --no-pager --policy-dir "$POL" explain "$SPID"
 grep -q "^Process $SPID" "$T/tty" || fail "explain on a tty: $(cat "$T/tty")"
-[ "$(widest "$T/tty")" -le 60 ] || fail "explain on a 60-column tty is $(widest "$T/tty") wide: $(cat "$T/tty")"
+[ "$(widest_fact "$T/tty")" -le 60 ] || fail "explain's facts on a 60-column tty are $(widest_fact "$T/tty") wide: $(cat "$T/tty")"
 grep -q "argument-20" "$T/tty" && fail "the cmdline was not cut on a 60-column tty"
+grep -q "^matched a-rule-with-a-name-long-enough-to-be-cut-on-a-narrow-terminal " "$T/tty" ||
+        fail "the rule's name was cut on a 60-column tty: $(cat "$T/tty")"
+grep -qw "Nice=5" "$T/tty" && grep -qw "TimerSlack=1ms" "$T/tty" ||
+        fail "the settings were cut on a 60-column tty: $(cat "$T/tty")"
 on_tty 60 "$CTL" --no-pager --full --policy-dir "$POL" explain "$SPID"
 grep -q "argument-20 --comm ln-spawn" "$T/tty" || fail "--full cut the cmdline: $(cat "$T/tty")"
 grep -q "a-rule-with-a-name-long-enough-to-be-cut-on-a-narrow-terminal" "$T/tty" ||
         fail "--full cut the rule: $(cat "$T/tty")"
 [ "$(widest "$T/tty")" -gt 60 ] || fail "--full: nothing wider than the terminal?"
+
+# 80 columns, a rule as long as the default policy's (issue 34): the rule's
+# name and every setting whole, the predicate wrapped, and the table fits.
+mkdir -p "$T/pol80"
+cat >"$T/pol80/20-audio-video.policy" <<P
+[Profile audio]
+LatencyNice = -15
+Nice = -11
+TimerSlack = 1us
+
+[Rule pipewire-data-loop]
+Match = name:pipewire || name:wireplumber || name:pipewire-pulse || (name:$NAME && user:root)
+Profile = audio
+P
+for how in "on_tty 80" "on_tty 200 COLUMNS=80"; do
+        $how "$CTL" --no-pager --policy-dir "$T/pol80" explain "$SPID"
+        sed -n '/^VERDICT/,/^$/p' "$T/tty" >"$T/table"
+        grep -q "^matched pipewire-data-loop " "$T/table" || fail "$how: the rule's name was cut: $(cat "$T/tty")"
+        for kv in LatencyNice=-15 Nice=-11 TimerSlack=1us; do
+                grep -q -- " $kv\( \|$\)" "$T/table" || fail "$how: $kv was cut: $(cat "$T/table")"
+        done
+        # the predicate wrapped, not cut: the column, read down, is the decider
+        py 'import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+h = lines[0]
+a, b = h.index("DECIDED BY"), h.index("SETS")
+col = "".join(l[a:b].strip() for l in lines[1:])
+want = sys.argv[2].replace(" ", "")
+if col.replace(" ", "") != want:
+    sys.exit(f"DECIDED BY reads {col!r}, expected {want!r}")' "$T/table" "name:$NAME && user:root" ||
+                fail "$how: the predicate was cut: $(cat "$T/table")"
+        fits80 "$T/table" || fail "$how: the table is wider than 80 columns: $(cat "$T/table")"
+        [ "$(wc -l <"$T/table")" -gt 3 ] || fail "$how: nothing was wrapped? $(cat "$T/table")"
+done
 
 # ---- a pipe: never cut, whatever the terminal or $COLUMNS says -----------------
 COLUMNS=40 "$CTL" --policy-dir "$POL" explain "$SPID" >"$T/out" 2>&1 || fail "explain"
