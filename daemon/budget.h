@@ -42,7 +42,7 @@
 
 #include "daemon/pidmap.h"
 
-/* The defaults (latniced.conf(5)); the README says how they were measured. */
+/* The defaults (latniced.conf(5)); docs/benchmarks.md says how they were measured. */
 #define BUDGET_SHARE_DEFAULT 500u                 /* permille of one CPU: 50% */
 #define BUDGET_WINDOW_DEFAULT_USEC (10u * 1000000u) /* 10 s */
 #define BUDGET_WINDOW_MIN_USEC (100u * 1000u)
