@@ -27,5 +27,11 @@ LATNICE_BUILD_PACKAGES=(
 # What the tests use on top.
 LATNICE_TEST_PACKAGES=(
         clang libclang-rt-14-dev dbus systemd util-linux procps python3 groff-base zsh
-        mmdebstrap e2fsprogs
+        mmdebstrap e2fsprogs lintian
+)
+# What dev/build-deb (the Debian package, debian/) needs on top of the build
+# dependencies: debhelper, and debian/control's test-only build dependencies.
+# lintian (dev/build-deb --lintian, in dev/test) is among the test packages.
+LATNICE_DEB_PACKAGES=(
+        debhelper dpkg-dev systemd groff-base zsh python3
 )
