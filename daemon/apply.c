@@ -439,6 +439,7 @@ static void thread_refused(Applier *a, Task *t, bool is_new, int r)
         SchedState now;
         uint32_t changed = t->applied_mask;
 
+        ln_assert(r == -EBUSY || r == -EAGAIN);
         a->counters.n_skipped++;
         if (is_new && r == -EBUSY) {
                 task_table_remove(a->tasks, t->tid);
@@ -726,6 +727,8 @@ static int thread_write(Applier *a, pid_t tid, const SchedState *now, const Sett
                 settings_boost_mask(eff, 20, a->ctx.base_slice_ns ?: sched_base_slice()) != 0;
         r = settings_apply_tid_from(&a->ctx, tid, now, eff, ret_applied, ret_unsupported);
         a->ctx.reset_on_fork = false;
+        /* An entry owns only what was written of what it asked for. */
+        ln_assert(r < 0 || (*ret_applied & ~(eff->mask & SETTINGS_TASK_MASK)) == 0);
         return r;
 }
 
