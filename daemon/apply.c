@@ -11,6 +11,8 @@
 #include "daemon/cookies.h"
 #include "daemon/inherit.h"
 #include "lib/core-sched.h"
+#include "lib/invariant.h"
+#include "lib/kernel-ops.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -19,6 +21,12 @@
 #include "lib/util.h"
 #include "policy/boost.h"
 #include "policy/decide.h"
+
+/* The kernel the applier changes tasks in (ApplyContext.kernel). */
+static const KernelOps *kernel(const Applier *a)
+{
+        return kernel_ops(a->ctx.kernel);
+}
 
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
 {
@@ -29,7 +37,9 @@ void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
         };
         if (!a->ctx.proc_root)
                 a->ctx.proc_root = "/proc";
-        a->pidfds = streq(a->ctx.proc_root, "/proc");
+        /* A pidfd names a task of the kernel whose /proc is read: the real
+         * one's at /proc, or a model's (lib/kernel-ops.h) in its own tree. */
+        a->pidfds = kernel(a) != &kernel_ops_real || streq(a->ctx.proc_root, "/proc");
 }
 
 void applier_set_policy(Applier *a, const Policy *policy)
@@ -217,15 +227,15 @@ static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
 /* Read TID's state; its timer slack (a /proc file), I/O priority and
  * oom_score_adj (a /proc file) only when MASK has them: they are compared
  * and restored only then. */
-static int state_read(pid_t tid, uint32_t mask, SchedState *ret)
+static int state_read(const Applier *a, pid_t tid, uint32_t mask, SchedState *ret)
 {
         SchedState s;
         int r;
 
-        r = sched_state_read_attr(tid, &s);
+        r = sched_state_read_attr_ops(a->ctx.kernel, tid, sched_base_slice(), &s);
         if (r < 0)
                 return r;
-        r = sched_state_read_extra(NULL, tid, mask, &s);
+        r = sched_state_read_extra(a->ctx.kernel, NULL, tid, mask, &s);
         if (r < 0)
                 return r;
         *ret = s;
@@ -261,7 +271,7 @@ static int restore_task(Applier *a, Task *t)
         if (r <= 0)
                 return r;
 
-        r = state_read(t->tid, mask, &now);
+        r = state_read(a, t->tid, mask, &now);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
         if (!sched_policy_is_fair(now.policy)) {
@@ -277,7 +287,8 @@ static int restore_task(Applier *a, Task *t)
                         return 0;
         }
 
-        r = sched_state_restore_full(a->ctx.proc_root, t->tid, &t->orig, mask);
+        r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, t->tid, &t->orig,
+                                     mask);
         if (r < 0) {
                 if (errno_is_gone(r))
                         return 0;
@@ -365,11 +376,12 @@ static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *
         int r;
 
         if (drop && !a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.proc_root, t->tid, &t->orig, drop);
+                r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, t->tid,
+                                             &t->orig, drop);
                 if (r < 0 && !errno_is_gone(r))
                         log_debug_errno(r, "Failed to restore %d/%d: %m", (int)t->pid,
                                         (int)t->tid);
-                r = state_read(t->tid, s->mask | t->applied_mask, now);
+                r = state_read(a, t->tid, s->mask | t->applied_mask, now);
                 if (r < 0)
                         return r;
         }
@@ -427,12 +439,13 @@ static void thread_refused(Applier *a, Task *t, bool is_new, int r)
         SchedState now;
         uint32_t changed = t->applied_mask;
 
+        ln_assert(r == -EBUSY || r == -EAGAIN);
         a->counters.n_skipped++;
         if (is_new && r == -EBUSY) {
                 task_table_remove(a->tasks, t->tid);
                 return;
         }
-        if (r == -EAGAIN && state_read(t->tid, t->applied_mask, &now) >= 0)
+        if (r == -EAGAIN && state_read(a, t->tid, t->applied_mask, &now) >= 0)
                 changed = sched_state_changed(&now, &t->expected, t->applied_mask);
         task_disown(a, t, changed, "while latniced was applying: leaving it alone");
 }
@@ -450,14 +463,14 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
         /* Pid reuse guard: a main thread whose process still runs was reached
          * by every syscall. Else, if TID now names another task, that task
          * got our settings by accident: put back what it had. */
-        if (tid != pid || pidfd < 0 || pidfd_process_alive(pidfd) != 1) {
+        if (tid != pid || pidfd < 0 || kernel(a)->pidfd_alive(pidfd) != 1) {
                 uint64_t st_now;
 
                 r = proc_starttime(a->ctx.proc_root, pid, tid, &st_now);
                 if (r < 0 || st_now != t->starttime) {
                         if (r >= 0 && applied) {
-                                (void)sched_state_restore_full(a->ctx.proc_root, tid, before,
-                                                               applied);
+                                (void)sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root,
+                                                               tid, before, applied);
                                 a->counters.n_reused++;
                         }
                         task_table_remove(a->tasks, tid);
@@ -467,7 +480,7 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
 
         /* What the kernel made of it; the timer slack is what was written
          * (the kernel keeps it verbatim) or, not being ours, not compared. */
-        r = sched_state_read_attr(tid, &t->expected);
+        r = sched_state_read_attr_ops(a->ctx.kernel, tid, sched_base_slice(), &t->expected);
         if (r < 0) {
                 task_table_remove(a->tasks, tid);
                 return errno_is_gone(r) ? 0 : r;
@@ -479,7 +492,7 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
          * latniced set them; else, not being ours, not compared. */
         t->expected.ioprio = before->ioprio;
         t->expected.oom_score_adj = before->oom_score_adj;
-        r = sched_state_read_extra(NULL, tid,
+        r = sched_state_read_extra(a->ctx.kernel, NULL, tid,
                                    t->applied_mask & (SETTINGS_IO_MASK |
                                                       SETTING_BIT(SETTING_OOM_SCORE_ADJ)),
                                    &t->expected);
@@ -490,7 +503,7 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
         /* The cookie is read only when latniced set it (daemon/cookies.h). */
         t->expected.core_cookie = before->core_cookie;
         if ((t->applied_mask & SETTING_BIT(SETTING_CORE_SCHED)) &&
-            core_sched_get(tid, &t->expected.core_cookie) < 0)
+            kernel(a)->core_sched_get(tid, &t->expected.core_cookie) < 0)
                 t->expected.core_cookie = 0;
         if (t->applied_mask == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
@@ -630,9 +643,9 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
         uint64_t st_now;
         int r;
 
-        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+        if (pidfd >= 0 && kernel(a)->pidfd_alive(pidfd) == 0)
                 return 0;
-        r = state_read(tid, src->mask, &now);
+        r = state_read(a, tid, src->mask, &now);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
         if (!sched_policy_is_fair(now.policy))
@@ -646,7 +659,7 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
         orig = now;
         sched_state_take(&orig, &src->orig, back);
         if (!a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.proc_root, tid, &orig, back);
+                r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, tid, &orig, back);
                 if (r < 0) {
                         if (errno_is_gone(r))
                                 return 0;
@@ -655,12 +668,13 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
                                                (int)pid, (int)tid) == -ENOMEM ? -ENOMEM : 0;
                 }
                 /* Pid reuse guard, as thread_settle(). */
-                if (tid != pid || pidfd < 0 || pidfd_process_alive(pidfd) != 1) {
+                if (tid != pid || pidfd < 0 || kernel(a)->pidfd_alive(pidfd) != 1) {
                         r = proc_starttime(a->ctx.proc_root, pid, tid, &st_now);
                         if (r < 0 || st_now != st) {
                                 if (r >= 0) {
-                                        (void)sched_state_restore_full(a->ctx.proc_root, tid,
-                                                                       &now, back);
+                                        (void)sched_state_restore_full(
+                                                a->ctx.kernel, a->ctx.proc_root, tid, &now,
+                                                back);
                                         a->counters.n_reused++;
                                 }
                                 return 0;
@@ -713,6 +727,8 @@ static int thread_write(Applier *a, pid_t tid, const SchedState *now, const Sett
                 settings_boost_mask(eff, 20, a->ctx.base_slice_ns ?: sched_base_slice()) != 0;
         r = settings_apply_tid_from(&a->ctx, tid, now, eff, ret_applied, ret_unsupported);
         a->ctx.reset_on_fork = false;
+        /* An entry owns only what was written of what it asked for. */
+        ln_assert(r < 0 || (*ret_applied & ~(eff->mask & SETTINGS_TASK_MASK)) == 0);
         return r;
 }
 
@@ -762,7 +778,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         }
 
         /* The process must still run now: then the state read next is its own. */
-        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0) {
+        if (pidfd >= 0 && kernel(a)->pidfd_alive(pidfd) == 0) {
                 thread_forget(a, pid, tid);
                 return 0;
         }
@@ -770,7 +786,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         /* What the state must hold: what S sets, what was applied before (to
          * compare), and for a new task what its creator got (inheritance). */
         read_mask = s->mask | (t ? t->applied_mask : 0) | (src ? src->mask : 0);
-        r = state_read(tid, read_mask, &now);
+        r = state_read(a, tid, read_mask, &now);
         if (r < 0) {
                 if (errno_is_gone(r)) {
                         thread_forget(a, pid, tid);
@@ -904,7 +920,7 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
         int r;
 
         if (a->pidfds) {
-                pidfd = pidfd_open_process(p->view.pid);
+                pidfd = kernel(a)->pidfd_open(p->view.pid);
                 if (pidfd == -ESRCH)
                         return 0;
         }
@@ -913,7 +929,7 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
                 return errno_is_gone(r) ? 0 : r;
         if (st != p->starttime)
                 return 0;
-        if (pidfd >= 0 && pidfd_process_alive(pidfd) == 0)
+        if (pidfd >= 0 && kernel(a)->pidfd_alive(pidfd) == 0)
                 return 0;
         *ret_pidfd = TAKE_FD(pidfd);
         return 1;
@@ -1652,7 +1668,8 @@ static int manual_read(Applier *a, pid_t pid, ManualRead *m, char **ret_error)
                 return MANUAL_FAIL(ret_error, -ENOMEM, "out of memory");
         for (size_t i = 0; i < n_tids; i++) {
                 if (proc_starttime(a->ctx.proc_root, pid, tids[i], &m->starttimes[m->n]) < 0 ||
-                    sched_state_read(tids[i], &m->states[m->n]) < 0)
+                    sched_state_read_ops(a->ctx.kernel, tids[i], sched_base_slice(),
+                                         &m->states[m->n]) < 0)
                         continue;
                 if (tids[i] == pid && !sched_policy_is_fair(m->states[m->n].policy))
                         return MANUAL_FAIL(ret_error, -EPERM,
@@ -1714,7 +1731,7 @@ static int manual_apply_thread(Applier *a, const ManualRead *m, size_t i, const 
         r = task_table_set_user_owned(a->tasks, t, true);
         if (r < 0)
                 return r;
-        if (sched_state_read(tid, &t->expected) < 0)
+        if (sched_state_read_ops(a->ctx.kernel, tid, sched_base_slice(), &t->expected) < 0)
                 t->expected = m->states[i];
         (void)task_table_save(a->tasks, t, 0);
         a->counters.n_applied++;

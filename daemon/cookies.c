@@ -3,6 +3,7 @@
 
 #include "daemon/cookies.h"
 #include "lib/core-sched.h"
+#include "lib/kernel-ops.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -24,7 +25,8 @@ static bool entry_cookie_alive(Applier *a, const Task *e)
                 return false;
         if (proc_starttime(a->ctx.proc_root, e->pid, e->tid, &st) < 0 || st != e->starttime)
                 return false;
-        return core_sched_get(e->tid, &cookie) >= 0 && cookie == e->expected.core_cookie;
+        return kernel_ops(a->ctx.kernel)->core_sched_get(e->tid, &cookie) >= 0 &&
+               cookie == e->expected.core_cookie;
 }
 
 /* The cookie of E is the one S asks for: the process's own (E of process

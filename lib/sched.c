@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/ioprio.h"
+#include "lib/kernel-ops.h"
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
@@ -91,7 +92,8 @@ int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
         return r == -ENOENT ? -ESRCH : r;
 }
 
-int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
+int sched_state_read_attr_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns,
+                              SchedState *ret)
 {
         static const unsigned sizes[] = { SCHED_ATTR_SIZE_VER2, SCHED_ATTR_SIZE_VER1,
                                           SCHED_ATTR_SIZE_VER0 };
@@ -103,7 +105,7 @@ int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedStat
          * reports that size. Kernels that refuse a larger buffer than their
          * own get the smaller layouts. */
         for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
-                r = ln_sched_getattr(tid, &a, sizes[i], 0);
+                r = kernel_ops(k)->sched_getattr(tid, &a, sizes[i]);
                 if (r != -E2BIG && r != -EFBIG)
                         break;
         }
@@ -136,28 +138,39 @@ int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedStat
         return 0;
 }
 
-int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
+int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
 {
+        return sched_state_read_attr_ops(NULL, tid, base_slice_ns, ret);
+}
+
+int sched_state_read_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns, SchedState *ret)
+{
+        const KernelOps *K = kernel_ops(k);
         SchedState s;
         uint64_t slack;
         int r;
 
-        r = sched_state_read_attr_with_base(tid, base_slice_ns, &s);
+        r = sched_state_read_attr_ops(K, tid, base_slice_ns, &s);
         if (r < 0)
                 return r;
-        r = timer_slack_read(NULL, tid, &slack);
+        r = K->timer_slack_read(NULL, tid, &slack);
         if (r == -ESRCH)
                 return r;
         s.timer_slack_ns = r < 0 ? 0 : slack;
-        r = ioprio_read(tid, &s.ioprio);
+        r = K->ioprio_get(tid, &s.ioprio);
         if (r == -ESRCH)
                 return r;
-        r = oom_score_adj_read(NULL, tid, &s.oom_score_adj);
+        r = K->oom_score_adj_read(NULL, tid, &s.oom_score_adj);
         if (r == -ESRCH)
                 return r;
 
         *ret = s;
         return 0;
+}
+
+int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret)
+{
+        return sched_state_read_ops(NULL, tid, base_slice_ns, ret);
 }
 
 int sched_state_read(pid_t tid, SchedState *ret)

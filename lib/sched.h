@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* lib/kernel-ops.h: the system calls below reach the kernel through one. */
+typedef struct KernelOps KernelOps;
+
 #define SCHED_ATTR_SIZE_VER0 48
 #define SCHED_ATTR_SIZE_VER1 56
 #define SCHED_ATTR_SIZE_VER2 60
@@ -96,6 +99,10 @@ int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *re
  * syscall, no file): those are 0. For callers that compare or restore
  * everything but TimerSlack, IOClass, IONice and OOMScoreAdj. */
 int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
+/* The same two through the kernel K (NULL: the real one; lib/kernel-ops.h). */
+int sched_state_read_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns, SchedState *ret);
+int sched_state_read_attr_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns,
+                              SchedState *ret);
 
 /*
  * For callers without the probed base slice at hand: the same with

@@ -24,6 +24,8 @@
 
 #include "lib/ioprio.h"
 #include "lib/core-sched.h"
+#include "lib/invariant.h"
+#include "lib/kernel-ops.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 
@@ -45,8 +47,8 @@ static bool has_reset_on_fork(const SchedState *st)
 /* Policy, nice and slice in one sched_setattr(); RESET_ON_FORK: whether the
  * thread is to have SCHED_FLAG_RESET_ON_FORK (KEEP_POLICY keeps the flag as
  * it is, so changing it takes the policy written out). */
-static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint64_t slice,
-                    bool reset_on_fork)
+static int set_fair(const KernelOps *k, pid_t tid, const SchedState *cur, int policy, int nice,
+                    uint64_t slice, bool reset_on_fork)
 {
         struct ln_sched_attr a = {
                 .size = SCHED_ATTR_SIZE_VER0,
@@ -60,27 +62,23 @@ static int set_fair(pid_t tid, const SchedState *cur, int policy, int nice, uint
                 a.sched_policy = (uint32_t) policy;
                 a.sched_flags = reset_on_fork ? LN_SCHED_FLAG_RESET_ON_FORK : 0;
         }
-        return ln_sched_setattr(tid, &a, 0);
+        /* Never a real-time policy: latniced does not make one. */
+        ln_assert(sched_policy_is_fair(policy));
+        return k->sched_setattr(tid, &a);
 }
 
-static int set_nice(pid_t tid, int nice)
-{
-        if (setpriority(PRIO_PROCESS, (id_t) tid, nice) < 0)
-                return -errno;
-        return 0;
-}
-
-static int set_latency_nice(pid_t tid, int latency_nice)
+static int set_latency_nice(const KernelOps *k, pid_t tid, int latency_nice)
 {
         struct ln_sched_attr a = {
                 .size = SCHED_ATTR_SIZE_VER2,
                 .sched_flags = LN_SCHED_FLAG_LATENCY_NICE | LN_SCHED_FLAG_KEEP_ALL,
                 .sched_latency_nice = latency_nice,
         };
-        return ln_sched_setattr(tid, &a, 0);
+        return k->sched_setattr(tid, &a);
 }
 
-static int set_uclamp(pid_t tid, bool set_min, uint32_t min, bool set_max, uint32_t max)
+static int set_uclamp(const KernelOps *k, pid_t tid, bool set_min, uint32_t min, bool set_max,
+                      uint32_t max)
 {
         struct ln_sched_attr a = {
                 .size = SCHED_ATTR_SIZE_VER1,
@@ -90,22 +88,12 @@ static int set_uclamp(pid_t tid, bool set_min, uint32_t min, bool set_max, uint3
                 .sched_util_min = min,
                 .sched_util_max = max,
         };
-        return ln_sched_setattr(tid, &a, 0);
+        return k->sched_setattr(tid, &a);
 }
 
 static uint64_t current_custom_slice(const SchedState *st)
 {
         return st->custom_slice ? st->slice_ns : 0;
-}
-
-/* Context switches of the calling thread so far (voluntary and not). */
-static long self_switches(void)
-{
-        struct rusage ru;
-
-        if (getrusage(RUSAGE_THREAD, &ru) < 0)
-                return -1;
-        return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /*
@@ -120,15 +108,17 @@ static long self_switches(void)
  * is repeated, so that the read and the call are microseconds apart (see
  * "Races with the task" in daemon/apply.c).
  */
-static int guard_fair(pid_t tid, const SchedState *cur)
+static int guard_fair(const KernelOps *k, pid_t tid, const SchedState *cur)
 {
         SchedState now;
         int r;
 
+        /* Only a fair thread is ever changed (settings_apply_tid_from()). */
+        ln_assert(sched_policy_is_fair(cur->policy));
         for (unsigned i = 0;; i++) {
-                long switches = self_switches();
+                long switches = k->self_switches();
 
-                r = sched_state_read_attr(tid, &now);
+                r = sched_state_read_attr_ops(k, tid, sched_base_slice(), &now);
                 if (r < 0)
                         return r;
                 if (!sched_policy_is_fair(now.policy))
@@ -136,7 +126,7 @@ static int guard_fair(pid_t tid, const SchedState *cur)
                 if (now.policy != cur->policy || now.nice != cur->nice ||
                     current_custom_slice(&now) != current_custom_slice(cur))
                         return -EAGAIN;
-                if (switches < 0 || self_switches() == switches || i >= GUARD_TRIES)
+                if (switches < 0 || k->self_switches() == switches || i >= GUARD_TRIES)
                         return 0;
         }
 }
@@ -144,14 +134,15 @@ static int guard_fair(pid_t tid, const SchedState *cur)
 int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, SchedState *ret_before,
                        uint32_t *ret_applied, uint32_t *ret_unsupported)
 {
+        const KernelOps *k = kernel_ops(c->kernel);
         SchedState before;
         int r;
 
-        r = sched_state_read(tid, &before);
+        r = sched_state_read_ops(k, tid, sched_base_slice(), &before);
         if (r < 0)
                 return r;
         /* sched_state_read() leaves the cookie out: needed only here. */
-        if (settings_has(s, SETTING_CORE_SCHED) && core_sched_get(tid, &before.core_cookie) < 0)
+        if (settings_has(s, SETTING_CORE_SCHED) && k->core_sched_get(tid, &before.core_cookie) < 0)
                 before.core_cookie = 0;
         r = settings_apply_tid_from(c, tid, &before, s, ret_applied, ret_unsupported);
         if (r < 0)
@@ -231,7 +222,8 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
  * the nice alone with setpriority(), which never changes a policy. *DONE gets what was set;
  * a negative errno before anything was written is returned as is, after
  * (*DONE not 0) the caller puts DONE back. */
-static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, uint32_t *done)
+static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, const FairPlan *p,
+                      uint32_t *done)
 {
         const uint32_t nice_bit = SETTING_BIT(SETTING_NICE);
         int r;
@@ -239,10 +231,10 @@ static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, ui
         if ((p->fair_attr &&
              (p->policy != before->policy || p->slice != current_custom_slice(before))) ||
             p->reset_on_fork != has_reset_on_fork(before)) {
-                r = guard_fair(tid, before);
+                r = guard_fair(k, tid, before);
                 if (r < 0)
                         return r;
-                r = set_fair(tid, before, p->policy, p->nice, p->slice, p->reset_on_fork);
+                r = set_fair(k, tid, before, p->policy, p->nice, p->slice, p->reset_on_fork);
                 if (r < 0)
                         return r == -EINVAL && p->policy == before->policy ? -EBUSY : r;
                 *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
@@ -250,12 +242,12 @@ static int fair_apply(pid_t tid, const SchedState *before, const FairPlan *p, ui
                  * SCHED_BATCH only: a SCHED_IDLE thread keeps its old one
                  * (6.18), so it is set on its own. */
                 if (p->policy == SCHED_IDLE && (p->mask & nice_bit) && p->nice != before->nice) {
-                        r = set_nice(tid, p->nice);
+                        r = k->set_nice(tid, p->nice);
                         if (r < 0)
                                 return r;
                 }
         } else if ((p->mask & nice_bit) && p->nice != before->nice) {
-                r = set_nice(tid, p->nice);
+                r = k->set_nice(tid, p->nice);
                 if (r < 0)
                         return r;
         }
@@ -284,7 +276,7 @@ static int io_oom_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
                                        (mask & SETTING_BIT(SETTING_IO_NICE)) ? s->io_nice : -1);
 
                 if (v != before->ioprio) {
-                        r = ioprio_write(tid, v);
+                        r = kernel_ops(c->kernel)->ioprio_set(tid, v);
                         if (r < 0)
                                 return r;
                 }
@@ -292,7 +284,8 @@ static int io_oom_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
         }
         if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
                 if (before->oom_score_adj != s->oom_score_adj) {
-                        r = oom_score_adj_write(c->proc_root, tid, s->oom_score_adj);
+                        r = kernel_ops(c->kernel)->oom_score_adj_write(c->proc_root, tid,
+                                                                       s->oom_score_adj);
                         if (r < 0)
                                 return r;
                 }
@@ -309,13 +302,14 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
                         uint32_t *unsupported)
 {
         const uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
+        const KernelOps *k = kernel_ops(c->kernel);
         int r;
 
         if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
             c->backend == LATENCY_BACKEND_LATENCY_NICE) {
                 r = before->has_latency_nice && before->latency_nice == s->latency_nice
                             ? 0
-                            : set_latency_nice(tid, s->latency_nice);
+                            : set_latency_nice(k, tid, s->latency_nice);
                 /* The value is in range: EINVAL here is the unknown flag of a
                  * kernel without latency nice, like E2BIG. */
                 if (r == -E2BIG || r == -EINVAL || r == -EOPNOTSUPP)
@@ -329,7 +323,7 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
                 bool has_min = mask & SETTING_BIT(SETTING_UTIL_MIN);
                 bool has_max = mask & SETTING_BIT(SETTING_UTIL_MAX);
 
-                r = set_uclamp(tid, has_min, has_min ? s->util_min : before->util_min, has_max,
+                r = set_uclamp(k, tid, has_min, has_min ? s->util_min : before->util_min, has_max,
                                has_max ? s->util_max : before->util_max);
                 if (r == -EOPNOTSUPP)
                         *unsupported |= ubits;
@@ -340,7 +334,7 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
         }
         if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
                 if (before->timer_slack_ns != s->timer_slack_ns) {
-                        r = timer_slack_write(c->proc_root ?: "/proc", tid, s->timer_slack_ns);
+                        r = k->timer_slack_write(c->proc_root ?: "/proc", tid, s->timer_slack_ns);
                         if (r < 0)
                                 return r;
                 }
@@ -354,20 +348,22 @@ static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *befo
 static int core_sched_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
                             const Settings *s, uint32_t *done, uint32_t *unsupported)
 {
+        const KernelOps *k = kernel_ops(c->kernel);
         const pid_t source = c->core_source;
         uint64_t want = 0;
         int r;
 
         if (s->core_sched.mode == CORE_SCHED_NONE)
-                r = before->core_cookie == 0 ? 0 : core_sched_clear(tid);
+                r = before->core_cookie == 0 ? 0 : k->core_sched_clear(tid);
         else if (source == tid && before->core_cookie != 0)
                 r = 0; /* its own cookie, the caller says so */
         else if (source > 0 && source != tid) {
-                r = core_sched_get(source, &want);
+                r = k->core_sched_get(source, &want);
                 if (r >= 0 && (want == 0 || want != before->core_cookie))
-                        r = want == 0 ? core_sched_create(tid) : core_sched_share(source, tid);
+                        r = want == 0 ? k->core_sched_create(tid)
+                                      : k->core_sched_share(source, tid);
         } else
-                r = core_sched_create(tid);
+                r = k->core_sched_create(tid);
         if (r == -EINVAL || r == -ENODEV) {
                 *unsupported |= SETTING_BIT(SETTING_CORE_SCHED);
                 return 0;
@@ -399,7 +395,7 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                     c->backend == LATENCY_BACKEND_SLICE && !p.emulate_ln)
                         applied &= ~SETTING_BIT(SETTING_LATENCY_NICE);
         } else {
-                r = fair_apply(tid, &before, &p, &done);
+                r = fair_apply(kernel_ops(c->kernel), tid, &before, &p, &done);
                 if (r >= 0)
                         r = extras_apply(c, tid, &before, s, p.mask, p.nice, &done,
                                          &unsupported);
@@ -407,10 +403,12 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                         r = core_sched_apply(c, tid, &before, s, &done, &unsupported);
                 if (r < 0) {
                         if (done != 0)
-                                (void)sched_state_restore_full(c->proc_root ?: "/proc", tid,
-                                                               &before, done);
+                                (void)sched_state_restore_full(c->kernel, c->proc_root ?: "/proc",
+                                                               tid, &before, done);
                         return r;
                 }
+                /* Only what was asked for, and never what cannot be done. */
+                ln_assert((done & ~p.mask) == 0 && (done & unsupported) == 0);
                 applied = done;
         }
         if (ret_applied)
@@ -420,21 +418,22 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
         return 0;
 }
 
-int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
-                             uint32_t mask)
+int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid_t tid,
+                             const SchedState *orig, uint32_t mask)
 {
+        const KernelOps *k = kernel_ops(kernel);
         SchedState cur;
         bool rof;
         int r, ret = 0;
 
-        r = sched_state_read(tid, &cur);
+        r = sched_state_read_ops(k, tid, sched_base_slice(), &cur);
         if (r < 0)
                 return r;
         if (!sched_policy_is_fair(cur.policy))
                 return -EBUSY;
 
         if (mask & SETTING_BIT(SETTING_NICE)) {
-                r = set_nice(tid, orig->nice);
+                r = k->set_nice(tid, orig->nice);
                 if (r < 0)
                         return r;
                 cur.nice = orig->nice;
@@ -453,19 +452,19 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                                          ? current_custom_slice(orig)
                                          : current_custom_slice(&cur);
 
-                r = set_fair(tid, &cur, policy, cur.nice, slice, rof);
+                r = set_fair(k, tid, &cur, policy, cur.nice, slice, rof);
                 if (r < 0)
                         return r;
         }
         if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) && orig->has_latency_nice) {
-                r = set_latency_nice(tid, orig->latency_nice);
+                r = set_latency_nice(k, tid, orig->latency_nice);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0 && ret == 0)
                         ret = r;
         }
         if (mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX))) {
-                r = set_uclamp(tid, mask & SETTING_BIT(SETTING_UTIL_MIN), orig->util_min,
+                r = set_uclamp(k, tid, mask & SETTING_BIT(SETTING_UTIL_MIN), orig->util_min,
                                mask & SETTING_BIT(SETTING_UTIL_MAX), orig->util_max);
                 if (r == -ESRCH)
                         return r;
@@ -473,21 +472,21 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
                         ret = r;
         }
         if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                r = timer_slack_write(proc_root, tid, orig->timer_slack_ns);
+                r = k->timer_slack_write(proc_root, tid, orig->timer_slack_ns);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0 && ret == 0)
                         ret = r;
         }
         if (mask & SETTINGS_IO_MASK) {
-                r = ioprio_write(tid, orig->ioprio);
+                r = k->ioprio_set(tid, orig->ioprio);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0 && ret == 0)
                         ret = r;
         }
         if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
-                r = oom_score_adj_write(proc_root, tid, orig->oom_score_adj);
+                r = k->oom_score_adj_write(proc_root, tid, orig->oom_score_adj);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0 && ret == 0)
@@ -496,7 +495,7 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
         /* The original is no cookie (latniced never takes over one someone
          * else set): take latniced's away. */
         if ((mask & SETTING_BIT(SETTING_CORE_SCHED)) && orig->core_cookie == 0) {
-                r = core_sched_clear(tid);
+                r = k->core_sched_clear(tid);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0 && r != -EINVAL && r != -ENODEV && ret == 0)
@@ -505,33 +504,35 @@ int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState 
         return ret;
 }
 
-int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, SchedState *s)
+int sched_state_read_extra(const KernelOps *kernel, const char *proc_root, pid_t tid,
+                           uint32_t mask, SchedState *s)
 {
+        const KernelOps *k = kernel_ops(kernel);
         int r;
 
         if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                r = timer_slack_read(proc_root, tid, &s->timer_slack_ns);
+                r = k->timer_slack_read(proc_root, tid, &s->timer_slack_ns);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0)
                         s->timer_slack_ns = 0;
         }
         if (mask & SETTINGS_IO_MASK) {
-                r = ioprio_read(tid, &s->ioprio);
+                r = k->ioprio_get(tid, &s->ioprio);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0)
                         s->ioprio = 0;
         }
         if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
-                r = oom_score_adj_read(proc_root, tid, &s->oom_score_adj);
+                r = k->oom_score_adj_read(proc_root, tid, &s->oom_score_adj);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0)
                         s->oom_score_adj = 0;
         }
         if (mask & SETTING_BIT(SETTING_CORE_SCHED)) {
-                r = core_sched_get(tid, &s->core_cookie);
+                r = k->core_sched_get(tid, &s->core_cookie);
                 if (r == -ESRCH)
                         return r;
                 if (r < 0) /* no core scheduling here (EINVAL, ENODEV): no cookie */
@@ -542,7 +543,7 @@ int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, Sche
 
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
 {
-        return sched_state_restore_full(NULL, tid, orig, mask);
+        return sched_state_restore_full(NULL, NULL, tid, orig, mask);
 }
 
 uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, uint32_t mask)

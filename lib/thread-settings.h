@@ -15,6 +15,9 @@
 #include "lib/settings.h"
 
 typedef struct ApplyContext {
+        /* The kernel the settings reach (lib/kernel-ops.h); NULL: the real
+         * one. Tests pass a model of tasks (tests/unit/fake-kernel.h). */
+        const KernelOps *kernel;
         LatencyBackend backend;  /* resolved: never _LATENCY_BACKEND_AUTO */
         uint64_t base_slice_ns;  /* for the latency nice -> slice mapping; 0: sched_base_slice() */
         bool dry_run;            /* read and decide, change nothing */
@@ -94,7 +97,8 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
  * reads as 0, as in sched_state_read(). 0, or -ESRCH if TID is gone; the
  * others of S are untouched.
  */
-int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, SchedState *s);
+int sched_state_read_extra(const KernelOps *k, const char *proc_root, pid_t tid, uint32_t mask,
+                           SchedState *s);
 
 /*
  * Put back the attributes of ORIG named by MASK (SETTING_BIT ids):
@@ -106,9 +110,10 @@ int sched_state_read_extra(const char *proc_root, pid_t tid, uint32_t mask, Sche
  * it RT: it is theirs). Unsupported attributes are skipped.
  */
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask);
-/* Same with a proc root for timerslack_ns (NULL: "/proc"). */
-int sched_state_restore_full(const char *proc_root, pid_t tid, const SchedState *orig,
-                             uint32_t mask);
+/* Same through kernel K (NULL: the real one) with a proc root for
+ * timerslack_ns (NULL: "/proc"). */
+int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t tid,
+                             const SchedState *orig, uint32_t mask);
 
 /*
  * The attributes of MASK (SETTING_BITs) in which NOW differs from EXPECTED:

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/apply.c (and the ancestor cache) on real child
- * processes: apply to every thread, re-apply on change, respect a change
- * made by someone else, restore when the rule goes away, leave kernel
- * threads and RT tasks alone, dry run. Needs root (restoring a lower nice
- * needs CAP_SYS_NICE); skips otherwise. */
+/* Unit test for daemon/apply.c (and the ancestor cache): apply to every
+ * thread, re-apply on change, respect a change made by someone else,
+ * restore when the rule goes away, leave kernel threads and RT tasks alone,
+ * dry run. Every case runs on the fake kernel (tests/unit/fake-kernel.h) as
+ * any user, with the races as scripted cases (the task changes between read
+ * and write, a thread appears during an apply, a pid is reused between
+ * evaluation and settle); then as root on real child processes (restoring
+ * a lower nice needs CAP_SYS_NICE). */
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
@@ -18,8 +21,15 @@
 #include "daemon/ancestors.h"
 #include "daemon/apply.h"
 #include "daemon/idcache.h"
+#include "lib/kernel-ops.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"
+#include "tests/unit/fake-kernel.h"
+
+static const KernelOps *K;      /* the kernel under test: real or fake */
+static bool on_fake;            /* K is the fake: kids and checks go to its model */
+static const char *proc;        /* its proc root; NULL: /proc */
+static pid_t fake_parent;       /* the fake kids' parent, named as this program */
 
 static Policy *load(const char *text)
 {
@@ -47,6 +57,8 @@ static pid_t kid(const char *name)
         char c;
         pid_t p;
 
+        if (on_fake)
+                return fake_process_new(0, name, fake_parent, 2);
         assert(pipe(fd) == 0);
         p = fork();
         assert(p >= 0);
@@ -72,28 +84,67 @@ static pid_t kid(const char *name)
 
 static void kill_kid(pid_t p)
 {
+        if (on_fake) {
+                fake_process_exit(p);
+                return;
+        }
         kill(p, SIGKILL);
         waitpid(p, NULL, 0);
 }
 
 static int nice_of(pid_t tid)
 {
+        if (on_fake)
+                return fake_task(tid)->nice;
         errno = 0;
         int n = getpriority(PRIO_PROCESS, (id_t)tid);
         assert(errno == 0);
         return n;
 }
 
+static int policy_of(pid_t tid)
+{
+        return on_fake ? fake_task(tid)->policy : sched_getscheduler(tid);
+}
+
+static int state_of(pid_t tid, SchedState *ret)
+{
+        return sched_state_read_ops(K, tid, sched_base_slice(), ret);
+}
+
+/* Someone else (renice, chrt, the task itself) changes TID. */
+static int other_nice(pid_t tid, int nice)
+{
+        if (on_fake) {
+                fake_task(tid)->nice = nice;
+                return 0;
+        }
+        return setpriority(PRIO_PROCESS, (id_t)tid, nice);
+}
+
+static int other_fifo(pid_t tid)
+{
+        struct sched_param sp = { .sched_priority = 1 };
+
+        if (on_fake) {
+                fake_task(tid)->policy = SCHED_FIFO;
+                fake_task(tid)->rt_priority = 1;
+                return 0;
+        }
+        return sched_setscheduler(tid, SCHED_FIFO, &sp);
+}
+
 static size_t threads_of(pid_t pid, pid_t **ret)
 {
         size_t n = 0;
-        assert(proc_threads(NULL, pid, ret, &n) == 0);
+        assert(proc_threads(proc, pid, ret, &n) == 0);
         return n;
 }
 
 static void init(Applier *a, TaskTable **t, bool dry)
 {
-        ApplyContext ctx = { .backend = LATENCY_BACKEND_SLICE, .dry_run = dry };
+        ApplyContext ctx = { .kernel = K, .backend = LATENCY_BACKEND_SLICE, .dry_run = dry,
+                             .proc_root = proc };
 
         assert(task_table_new(t) == 0);
         applier_init(a, *t, &ctx);
@@ -172,7 +223,7 @@ static void test_manual_change(void)
         assert(nice_of(tids[0]) == 4);
 
         /* someone renices the main thread */
-        assert(setpriority(PRIO_PROCESS, (id_t)tids[0], 10) == 0);
+        assert(other_nice(tids[0], 10) == 0);
         applier_set_policy(&a, p2);
         assert(applier_process(&a, k) == 0);
         assert(nice_of(tids[0]) == 10);                /* theirs now */
@@ -189,7 +240,7 @@ static void test_manual_change(void)
         a.respect_manual_changes = false;
         assert(applier_process(&a, k) == 0);
         assert(nice_of(tids[0]) == 7);
-        assert(setpriority(PRIO_PROCESS, (id_t)tids[0], 11) == 0);
+        assert(other_nice(tids[0], 11) == 0);
         applier_set_policy(&a, p1);
         assert(applier_process(&a, k) == 0);
         assert(nice_of(tids[0]) == 4);
@@ -200,7 +251,6 @@ static void test_untouchable(void)
 {
         _cleanup_(task_table_freep) TaskTable *tt = NULL;
         _cleanup_(policy_freep) Policy *p = NULL;
-        struct sched_param sp = { .sched_priority = 1 };
         Applier a;
         pid_t k;
 
@@ -214,7 +264,7 @@ static void test_untouchable(void)
 
         /* an RT task */
         k = kid("lt-apply-rt");
-        if (sched_setscheduler(k, SCHED_FIFO, &sp) == 0) {
+        if (other_fifo(k) == 0) {
                 _cleanup_free_ pid_t *tids = NULL;
                 threads_of(k, &tids);
                 assert(applier_process(&a, k) == 0);
@@ -239,7 +289,7 @@ static void test_dry_run(void)
         p = load("[Rule d]\nMatch = comm:lt-apply-dry\nNice = 5\nPolicy = batch\n");
         applier_set_policy(&a, p);
         assert(applier_process(&a, k) == 0);
-        assert(nice_of(k) == 0 && sched_getscheduler(k) == SCHED_OTHER);
+        assert(nice_of(k) == 0 && policy_of(k) == SCHED_OTHER);
         assert(task_table_size(tt) == 2);
         assert(task_table_get(tt, k)->applied_mask == 0);
         assert(applier_restore_all(&a) == 0);
@@ -272,6 +322,10 @@ static void test_ancestors(void)
         ancestor_cache_flush(c);
         assert(ancestor_cache_size(c) == 0);
 
+        if (on_fake) { /* the kid's parent is fake_parent, named as we are */
+                ancestor_cache_free(c);
+                assert(ancestor_cache_new(proc, &c) == 0);
+        }
         init(&a, &tt, false);
         a.ancestors = c;
         snprintf(text, sizeof(text), "[Rule a]\nMatch = parent:%s && comm:lt-apply-anc\nNice = 2\n",
@@ -374,6 +428,8 @@ static uint64_t slack_of(pid_t tid)
         unsigned long long v = 0;
         FILE *f;
 
+        if (on_fake)
+                return fake_task(tid)->timer_slack_ns;
         snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", (int)tid);
         f = fopen(path, "re");
         assert(f);
@@ -387,6 +443,10 @@ static void set_slack(pid_t tid, uint64_t ns)
         char path[64];
         FILE *f;
 
+        if (on_fake) {
+                fake_task(tid)->timer_slack_ns = ns;
+                return;
+        }
         snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", (int)tid);
         f = fopen(path, "we");
         assert(f);
@@ -468,6 +528,10 @@ static pid_t thread_maker(const char *name, int *ret_cmd, int *ret_ack)
         char c;
         pid_t p;
 
+        if (on_fake) {
+                *ret_cmd = *ret_ack = -EBADF;
+                return fake_process_new(0, name, fake_parent, 1);
+        }
         assert(pipe(cmd) == 0 && pipe(ack) == 0);
         p = fork();
         assert(p >= 0);
@@ -500,6 +564,18 @@ static pid_t thread_maker(const char *name, int *ret_cmd, int *ret_ack)
  * taken for someone else's once, so PipeWire's data loop, made right after
  * exec, kept its timer slack in one run of bench/sched-effect.sh), and its
  * originals are the leader's. */
+/* The main thread of thread_maker() K makes a thread. */
+static void make_thread(pid_t k, int cmd, int ack)
+{
+        char c;
+
+        if (on_fake) {
+                (void)fake_thread_new(k);
+                return;
+        }
+        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+}
+
 static void test_thread_made_mid_apply(void)
 {
         _cleanup_(task_table_freep) TaskTable *tt = NULL;
@@ -507,7 +583,6 @@ static void test_thread_made_mid_apply(void)
         _cleanup_free_ pid_t *tids = NULL;
         Applier a;
         int cmd, ack;
-        char c;
         pid_t k = thread_maker("lt-apply-mid", &cmd, &ack);
         uint64_t own = slack_of(k);
         Task *t;
@@ -521,7 +596,7 @@ static void test_thread_made_mid_apply(void)
         /* The leader as between latniced's sched_setattr() and its slack
          * write: the new nice, the old slack. It makes a thread then. */
         set_slack(k, own);
-        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        make_thread(k, cmd, ack);
         set_slack(k, 7000);
         assert(threads_of(k, &tids) == 2);
         assert(nice_of(tids[1]) == 3 && slack_of(tids[1]) == own);
@@ -535,7 +610,7 @@ static void test_thread_made_mid_apply(void)
         /* A thread whose slack is neither latniced's nor the original is
          * someone else's, as before. */
         set_slack(k, 4242);
-        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        make_thread(k, cmd, ack);
         set_slack(k, 7000);
         free(tids);
         tids = NULL;
@@ -607,7 +682,7 @@ static void test_fork_catch_up(void)
  * it), the nice reset to 0. */
 static void set_inherited(pid_t tid, uint64_t slack)
 {
-        assert(setpriority(PRIO_PROCESS, (id_t)tid, 0) == 0);
+        assert(other_nice(tid, 0) == 0);
         set_slack(tid, slack);
 }
 
@@ -634,7 +709,7 @@ static void test_fork_inherit(void)
         applier_set_policy(&a, p);
         assert(applier_process(&a, parent) == 0);
         assert(nice_of(parent) == -3 && slack_of(parent) == 2000);
-        assert(sched_state_read(parent, &st) == 0 && (st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+        assert(state_of(parent, &st) == 0 && (st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
 
         /* A child no rule matches: everything back, and nothing kept. */
         set_inherited(child, 2000);
@@ -667,7 +742,7 @@ static void test_fork_inherit(void)
 
         (void)applier_restore_all(&a);
         assert(nice_of(parent) == 0 && slack_of(parent) == orig);
-        assert(sched_state_read(parent, &st) == 0 && !(st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+        assert(state_of(parent, &st) == 0 && !(st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
         assert(nice_of(own) == 0);
         kill_kid(parent);
         kill_kid(child);
@@ -687,18 +762,17 @@ static void test_thread_after_reset(void)
         _cleanup_free_ pid_t *tids = NULL;
         Applier a;
         int cmd, ack;
-        char c;
         pid_t k = thread_maker("lt-apply-rof", &cmd, &ack);
         Task *t;
 
-        assert(setpriority(PRIO_PROCESS, (id_t)k, 2) == 0);
+        assert(other_nice(k, 2) == 0);
         init(&a, &tt, false);
         p = load("[Rule r]\nMatch = comm:lt-apply-rof\nNice = -3\nSlice = 0.2ms\n");
         applier_set_policy(&a, p);
         assert(applier_process(&a, k) == 0);
         assert(nice_of(k) == -3);
 
-        assert(write(cmd, "t", 1) == 1 && read(ack, &c, 1) == 1);
+        make_thread(k, cmd, ack);
         assert(threads_of(k, &tids) == 2);
         assert(nice_of(tids[1]) == 0);
         assert(applier_thread(&a, k, tids[1]) == 0);
@@ -713,13 +787,176 @@ static void test_thread_after_reset(void)
         kill_kid(k);
 }
 
-int main(void)
+/* ---- Races, scripted on the fake kernel (apply.c, "Races with the task"
+ * and "Pid reuse"). ---- */
+
+typedef struct Script {
+        FakeOp op;              /* after the first call of OP on TID ... */
+        pid_t tid;
+        bool fired;
+        void (*act)(struct Script *s);  /* ... this happens */
+        pid_t made;             /* a thread it made */
+} Script;
+
+static void script_hook(FakeOp op, pid_t tid, int r, void *userdata)
 {
-        test_task_settings();
-        if (geteuid() != 0) {
-                printf("skipping: needs root\n");
-                return 77;
-        }
+        Script *s = userdata;
+
+        if (s->fired || op != s->op || tid != s->tid || r < 0)
+                return;
+        s->fired = true;
+        s->act(s);
+}
+
+/* Calls through the seam that change a task, so far. */
+static unsigned fake_writes(void)
+{
+        return fake_calls(FAKE_SETATTR) + fake_calls(FAKE_SET_NICE) +
+               fake_calls(FAKE_SLACK_WRITE) + fake_calls(FAKE_IOPRIO_SET) +
+               fake_calls(FAKE_OOM_WRITE);
+}
+
+static void renice_itself(Script *s)
+{
+        fake_task(s->tid)->nice = 12;
+}
+
+/* The main thread renices itself right after latniced read its state: the
+ * policy change re-reads it (guard_fair()), writes nothing and leaves the
+ * thread to the user, and with it the process (its other thread is then
+ * left alone too, as a new thread of a process someone else changed). */
+static void test_race_read_write(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        Applier a;
+        pid_t k = kid("lt-race-rw");
+        Script s = { .op = FAKE_GETATTR, .tid = k, .act = renice_itself };
+        unsigned writes;
+        Task *t;
+
+        assert(threads_of(k, &tids) == 2);
+        init(&a, &tt, false);
+        p = load("[Rule rw]\nMatch = comm:lt-race-rw\nPolicy = batch\nNice = 3\n");
+        applier_set_policy(&a, p);
+        writes = fake_writes();
+        fake_hook_set(script_hook, &s);
+        assert(applier_process(&a, k) == 0);
+        fake_hook_set(NULL, NULL);
+        assert(s.fired);
+        assert(nice_of(k) == 12 && policy_of(k) == SCHED_OTHER);
+        t = task_table_get(tt, k);
+        assert(t && t->user_owned);
+        assert(nice_of(tids[1]) == 0 && policy_of(tids[1]) == SCHED_OTHER);
+        assert(fake_writes() == writes);
+
+        /* Nothing to give back, and the thread keeps its own nice. */
+        assert(applier_restore_all(&a) == 0);
+        assert(nice_of(k) == 12 && policy_of(k) == SCHED_OTHER);
+        kill_kid(k);
+}
+
+static void make_a_thread(Script *s)
+{
+        s->made = fake_thread_new(s->tid);
+}
+
+/* The leader makes a thread between latniced's nice and its timer slack
+ * write: the thread is not in the list latniced went through, and has the
+ * new nice with the old slack. Its own evaluation (its thread event) takes
+ * it for inherited, not for someone else's: latniced's, with the leader's
+ * originals. */
+static void test_race_thread_appears(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t k = fake_process_new(0, "lt-race-thr", fake_parent, 1);
+        Script s = { .op = FAKE_SET_NICE, .tid = k, .act = make_a_thread };
+        Task *t;
+
+        init(&a, &tt, false);
+        p = load("[Rule thr]\nMatch = comm:lt-race-thr\nNice = 3\nTimerSlack = 7us\n");
+        applier_set_policy(&a, p);
+        fake_hook_set(script_hook, &s);
+        assert(applier_process(&a, k) == 0);
+        fake_hook_set(NULL, NULL);
+        assert(s.made > 0 && !task_table_get(tt, s.made));
+        assert(nice_of(k) == 3 && slack_of(k) == 7000);
+        assert(nice_of(s.made) == 3 && slack_of(s.made) == FAKE_TIMER_SLACK_DEFAULT);
+
+        assert(applier_thread(&a, k, s.made) == 0);
+        t = task_table_get(tt, s.made);
+        assert(t && !t->user_owned && task_table_n_user_owned(tt) == 0);
+        assert(nice_of(s.made) == 3 && slack_of(s.made) == 7000);
+        assert(t->orig.nice == 0 && t->orig.timer_slack_ns == FAKE_TIMER_SLACK_DEFAULT);
+
+        assert(applier_restore_all(&a) == 2);
+        assert(nice_of(s.made) == 0 && slack_of(s.made) == FAKE_TIMER_SLACK_DEFAULT);
+        kill_kid(k);
+}
+
+/* The number goes to a new process of the same name, which sets nice 9. */
+static void reuse_pid(Script *s)
+{
+        fake_pid_reuse(s->tid, "lt-race-pid");
+        fake_task(s->tid)->nice = 9;
+}
+
+static void reuse_pid_default(Script *s)
+{
+        fake_pid_reuse(s->tid, "lt-race-pid");
+}
+
+/* A pid is reused between the evaluation and the change, or between the
+ * change and the settle: what was read of the old process never reaches
+ * the new one, and latniced remembers nothing of either. */
+static void test_race_pid_reuse(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t k = fake_process_new(0, "lt-race-pid", fake_parent, 1);
+        Script s = { .op = FAKE_PIDFD_OPEN, .tid = k, .act = reuse_pid };
+        unsigned writes = fake_writes();
+        Task *t;
+
+        init(&a, &tt, false);
+        p = load("[Rule pid]\nMatch = comm:lt-race-pid\nNice = 4\n");
+        applier_set_policy(&a, p);
+
+        /* Gone and reused after the snapshot, before the process is held:
+         * its start time differs, nothing is changed. */
+        fake_hook_set(script_hook, &s);
+        assert(applier_process(&a, k) == 0);
+        fake_hook_set(NULL, NULL);
+        assert(s.fired);
+        assert(nice_of(k) == 9 && task_table_size(tt) == 0);
+        assert(fake_writes() == writes);
+
+        /* The new process's own evaluation (its exec event) changes it. */
+        assert(applier_process(&a, k) == 0);
+        t = task_table_get(tt, k);
+        assert(t && nice_of(k) == 4 && t->orig.nice == 9);
+        assert(applier_restore_all(&a) == 1 && nice_of(k) == 9);
+
+        /* Reused between the change and the settle: the new task gets back
+         * what was read before the change (its own state, as it had it
+         * before latniced wrote), no entry is kept, the reuse is counted. */
+        fake_pid_reuse(k, "lt-race-pid");
+        s = (Script){ .op = FAKE_SET_NICE, .tid = k, .act = reuse_pid_default };
+        fake_hook_set(script_hook, &s);
+        assert(applier_process(&a, k) == 0);
+        fake_hook_set(NULL, NULL);
+        assert(s.fired);
+        assert(nice_of(k) == 0 && task_table_size(tt) == 0);
+        assert(a.counters.n_reused == 1);
+        kill_kid(k);
+}
+
+static void run_cases(void)
+{
         test_apply_change_restore();
         test_manual_change();
         test_untouchable();
@@ -732,5 +969,39 @@ int main(void)
         test_fork_catch_up();
         test_fork_inherit();
         test_thread_after_reset();
+}
+
+static void run_fake(void)
+{
+        char me[16] = {};
+
+        K = &fake_kernel_ops;
+        on_fake = true;
+        fake_kernel_init(0);
+        proc = fake_proc_root();
+        assert(prctl(PR_GET_NAME, me) == 0);
+        fake_parent = fake_process_new(0, me, 1, 1);
+        (void)fake_kthread_new(2, "kthreadd");
+        run_cases();
+        test_race_read_write();
+        test_race_thread_appears();
+        test_race_pid_reuse();
+        fake_kernel_done();
+        printf("fake kernel: all cases passed\n");
+}
+
+int main(void)
+{
+        test_task_settings();
+        run_fake();
+        if (geteuid() != 0) {
+                printf("real kernel part not run: needs root\n");
+                return 0;
+        }
+        K = &kernel_ops_real;
+        on_fake = false;
+        proc = NULL;
+        run_cases();
+        printf("real kernel: all cases passed\n");
         return 0;
 }

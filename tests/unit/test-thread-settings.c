@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Tests for lib/apply.c on a real child process: apply each setting, verify
- * with sched_getattr()/getpriority()//proc from here, restore, verify. */
+/* Tests for lib/thread-settings.c: apply each setting, verify, restore,
+ * verify. Every case runs twice: on the fake kernel (tests/unit/fake-kernel.h)
+ * as any user, verified from its model, with the races with the task as
+ * scripted cases; then as root on a real child process, verified with
+ * sched_getattr()/getpriority()//proc from here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,12 +19,18 @@
 #include <unistd.h>
 
 #include "lib/ioprio.h"
+#include "lib/kernel-ops.h"
+#include "lib/latency-slice.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 #include "lib/probe.h"
 #include "lib/sched.h"
+#include "tests/unit/fake-kernel.h"
 #include "tests/unit/test-util.h"
 
+static const KernelOps *K;      /* the kernel under test: real or fake */
+static bool on_fake;            /* K is the fake: verify from its model */
+static const char *proc;        /* its proc root */
 static KernelFeatures k;
 static pid_t child;
 static uint64_t pristine_slack; /* inherited from us; 50 us by default */
@@ -29,17 +38,61 @@ static uint64_t pristine_slack; /* inherited from us; 50 us by default */
 static struct ln_sched_attr getattr(pid_t tid)
 {
         struct ln_sched_attr a;
-        CHECK(ln_sched_getattr(tid, &a, SCHED_ATTR_SIZE_VER2, 0) == 0);
+        CHECK(K->sched_getattr(tid, &a, SCHED_ATTR_SIZE_VER2) == 0);
         return a;
 }
 
 static int getnice(pid_t tid)
 {
         int v;
+
+        if (on_fake)
+                return fake_task(tid)->nice;
         errno = 0;
         v = getpriority(PRIO_PROCESS, (id_t) tid);
         CHECK(errno == 0);
         return v;
+}
+
+static int state_of(pid_t tid, SchedState *ret)
+{
+        return sched_state_read_ops(K, tid, sched_base_slice(), ret);
+}
+
+static int restore(pid_t tid, const SchedState *orig, uint32_t mask)
+{
+        return sched_state_restore_full(K, proc, tid, orig, mask);
+}
+
+/* Someone else (the task itself, renice, chrt, ionice) changes TID. */
+static int other_nice(pid_t tid, int nice)
+{
+        if (on_fake) {
+                fake_task(tid)->nice = nice;
+                return 0;
+        }
+        return setpriority(PRIO_PROCESS, (id_t) tid, nice);
+}
+
+static int other_sched(pid_t tid, int policy, int priority)
+{
+        struct sched_param sp = { .sched_priority = priority };
+
+        if (on_fake) {
+                fake_task(tid)->policy = policy;
+                fake_task(tid)->rt_priority = (uint32_t) priority;
+                return 0;
+        }
+        return sched_setscheduler(tid, policy, &sp);
+}
+
+static int other_ioprio(pid_t tid, int ioprio)
+{
+        if (on_fake) {
+                fake_task(tid)->ioprio = ioprio;
+                return 0;
+        }
+        return ioprio_write(tid, ioprio);
 }
 
 static uint64_t slack_of(pid_t tid)
@@ -47,6 +100,9 @@ static uint64_t slack_of(pid_t tid)
         char p[64];
         unsigned long long v;
         FILE *f;
+
+        if (on_fake)
+                return fake_task(tid)->timer_slack_ns;
 
         snprintf(p, sizeof(p), "/proc/%d/timerslack_ns", (int) tid);
         f = fopen(p, "re");
@@ -73,9 +129,12 @@ static bool has_cap(unsigned bit)
 {
         unsigned long long eff = 0;
         char line[256];
-        FILE *f = fopen("/proc/self/status", "re");
+        FILE *f;
         bool found = false;
 
+        if (on_fake)
+                return true; /* no capabilities modelled: everything is allowed */
+        f = fopen("/proc/self/status", "re");
         CHECK(f);
         while (fgets(line, sizeof(line), f))
                 if (sscanf(line, "CapEff: %llx", &eff) == 1) {
@@ -90,7 +149,11 @@ static bool has_cap(unsigned bit)
 /* Read back from the kernel, not from lib/ioprio.c. */
 static int ioprio_of(pid_t tid)
 {
-        long v = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, (int) tid);
+        long v;
+
+        if (on_fake)
+                return fake_task(tid)->ioprio;
+        v = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, (int) tid);
 
         CHECK(v >= 0);
         return (int) v;
@@ -102,6 +165,8 @@ static int oom_of(pid_t pid)
         int v;
         FILE *f;
 
+        if (on_fake)
+                return fake_task(fake_task(pid)->pid)->oom_score_adj;
         snprintf(p, sizeof(p), "/proc/%d/oom_score_adj", (int) pid);
         f = fopen(p, "re");
         CHECK(f);
@@ -112,7 +177,8 @@ static int oom_of(pid_t pid)
 
 static ApplyContext ctx(LatencyBackend b)
 {
-        return (ApplyContext) { .backend = b, .base_slice_ns = k.base_slice_ns, .proc_root = "/proc" };
+        return (ApplyContext) { .kernel = K, .backend = b, .base_slice_ns = k.base_slice_ns,
+                                .proc_root = proc };
 }
 
 static void check_pristine(void)
@@ -152,9 +218,9 @@ static void test_nice_policy(void)
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EINVAL);
         CHECK(getattr(child).sched_policy == SCHED_IDLE);
 
-        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_NICE) |
+        CHECK(restore(child, &before, SETTING_BIT(SETTING_NICE) |
                                                           SETTING_BIT(SETTING_POLICY)) == 0);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(state_equal(&before, &now));
         check_pristine();
 }
@@ -170,15 +236,15 @@ static void test_slice(void)
                 printf("no EEVDF slice, slice tests skipped\n");
                 return;
         }
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 3) == 0);
+        CHECK(other_nice(child, 3) == 0);
         CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
         CHECK(applied == SETTING_BIT(SETTING_SLICE));
         CHECK(getattr(child).sched_runtime == 3000000);
         CHECK(getnice(child) == 3 && getattr(child).sched_policy == SCHED_OTHER);
-        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_SLICE)) == 0);
+        CHECK(restore(child, &before, SETTING_BIT(SETTING_SLICE)) == 0);
         CHECK(getattr(child).sched_runtime == k.base_slice_ns);
         CHECK(getnice(child) == 3);
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+        CHECK(other_nice(child, 0) == 0);
 
         /* Latency nice under the slice backend: the mapped slice, nice kept. */
         c = ctx(LATENCY_BACKEND_SLICE);
@@ -197,7 +263,7 @@ static void test_slice(void)
         CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
         CHECK(applied == SETTING_BIT(SETTING_LATENCY_NICE));
         CHECK(getattr(child).sched_runtime == k.base_slice_ns);
-        CHECK(sched_state_read(child, &now) == 0 && !now.custom_slice);
+        CHECK(state_of(child, &now) == 0 && !now.custom_slice);
 
         /* An explicit slice wins over the emulation. */
         s = (Settings) { .mask = SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_SLICE),
@@ -205,7 +271,7 @@ static void test_slice(void)
         CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
         CHECK(applied == SETTING_BIT(SETTING_SLICE));
         CHECK(getattr(child).sched_runtime == 5000000);
-        CHECK(sched_state_restore(child, &before, s.mask) == 0);
+        CHECK(restore(child, &before, s.mask) == 0);
         check_pristine();
 
         /* Backend none: latency nice is unsupported, not an error. */
@@ -228,7 +294,7 @@ static void test_latency_nice_backend(void)
         if (k.latency_nice_syscall) {
                 CHECK(applied == SETTING_BIT(SETTING_LATENCY_NICE) && unsup == 0);
                 CHECK(getattr(child).sched_latency_nice == -7);
-                CHECK(sched_state_restore(child, &before, s.mask) == 0);
+                CHECK(restore(child, &before, s.mask) == 0);
                 CHECK(getattr(child).sched_latency_nice == 0);
         } else {
                 /* forced on a kernel without it: reported, nothing changed */
@@ -255,7 +321,7 @@ static void test_uclamp_slack(void)
                 CHECK(getattr(child).sched_util_min == 100 && getattr(child).sched_util_max == 900);
         } else
                 CHECK((unsup & ubits) == ubits && (applied & ubits) == 0);
-        CHECK(sched_state_restore(child, &before, s.mask) == 0);
+        CHECK(restore(child, &before, s.mask) == 0);
         CHECK(slack_of(child) == before.timer_slack_ns);
         if (k.uclamp_task)
                 CHECK(getattr(child).sched_util_min == before.util_min);
@@ -273,7 +339,7 @@ static void test_all_and_matches(void)
         uint32_t applied = 0;
 
         CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
-        CHECK(sched_state_read(child, &after) == 0);
+        CHECK(state_of(child, &after) == 0);
         CHECK(after.policy == SCHED_BATCH && after.nice == 4 && after.timer_slack_ns == 1000);
         if (k.eevdf_slice)
                 CHECK(after.slice_ns == 700000 && after.custom_slice);
@@ -281,14 +347,14 @@ static void test_all_and_matches(void)
         CHECK(!sched_state_matches(&before, &after, applied));
 
         /* someone renices: a NICE mask notices, a SLICE-only mask does not */
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 6) == 0);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(other_nice(child, 6) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(!sched_state_matches(&now, &after, SETTING_BIT(SETTING_NICE)));
         CHECK(sched_state_matches(&now, &after, SETTING_BIT(SETTING_SLICE)));
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 4) == 0);
+        CHECK(other_nice(child, 4) == 0);
 
-        CHECK(sched_state_restore(child, &before, applied) == 0);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(restore(child, &before, applied) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(state_equal(&before, &now));
         check_pristine();
 }
@@ -312,25 +378,25 @@ static void test_refusals(void)
         s = (Settings) { .mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_SLICE) |
                                  SETTING_BIT(SETTING_TIMER_SLACK),
                          .nice = 7, .slice_ns = 4000000, .timer_slack_ns = 5000 };
-        CHECK(sched_state_read(child, &before) == 0);
+        CHECK(state_of(child, &before) == 0);
         CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
         CHECK(applied == s.mask);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(state_equal(&before, &now));
         check_pristine();
         c.dry_run = false;
 
         /* an RT task is never touched */
-        CHECK(sched_setscheduler(child, SCHED_FIFO, &sp) == 0);
-        CHECK(sched_state_read(child, &rt) == 0);
+        CHECK(other_sched(child, SCHED_FIFO, sp.sched_priority) == 0);
+        CHECK(state_of(child, &rt) == 0);
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EBUSY);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(state_equal(&rt, &now));
         CHECK(getattr(child).sched_policy == SCHED_FIFO);
-        CHECK(sched_state_restore(child, &before, SETTING_BIT(SETTING_POLICY)) == -EBUSY);
+        CHECK(restore(child, &before, SETTING_BIT(SETTING_POLICY)) == -EBUSY);
         CHECK(!sched_state_matches(&now, &before, 0)); /* left the fair class */
         sp.sched_priority = 0;
-        CHECK(sched_setscheduler(child, SCHED_OTHER, &sp) == 0);
+        CHECK(other_sched(child, SCHED_OTHER, 0) == 0);
         check_pristine();
 }
 
@@ -340,11 +406,15 @@ static void test_gone(void)
         Settings s = { .mask = SETTING_BIT(SETTING_NICE), .nice = 1 };
         SchedState st;
 
-        CHECK(kill(child, SIGKILL) == 0);
-        CHECK(waitpid(child, NULL, 0) == child);
+        if (on_fake)
+                fake_process_exit(child);
+        else {
+                CHECK(kill(child, SIGKILL) == 0);
+                CHECK(waitpid(child, NULL, 0) == child);
+        }
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -ESRCH);
-        CHECK(sched_state_read(child, &st) == -ESRCH);
-        CHECK(sched_state_restore(child, &st, SETTING_BIT(SETTING_NICE)) == -ESRCH);
+        CHECK(state_of(child, &st) == -ESRCH);
+        CHECK(restore(child, &st, SETTING_BIT(SETTING_NICE)) == -ESRCH);
 }
 
 /* settings_apply_tid_from(): starts from the state it is given (it reads the
@@ -359,8 +429,8 @@ static void test_from_state(void)
         SchedState full, attr, fake;
         uint32_t applied = 0;
 
-        CHECK(sched_state_read(child, &full) == 0);
-        CHECK(sched_state_read_attr(child, &attr) == 0);
+        CHECK(state_of(child, &full) == 0);
+        CHECK(sched_state_read_attr_ops(K, child, sched_base_slice(), &attr) == 0);
         CHECK(attr.timer_slack_ns == 0 && full.timer_slack_ns == pristine_slack);
         attr.timer_slack_ns = full.timer_slack_ns;
         CHECK(state_equal(&attr, &full));
@@ -368,7 +438,7 @@ static void test_from_state(void)
         CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == 0);
         CHECK(applied == s.mask);
         CHECK(getnice(child) == 7 && slack_of(child) == 3000);
-        CHECK(sched_state_restore(child, &full, applied) == 0);
+        CHECK(restore(child, &full, applied) == 0);
         check_pristine();
 
         /* What the given state has already is not set again. */
@@ -381,7 +451,7 @@ static void test_from_state(void)
         fake.nice = 6;
         CHECK(settings_apply_tid_from(&c, child, &fake, &s, &applied, NULL) == 0);
         CHECK(getnice(child) == 7 && slack_of(child) == pristine_slack);
-        CHECK(sched_state_restore(child, &full, SETTING_BIT(SETTING_NICE)) == 0);
+        CHECK(restore(child, &full, SETTING_BIT(SETTING_NICE)) == 0);
         check_pristine();
 
         /* The given state decides: a thread said to be SCHED_FIFO is left alone. */
@@ -407,17 +477,17 @@ static void test_concurrent_change(void)
         SchedState full, now;
         uint32_t applied = 12345;
 
-        CHECK(sched_state_read(child, &full) == 0);
+        CHECK(state_of(child, &full) == 0);
         /* the thread reniced itself after FULL was read */
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 15) == 0);
+        CHECK(other_nice(child, 15) == 0);
         CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EAGAIN);
         CHECK(applied == 12345);
         CHECK(getnice(child) == 15 && getattr(child).sched_policy == SCHED_OTHER);
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+        CHECK(other_nice(child, 0) == 0);
         check_pristine();
 
         /* the thread made itself SCHED_FIFO after FULL was read: not demoted */
-        CHECK(sched_setscheduler(child, SCHED_FIFO, &sp) == 0);
+        CHECK(other_sched(child, SCHED_FIFO, sp.sched_priority) == 0);
         CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EBUSY);
         CHECK(getattr(child).sched_policy == SCHED_FIFO && getattr(child).sched_priority == 1);
         /* a slice change keeps the policy: refused by the kernel itself */
@@ -426,8 +496,8 @@ static void test_concurrent_change(void)
         CHECK(getattr(child).sched_policy == SCHED_FIFO && getattr(child).sched_priority == 1);
         CHECK(applied == 12345);
         sp.sched_priority = 0;
-        CHECK(sched_setscheduler(child, SCHED_OTHER, &sp) == 0);
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(other_sched(child, SCHED_OTHER, 0) == 0);
+        CHECK(state_of(child, &now) == 0);
         check_pristine();
 }
 
@@ -491,7 +561,7 @@ static void test_io_oom(void)
         CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_IDLE, 0));
 
         /* A level alone: best-effort for a thread without a class... */
-        CHECK(sched_state_restore(child, &before, io) == 0);
+        CHECK(restore(child, &before, io) == 0);
         CHECK(ioprio_of(child) == orig_ioprio);
         s = (Settings) { .mask = SETTING_BIT(SETTING_IO_NICE), .io_nice = 6 };
         CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
@@ -502,24 +572,24 @@ static void test_io_oom(void)
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
         CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_RT, 6));
         /* A class without a level, from no class: the level its nice gives. */
-        CHECK(sched_state_restore(child, &before, io) == 0);
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 10) == 0);
+        CHECK(restore(child, &before, io) == 0);
+        CHECK(other_nice(child, 10) == 0);
         s = (Settings) { .mask = SETTING_BIT(SETTING_IO_CLASS), .io_class = LN_IOPRIO_CLASS_BE };
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
         CHECK(ioprio_of(child) == LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 6));
-        CHECK(setpriority(PRIO_PROCESS, (id_t) child, 0) == 0);
+        CHECK(other_nice(child, 0) == 0);
 
         /* Read back and compared: a change by someone else is seen. */
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(now.ioprio == ioprio_of(child));
-        CHECK(ioprio_write(child, LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 1)) == 0);
+        CHECK(other_ioprio(child, LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_BE, 1)) == 0);
         {
                 SchedState later;
 
-                CHECK(sched_state_read(child, &later) == 0);
+                CHECK(state_of(child, &later) == 0);
                 CHECK(sched_state_changed(&later, &now, io | oom) == io);
         }
-        CHECK(sched_state_restore(child, &before, io) == 0);
+        CHECK(restore(child, &before, io) == 0);
         CHECK(ioprio_of(child) == orig_ioprio);
 
         /* OOMScoreAdj: per process, through any of its thread ids. */
@@ -527,7 +597,7 @@ static void test_io_oom(void)
         CHECK(settings_apply_tid(&c, child, &s, &before, &applied, NULL) == 0);
         CHECK(applied == oom && before.oom_score_adj == orig_oom);
         CHECK(oom_of(child) == 500);
-        CHECK(sched_state_read(child, &now) == 0 && now.oom_score_adj == 500);
+        CHECK(state_of(child, &now) == 0 && now.oom_score_adj == 500);
         /* Below 0 takes CAP_SYS_RESOURCE (latniced.service has it; a
          * container may not): refused then, and nothing changed. */
         s.oom_score_adj = -300;
@@ -539,7 +609,7 @@ static void test_io_oom(void)
                 CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EACCES);
                 CHECK(oom_of(child) == 500);
         }
-        CHECK(sched_state_restore(child, &before, oom) == 0);
+        CHECK(restore(child, &before, oom) == 0);
         CHECK(oom_of(child) == orig_oom);
 
         /* Out of range: refused before anything is written. */
@@ -547,22 +617,110 @@ static void test_io_oom(void)
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EINVAL);
         CHECK(oom_of(child) == orig_oom);
 
-        CHECK(sched_state_read(child, &now) == 0);
+        CHECK(state_of(child, &now) == 0);
         CHECK(now.ioprio == orig_ioprio && now.oom_score_adj == orig_oom);
         check_pristine();
 }
 
-int main(void)
-{
-        if (geteuid() != 0) {
-                printf("not root: setting another task's attributes needs CAP_SYS_NICE\n");
-                return 77;
-        }
-        CHECK(kernel_probe(NULL, &k) == 0);
+/* Races with the task, on the fake kernel: the thread changes itself right
+ * after the caller read its state and before the policy is written. The
+ * write starts with a fresh read (guard_fair()), so it is left alone and
+ * keeps what it set: a nice (-EAGAIN), a real-time policy (-EBUSY). */
+typedef struct Race {
+        pid_t tid;
+        unsigned reads;         /* sched_getattr() of TID seen so far */
+        int policy, nice;       /* what the thread sets after the first one */
+} Race;
 
+static void race_after_read(FakeOp op, pid_t tid, int r, void *userdata)
+{
+        Race *race = userdata;
+
+        if (op != FAKE_GETATTR || tid != race->tid || race->reads++ != 0)
+                return;
+        fake_task(tid)->nice = race->nice;
+        fake_task(tid)->policy = race->policy;
+        fake_task(tid)->rt_priority = race->policy == SCHED_FIFO ? 1 : 0;
+}
+
+static void test_race_read_write(void)
+{
+        ApplyContext c = ctx(k.best_backend);
+        Settings s = { .mask = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_NICE),
+                       .policy = SCHED_BATCH, .nice = 4 };
+        Race race = { .tid = child, .policy = SCHED_OTHER, .nice = 15 };
+        uint32_t applied = 12345;
+
+        /* It renices itself: nothing written, its nice kept. */
+        fake_hook_set(race_after_read, &race);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == -EAGAIN);
+        fake_hook_set(NULL, NULL);
+        CHECK(race.reads == 2); /* the caller's read, the guard's */
+        CHECK(applied == 12345);
+        CHECK(getnice(child) == 15 && getattr(child).sched_policy == SCHED_OTHER);
+        CHECK(other_nice(child, 0) == 0);
+        check_pristine();
+
+        /* It makes itself SCHED_FIFO: not demoted. */
+        race = (Race) { .tid = child, .policy = SCHED_FIFO, .nice = 0 };
+        fake_hook_set(race_after_read, &race);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == -EBUSY);
+        fake_hook_set(NULL, NULL);
+        CHECK(getattr(child).sched_policy == SCHED_FIFO && getattr(child).sched_priority == 1);
+        CHECK(getnice(child) == 0 && applied == 12345);
+        CHECK(other_sched(child, SCHED_OTHER, 0) == 0);
+
+        /* Without a race the same settings apply. */
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, NULL) == 0);
+        CHECK(applied == s.mask && getnice(child) == 4);
+        CHECK(getattr(child).sched_policy == SCHED_BATCH);
+        CHECK(other_sched(child, SCHED_OTHER, 0) == 0 && other_nice(child, 0) == 0);
+        check_pristine();
+}
+
+static void run_cases(void)
+{
+        check_pristine();
+        test_nice_policy();
+        test_slice();
+        test_latency_nice_backend();
+        test_uclamp_slack();
+        test_all_and_matches();
+        test_refusals();
+        test_from_state();
+        test_concurrent_change();
+        test_changed_mask();
+        test_io_oom();
+}
+
+/* The fake kernel: a thread-group leader of one thread, pristine. */
+static void run_fake(void)
+{
+        K = &fake_kernel_ops;
+        on_fake = true;
+        fake_kernel_init(0);
+        proc = fake_proc_root();
+        k = (KernelFeatures) { .eevdf_slice = true, .uclamp_task = true,
+                               .base_slice_ns = sched_base_slice(),
+                               .best_backend = LATENCY_BACKEND_SLICE };
+        child = fake_process_new(0, "lt-ts-child", 1, 1);
+        pristine_slack = FAKE_TIMER_SLACK_DEFAULT;
+        run_cases();
+        test_race_read_write();
+        test_gone();
+        fake_kernel_done();
+        printf("fake kernel: all cases passed\n");
+}
+
+static void run_real(void)
+{
         int fds[2];
         char c;
 
+        K = &kernel_ops_real;
+        on_fake = false;
+        proc = "/proc";
+        CHECK(kernel_probe(NULL, &k) == 0);
         CHECK(pipe2(fds, O_CLOEXEC) == 0);
         child = fork();
         CHECK(child >= 0);
@@ -579,18 +737,19 @@ int main(void)
         CHECK(read(fds[0], &c, 1) == 1);
         close(fds[0]);
         pristine_slack = (uint64_t) prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-        check_pristine();
-
-        test_nice_policy();
-        test_slice();
-        test_latency_nice_backend();
-        test_uclamp_slack();
-        test_all_and_matches();
-        test_refusals();
-        test_from_state();
-        test_concurrent_change();
-        test_changed_mask();
-        test_io_oom();
+        run_cases();
         test_gone();
+        printf("real kernel: all cases passed\n");
+}
+
+int main(void)
+{
+        run_fake();
+        if (geteuid() != 0) {
+                printf("real kernel part not run: setting another task's attributes needs "
+                       "CAP_SYS_NICE (run as root)\n");
+                return 0;
+        }
+        run_real();
         return 0;
 }
