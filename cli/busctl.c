@@ -17,6 +17,7 @@
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"
+#include "lib/namespace.h"
 #include "lib/probe.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
@@ -44,14 +45,20 @@ static char *bus_description(const CliOptions *o)
 
 /* The latniced processes that run but not on the system bus, when that is
  * the bus asked (the default: where latniced.service puts it; a bus named
- * with --bus is asked about that bus alone). Their count, 0, or -ENOMEM. */
+ * with --bus is asked about that bus alone), in the host's PID and user
+ * namespaces. Their count, 0, or -ENOMEM. */
 static int daemons_elsewhere(const CliOptions *o, DaemonProcess **ret, size_t *ret_n)
 {
+        NamespaceCheck ns;
         int r;
 
         *ret = NULL;
         *ret_n = 0;
         if (!streq(bus_address(o), "system"))
+                return 0;
+        /* Outside the host's namespaces no latniced runs (the callers say
+         * why), whatever a /proc of the host shows. */
+        if (namespace_check(&ns) == 0)
                 return 0;
         r = daemon_find(o->proc_root, ret, ret_n);
         return r < 0 ? r : (int)*ret_n;
