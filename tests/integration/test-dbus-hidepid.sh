@@ -116,9 +116,10 @@ WATCH=$BUILD/tests/integration/ln-sigwatch
 [ -x "$WATCH" ] || fail "$WATCH was not built"
 mkfifo -m 0600 "$TMP/watch-root.in" "$TMP/watch-nobody.in"
 exec 7<>"$TMP/watch-root.in" 8<>"$TMP/watch-nobody.in"
-"$WATCH" "$ADDR" <"$TMP/watch-root.in" >"$TMP/watch-root.out" 2>&1 &
+# (fds 7 and 8 closed in the watchers: each sees EOF when the test ends)
+"$WATCH" "$ADDR" <"$TMP/watch-root.in" >"$TMP/watch-root.out" 2>&1 7>&- 8>&- &
 CHILDREN+=("$!")
-as_nobody "$WATCH" "$ADDR" <"$TMP/watch-nobody.in" >"$TMP/watch-nobody.out" 2>&1 &
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$WATCH" "$ADDR" <"$TMP/watch-nobody.in" >"$TMP/watch-nobody.out" 2>&1 7>&- 8>&- &
 CHILDREN+=("$!")
 wait_for "root's ln-sigwatch subscribed" grep -qx ready "$TMP/watch-root.out"
 wait_for "nobody's ln-sigwatch subscribed" grep -qx ready "$TMP/watch-nobody.out"
