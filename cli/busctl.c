@@ -520,7 +520,7 @@ typedef struct StatusInfo {
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
                 user_owned, rules, files, units, fd_exhaustions, put_off, batched, shared_groups,
-                unrecorded;
+                unrecorded, threads_deferred, threads_full;
         char **diagnostics, **dirs;
 } StatusInfo;
 
@@ -551,6 +551,8 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 { "SharedGroups", offsetof(StatusInfo, shared_groups) },
 
                 { "UnrecordedTasks", offsetof(StatusInfo, unrecorded) },
+                { "DeferredThreadEvents", offsetof(StatusInfo, threads_deferred) },
+                { "OverflowedThreadEvents", offsetof(StatusInfo, threads_full) },
                 { "Rules", offsetof(StatusInfo, rules) },
                 { "PolicyFiles", offsetof(StatusInfo, files) },
                 { "Units", offsetof(StatusInfo, units) },
@@ -839,6 +841,10 @@ int verb_status(int argc, char **argv, const CliOptions *o)
         if (i.unrecorded > 0)
                 printf("      Warning: %" PRIu64 " tasks not in the state file (no space to grow "
                        "it): not given back should latniced be killed\n", i.unrecorded);
+        if (i.threads_deferred > 0 || i.threads_full > 0)
+                printf("      Threads: %" PRIu64 " new or renamed thread events put off (their user "
+                       "was over its budget), %" PRIu64 " left to a rescan (see the log)\n",
+                       i.threads_deferred, i.threads_full);
         if (!i.diagnostics || !i.diagnostics[0])
                 printf("  Diagnostics: none\n");
         else {

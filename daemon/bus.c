@@ -271,6 +271,8 @@ static const struct {
         { "SharedGroups", offsetof(ManagerStatus, n_shared_groups) },
 
         { "UnrecordedTasks", offsetof(ManagerStatus, n_unrecorded) },
+        { "DeferredThreadEvents", offsetof(ManagerStatus, n_threads_deferred) },
+        { "OverflowedThreadEvents", offsetof(ManagerStatus, n_threads_full) },
         { "Rules", offsetof(ManagerStatus, n_rules) },
         { "PolicyFiles", offsetof(ManagerStatus, n_files) },
         { "Units", offsetof(ManagerStatus, n_units) },
@@ -1060,6 +1062,8 @@ static const sd_bus_vtable daemon_vtable[] = {
         COUNTER("SharedGroups"),
 
         COUNTER("UnrecordedTasks"),
+        COUNTER("DeferredThreadEvents"),
+        COUNTER("OverflowedThreadEvents"),
         COUNTER("Rules"),
         COUNTER("PolicyFiles"),
         COUNTER("Units"),

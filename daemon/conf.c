@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,25 +98,46 @@ static char *reader(char *str, int num, void *stream)
         return str;
 }
 
-static int parse_backend(const char *v, DaemonConfig *c)
+/* Each parser reads VALUE (not empty) into the field it is given. */
+static int parse_log_level(const char *v, void *field)
+{
+        int r = log_level_from_string(v);
+
+        if (r < 0)
+                return r;
+        *(int *)field = r;
+        return 0;
+}
+
+static int parse_bool_field(const char *v, void *field)
+{
+        int r = parse_boolean(v);
+
+        if (r < 0)
+                return r;
+        *(bool *)field = r;
+        return 0;
+}
+
+static int parse_backend(const char *v, void *field)
 {
         int b = latency_backend_from_string(v);
 
         if (b < 0 && b != _LATENCY_BACKEND_AUTO)
                 return -EINVAL;
-        c->backend = (LatencyBackend)b;
+        *(LatencyBackend *)field = (LatencyBackend)b;
         return 0;
 }
 
 /* "50%", "12.5%" (one decimal at most) or "off"/"0": permille of one CPU. */
-static int parse_share(const char *v, unsigned *ret)
+static int parse_share(const char *v, void *field)
 {
         unsigned long whole = 0, tenth = 0;
         const char *p = v;
         char *e;
 
         if (streq(v, "off") || streq(v, "0")) {
-                *ret = 0;
+                *(unsigned *)field = 0;
                 return 0;
         }
         if (*p < '0' || *p > '9')
@@ -134,12 +156,12 @@ static int parse_share(const char *v, unsigned *ret)
                 return -EINVAL;
         if (whole * 10 + tenth == 0 || whole * 10 + tenth > BUDGET_SHARE_MAX)
                 return -ERANGE;
-        *ret = (unsigned)(whole * 10 + tenth);
+        *(unsigned *)field = (unsigned)(whole * 10 + tenth);
         return 0;
 }
 
 /* "10s", "500ms", "2min": a whole number and a unit. */
-static int parse_window(const char *v, uint64_t *ret)
+static int parse_window(const char *v, void *field)
 {
         static const struct { const char *unit; uint64_t usec; } units[] = {
                 { "ms", 1000 }, { "s", 1000000 }, { "min", 60000000 },
@@ -159,47 +181,43 @@ static int parse_window(const char *v, uint64_t *ret)
                 if (n > BUDGET_WINDOW_MAX_USEC / units[i].usec ||
                     n * units[i].usec < BUDGET_WINDOW_MIN_USEC)
                         return -ERANGE;
-                *ret = n * units[i].usec;
+                *(uint64_t *)field = n * units[i].usec;
                 return 0;
         }
         return -EINVAL;
 }
 
-static void parse_budget(ParseState *s, const char *name, const char *value)
-{
-        DaemonConfig *c = &s->config;
-        int r;
-
-        if (streq(name, "BoostBudgetShare")) {
-                if (!*value) {
-                        c->budget.share_permille = BUDGET_SHARE_DEFAULT;
-                        return;
-                }
-                r = parse_share(value, &c->budget.share_permille);
-                if (r < 0)
-                        add_message(s, "error",
-                                    "BoostBudgetShare: expected a share of one CPU from 0.1%% "
-                                    "to %u%% (\"50%%\") or \"off\", found \"%s\"",
-                                    BUDGET_SHARE_MAX / 10, value);
-                return;
-        }
-        if (!*value) {
-                c->budget.window_usec = BUDGET_WINDOW_DEFAULT_USEC;
-                return;
-        }
-        r = parse_window(value, &c->budget.window_usec);
-        if (r < 0)
-                add_message(s, "error",
-                            "BoostBudgetWindow: expected a duration from 100ms to 60min with a "
-                            "unit (ms, s, min), found \"%s\"",
-                            value);
-}
+/* The keys of [Daemon]: an empty value is the default (daemon_config_init),
+ * anything else goes through PARSE, and a value it refuses is an error that
+ * says what was EXPECTED. */
+static const struct {
+        const char *name;
+        size_t offset, size;
+        int (*parse)(const char *value, void *field);
+        const char *expected;
+} daemon_keys[] = {
+#define KEY(name, field, parse, expected) \
+        { name, offsetof(DaemonConfig, field), sizeof(((DaemonConfig *)0)->field), parse, expected }
+        KEY("LogLevel", log_level, parse_log_level,
+            "debug, info, notice, warning, err, crit, alert or emerg"),
+        KEY("RestoreOnExit", restore_on_exit, parse_bool_field, "yes or no"),
+        KEY("RespectManualChanges", respect_manual_changes, parse_bool_field, "yes or no"),
+        KEY("LatencyNiceBackend", backend, parse_backend, "auto, latency-nice, slice or none"),
+        KEY("BoostBudgetShare", budget.share_permille, parse_share,
+            "a share of one CPU from 0.1% to 10000% (\"50%\") or \"off\""),
+        KEY("BoostBudgetWindow", budget.window_usec, parse_window,
+            "a duration from 100ms to 60min with a unit (ms, s, min)"),
+#undef KEY
+};
+/* the texts above name these bounds */
+_Static_assert(BUDGET_SHARE_MAX == 100000u, "BoostBudgetShare's text says 10000%");
+_Static_assert(BUDGET_WINDOW_MIN_USEC == 100000u && BUDGET_WINDOW_MAX_USEC == 3600000000u,
+               "BoostBudgetWindow's text says 100ms to 60min");
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
         ParseState *s = user;
-        DaemonConfig *c = &s->config;
-        int r;
+        DaemonConfig defaults;
 
         if (s->line_too_long)
                 return 1;
@@ -209,45 +227,21 @@ static int handler(void *user, const char *section, const char *name, const char
                 return 1;
         }
 
-        if (streq(name, "LogLevel")) {
-                if (!*value) {
-                        c->log_level = -1;
-                        return 1;
-                }
-                r = log_level_from_string(value);
-                if (r < 0)
-                        add_message(s, "error",
-                                    "LogLevel: expected debug, info, notice, warning, err, crit, "
-                                    "alert or emerg, found \"%s\"", value);
-                else
-                        c->log_level = r;
-        } else if (streq(name, "RestoreOnExit") || streq(name, "RespectManualChanges")) {
-                bool *field = streq(name, "RestoreOnExit") ? &c->restore_on_exit
-                                                            : &c->respect_manual_changes;
-                if (!*value) {
-                        *field = true;
-                        return 1;
-                }
-                r = parse_boolean(value);
-                if (r < 0)
-                        add_message(s, "error", "%s: expected yes or no, found \"%s\"", name,
-                                    value);
-                else
-                        *field = r;
-        } else if (streq(name, "LatencyNiceBackend")) {
-                if (!*value) {
-                        c->backend = _LATENCY_BACKEND_AUTO;
-                        return 1;
-                }
-                if (parse_backend(value, c) < 0)
-                        add_message(s, "error",
-                                    "LatencyNiceBackend: expected auto, latency-nice, slice or "
-                                    "none, found \"%s\"", value);
-        } else if (streq(name, "BoostBudgetShare") || streq(name, "BoostBudgetWindow"))
-                parse_budget(s, name, value);
-        else
-                add_message(s, "warning", "unknown key \"%s\" in [Daemon], ignoring", name);
+        for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++) {
+                char *field = (char *)&s->config + daemon_keys[i].offset;
 
+                if (!streq(name, daemon_keys[i].name))
+                        continue;
+                if (!*value) {
+                        daemon_config_init(&defaults);
+                        memcpy(field, (char *)&defaults + daemon_keys[i].offset,
+                               daemon_keys[i].size);
+                } else if (daemon_keys[i].parse(value, field) < 0)
+                        add_message(s, "error", "%s: expected %s, found \"%s\"", name,
+                                    daemon_keys[i].expected, value);
+                return 1;
+        }
+        add_message(s, "warning", "unknown key \"%s\" in [Daemon], ignoring", name);
         return 1;
 }
 

@@ -43,6 +43,8 @@ typedef struct ManagerStatus {
         uint64_t n_shared_groups;     /* groups found shared with another user (left, given back) */
 
         uint64_t n_unrecorded;        /* tasks that got no record in the state file (no space) */
+        uint64_t n_threads_deferred;  /* thread events put off: their user was over its budget */
+        uint64_t n_threads_full;      /* thread events left to a rescan: the budget's tables full */
         uint64_t n_rules, n_files, n_units;
         /* Diagnostics (errors and warnings) of the last load, formatted
          * "file:line:col: error: msg"; NULL-terminated, owned by the manager. */

@@ -1290,6 +1290,8 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_shared_groups = m->groups ? group_table_counters(m->groups)->n_shared : 0,
 
                 .n_unrecorded = task_table_n_unrecorded(m->tasks),
+                .n_threads_deferred = m->n_threads_deferred,
+                .n_threads_full = m->n_threads_full,
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,

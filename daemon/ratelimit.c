@@ -6,50 +6,22 @@
 #include "daemon/pidmap.h"
 #include "daemon/ratelimit.h"
 #include "lib/macro.h"
+#include "lib/token-bucket.h"
 
-/*
- * Each bucket is kept as a "theoretical arrival time" (the generic cell rate
- * algorithm): a request costs one interval, and is allowed while the bucket
- * is at most (burst - 1) intervals in debt. One number per bucket, no
- * refill arithmetic, no floating point.
- */
-typedef struct Bucket {
-        uint64_t tat;
-} Bucket;
-
+/* Each process's bucket and the global one: lib/token-bucket.h. */
 typedef struct Entry {
-        Bucket bucket;
+        TokenBucket bucket;
         pid_t pending_tid; /* 0: nothing pending; == pid: the whole process */
 } Entry;
 
 struct RateLimiter {
         RateLimitConfig config;
         PidMap entries;
-        Bucket global;
+        TokenBucket global;
         size_t n_pending;
         size_t cursor; /* where rate_limiter_pop_due() looks first */
         uint64_t last_purge;
 };
-
-static uint64_t bucket_slack(unsigned burst, uint64_t interval)
-{
-        return (uint64_t)(burst - 1) * interval;
-}
-
-/* The earliest time at or after NOW at which the bucket has a token. */
-static uint64_t bucket_ready_at(const Bucket *b, unsigned burst, uint64_t interval, uint64_t now)
-{
-        uint64_t slack = bucket_slack(burst, interval);
-
-        if (b->tat <= now + slack)
-                return now;
-        return b->tat - slack;
-}
-
-static void bucket_take(Bucket *b, uint64_t interval, uint64_t now)
-{
-        b->tat = MAX(b->tat, now) + interval;
-}
 
 int rate_limiter_new(const RateLimitConfig *c, RateLimiter **ret)
 {
@@ -104,7 +76,7 @@ static void purge(RateLimiter *l, uint64_t now)
         while (pidmap_iterate(&l->entries, &state, &pid, &v)) {
                 Entry *e = v;
 
-                if (e->pending_tid == 0 && e->bucket.tat <= now)
+                if (e->pending_tid == 0 && token_bucket_full(&e->bucket, now))
                         entry_remove(l, pid);
         }
 }
@@ -147,10 +119,11 @@ int rate_limiter_check(RateLimiter *l, pid_t pid, pid_t tid, uint64_t now)
                 entry_add_pending(l, e, pid, tid);
                 return RATE_LIMIT_DEFERRED;
         }
-        if (bucket_ready_at(&e->bucket, c->burst, c->interval_usec, now) == now &&
-            bucket_ready_at(&l->global, c->global_burst, c->global_interval_usec, now) == now) {
-                bucket_take(&e->bucket, c->interval_usec, now);
-                bucket_take(&l->global, c->global_interval_usec, now);
+        if (token_bucket_ready(&e->bucket, c->burst, c->interval_usec, now) &&
+            token_bucket_ready(&l->global, c->global_burst, c->global_interval_usec, now)) {
+                token_bucket_take(&e->bucket, c->burst, c->interval_usec, 1, 0, now);
+                token_bucket_take(&l->global, c->global_burst, c->global_interval_usec, 1, 0,
+                                  now);
                 return RATE_LIMIT_NOW;
         }
         entry_add_pending(l, e, pid, tid);
@@ -170,18 +143,18 @@ uint64_t rate_limiter_next_due(const RateLimiter *l, uint64_t now)
                 const Entry *e = v;
 
                 if (e->pending_tid > 0)
-                        due = MIN(due, bucket_ready_at(&e->bucket, c->burst, c->interval_usec,
-                                                       now));
+                        due = MIN(due, token_bucket_ready_at(&e->bucket, c->burst,
+                                                             c->interval_usec, now));
         }
-        return MAX(due, bucket_ready_at(&l->global, c->global_burst, c->global_interval_usec,
-                                        now));
+        return MAX(due, token_bucket_ready_at(&l->global, c->global_burst,
+                                              c->global_interval_usec, now));
 }
 
 /* Is E pending and due at NOW? */
 static bool entry_due(const RateLimiter *l, const Entry *e, uint64_t now)
 {
         return e->pending_tid > 0 &&
-               bucket_ready_at(&e->bucket, l->config.burst, l->config.interval_usec, now) == now;
+               token_bucket_ready(&e->bucket, l->config.burst, l->config.interval_usec, now);
 }
 
 int rate_limiter_pop_due(RateLimiter *l, uint64_t now, pid_t *ret_pid, pid_t *ret_tid)
@@ -193,7 +166,7 @@ int rate_limiter_pop_due(RateLimiter *l, uint64_t now, pid_t *ret_pid, pid_t *re
         void *v;
 
         if (l->n_pending == 0 ||
-            bucket_ready_at(&l->global, c->global_burst, c->global_interval_usec, now) != now)
+            !token_bucket_ready(&l->global, c->global_burst, c->global_interval_usec, now))
                 return 0;
 
         /* Round robin from where the last one was found: when the global
@@ -216,8 +189,8 @@ int rate_limiter_pop_due(RateLimiter *l, uint64_t now, pid_t *ret_pid, pid_t *re
                 return 0;
 
         l->cursor = state;
-        bucket_take(&e->bucket, c->interval_usec, now);
-        bucket_take(&l->global, c->global_interval_usec, now);
+        token_bucket_take(&e->bucket, c->burst, c->interval_usec, 1, 0, now);
+        token_bucket_take(&l->global, c->global_burst, c->global_interval_usec, 1, 0, now);
         *ret_pid = pid;
         *ret_tid = e->pending_tid;
         e->pending_tid = 0;

@@ -324,11 +324,6 @@ static uint64_t bytes_checksum(const void *c, size_t n)
         return h;
 }
 
-static uint64_t copy_checksum(const DiskCopy *c)
-{
-        return bytes_checksum(c, offsetof(DiskCopy, checksum));
-}
-
 static bool copy_is_zero(const DiskCopy *c)
 {
         const uint8_t *p = (const uint8_t *)c;
@@ -337,6 +332,83 @@ static bool copy_is_zero(const DiskCopy *c)
                 if (p[i])
                         return false;
         return true;
+}
+
+static bool copy_unwritten(const void *c)
+{
+        return copy_is_zero(c);
+}
+
+static bool copy_written(const void *c)
+{
+        return !copy_is_zero(c);
+}
+
+/* ---- Two-copy records (both tables) ------------------------------------
+ * A record is two copies of SIZE bytes each, a copy starting with its
+ * sequence number (0: never written) and ending with the checksum of the
+ * bytes before it, written last. */
+_Static_assert(offsetof(DiskCopy, seq) == 0 &&
+               offsetof(DiskCopy, checksum) == sizeof(DiskCopy) - sizeof(uint64_t),
+               "DiskCopy: seq first, checksum last");
+_Static_assert(offsetof(DiskCgCopy, seq) == 0 &&
+               offsetof(DiskCgCopy, checksum) == sizeof(DiskCgCopy) - sizeof(uint64_t),
+               "DiskCgCopy: seq first, checksum last");
+
+static uint64_t copy_u64(const uint8_t *c, size_t off)
+{
+        uint64_t v;
+
+        memcpy(&v, c + off, sizeof(v));
+        return v;
+}
+
+/* The newest valid copy of the record at RECORD (0 or 1), -1 if none;
+ * *RET_TORN tells whether a copy that UNWRITTEN does not call never written
+ * fails its checksum. */
+static int record_best_copy(const uint8_t *record, size_t size, bool (*unwritten)(const void *c),
+                            bool *ret_torn)
+{
+        size_t sum_off = size - sizeof(uint64_t);
+        int best = -1;
+
+        *ret_torn = false;
+        for (int k = 0; k < 2; k++) {
+                const uint8_t *c = record + (size_t)k * size;
+                uint64_t seq = copy_u64(c, 0);
+
+                if (unwritten(c))
+                        continue;
+                if (seq == 0 || copy_u64(c, sum_off) != bytes_checksum(c, sum_off)) {
+                        *ret_torn = true;
+                        continue;
+                }
+                if (best < 0 || seq > copy_u64(record + (size_t)best * size, 0))
+                        best = k;
+        }
+        return best;
+}
+
+/* Write copy C (SIZE bytes; seq and checksum filled in here) into the older
+ * copy of SLOT of table S, whose record is at RECORD, in memory and in the
+ * file (one pwrite() of the copy, its checksum last): a write cut short
+ * leaves a copy that does not match its checksum, and the other copy is the
+ * record. */
+static void slot_write_copy(StateFile *f, Slots *s, uint32_t slot, uint8_t *record, void *c,
+                            size_t size)
+{
+        int target = s->active[slot] == 0 ? 1 : 0;
+        uint8_t *d = record + (size_t)target * size;
+        size_t sum_off = size - sizeof(uint64_t);
+        uint64_t seq = s->seq[slot] + 1, sum;
+
+        memcpy(c, &seq, sizeof(seq));
+        sum = bytes_checksum(c, sum_off);
+        memcpy((uint8_t *)c + sum_off, &sum, sizeof(sum));
+        memcpy(d, c, size);
+        s->seq[slot] = seq;
+        s->active[slot] = (int8_t)target;
+        file_write(f, (size_t)(d - f->image), size);
 }
 
 static void sched_encode(const SchedState *s, DiskSched *d)
@@ -580,21 +652,9 @@ static void slots_free_rebuild(StateFile *f, Slots *s, bool (*used)(StateFile *,
         }
 }
 
-/* Write copy C (seq and checksum filled in here) into the older copy of
- * SLOT, in memory and in the file (one pwrite() of the copy, its checksum
- * last): a write cut short leaves a copy that does not match its checksum,
- * and the other copy is the record. */
 static void slot_write(StateFile *f, uint32_t slot, DiskCopy *c)
 {
-        int target = f->tasks.active[slot] == 0 ? 1 : 0;
-        DiskCopy *d = &record(f, slot)->copy[target];
-
-        c->seq = f->tasks.seq[slot] + 1;
-        c->checksum = copy_checksum(c);
-        *d = *c;
-        f->tasks.seq[slot] = c->seq;
-        f->tasks.active[slot] = (int8_t)target;
-        file_write(f, (size_t)((uint8_t *)d - f->image), sizeof(*d));
+        slot_write_copy(f, &f->tasks, slot, (uint8_t *)record(f, slot), c, sizeof(*c));
 }
 
 void state_file_put(StateFile *f, const StateRecord *rec)
@@ -732,6 +792,34 @@ static void note_corrupt(const StateFile *f, StateFileLoad *l, const void *p)
                 l->corrupt_offset = (size_t)((const uint8_t *)p - f->image);
 }
 
+/* Set up slot I of table S from its record at RECORD (copies of SIZE bytes,
+ * their flags at FLAGS_OFF): its newest valid copy becomes the active one.
+ * Returns that copy if it holds a record, else NULL; a record both of whose
+ * copies were written (WRITTEN) and neither is valid is noted as corrupt,
+ * since a crash tears one copy only. */
+static const void *slot_load(StateFile *f, StateFileLoad *l, Slots *s, uint32_t i,
+                             const uint8_t *record, size_t size, size_t flags_off,
+                             bool (*unwritten)(const void *c), bool (*written)(const void *c))
+{
+        bool torn;
+        int best = record_best_copy(record, size, unwritten, &torn);
+        const uint8_t *c;
+        uint32_t flags;
+
+        if (best < 0 && torn && written(record) && written(record + size)) {
+                note_corrupt(f, l, record);
+                return NULL;
+        }
+        l->n_torn += torn && best >= 0;
+        if (best < 0)
+                return NULL;
+        c = record + (size_t)best * size;
+        s->active[i] = (int8_t)best;
+        s->seq[i] = copy_u64(c, 0);
+        memcpy(&flags, c + flags_off, sizeof(flags));
+        return flags & COPY_USED ? c : NULL;
+}
+
 /* ---- Cgroup table (state-file.h) ------------------------------------- */
 
 static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
@@ -739,9 +827,18 @@ static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
         return (DiskCgRecord *)(f->image + file_size_for(f->tasks.n)) + slot;
 }
 
-static uint64_t cg_copy_checksum(const DiskCgCopy *c)
+/* Never written (cheap: not the whole 4 KiB). */
+static bool cg_copy_unwritten(const void *p)
 {
-        return bytes_checksum(c, offsetof(DiskCgCopy, checksum));
+        const DiskCgCopy *c = p;
+
+        return c->seq == 0 && c->checksum == 0 && c->flags == 0;
+}
+
+/* Written at some time, valid or not (for telling a corrupt record). */
+static bool cg_copy_written(const void *p)
+{
+        return ((const DiskCgCopy *)p)->seq != 0;
 }
 
 static bool cg_slot_used(StateFile *f, uint32_t slot)
@@ -751,18 +848,9 @@ static bool cg_slot_used(StateFile *f, uint32_t slot)
 }
 
 
-/* As slot_write(), for the cgroup table. */
 static void cg_slot_write(StateFile *f, uint32_t slot, DiskCgCopy *c)
 {
-        int target = f->cg.active[slot] == 0 ? 1 : 0;
-        DiskCgCopy *d = &cg_record(f, slot)->copy[target];
-
-        c->seq = f->cg.seq[slot] + 1;
-        c->checksum = cg_copy_checksum(c);
-        memcpy(d, c, sizeof(*d));
-        f->cg.seq[slot] = c->seq;
-        f->cg.active[slot] = (int8_t)target;
-        file_write(f, (size_t)((uint8_t *)d - f->image), sizeof(*d));
+        slot_write_copy(f, &f->cg, slot, (uint8_t *)cg_record(f, slot), c, sizeof(*c));
 }
 
 static int value_encode(const char v[STATE_VALUE_MAX], char dst[STATE_VALUE_MAX])
@@ -846,33 +934,13 @@ static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
                 return -ENOMEM;
         for (uint32_t i = 0; i < n; i++) {
                 DiskCgRecord *d = cg_record(f, i);
-                int best = -1;
-                bool torn = false;
+                const DiskCgCopy *c = slot_load(f, l, &f->cg, i, (const uint8_t *)d,
+                                                sizeof(*c), offsetof(DiskCgCopy, flags),
+                                                cg_copy_unwritten, cg_copy_written);
 
-                for (int k = 0; k < 2; k++) {
-                        const DiskCgCopy *c = &d->copy[k];
-
-                        if (c->seq == 0 && c->checksum == 0 && c->flags == 0)
-                                continue; /* never written (cheap: not the whole 4 KiB) */
-                        if (c->seq == 0 || c->checksum != cg_copy_checksum(c)) {
-                                torn = true;
-                                continue;
-                        }
-                        if (best < 0 || c->seq > d->copy[best].seq)
-                                best = k;
-                }
-                if (best < 0 && torn && d->copy[0].seq && d->copy[1].seq) {
-                        note_corrupt(f, l, d);
+                if (!c)
                         continue;
-                }
-                l->n_torn += torn && best >= 0;
-                if (best < 0)
-                        continue;
-                f->cg.active[i] = (int8_t)best;
-                f->cg.seq[i] = d->copy[best].seq;
-                if (!(d->copy[best].flags & COPY_USED))
-                        continue;
-                r = cg_decode(&d->copy[best], i, &f->cg.loaded[f->cg.n_loaded]);
+                r = cg_decode(c, i, &f->cg.loaded[f->cg.n_loaded]);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -1031,35 +1099,13 @@ static int records_read(StateFile *f, StateFileLoad *l)
                 return -ENOMEM;
         for (uint32_t i = 0; i < f->tasks.n; i++) {
                 DiskRecord *d = record(f, i);
-                int best = -1;
-                bool torn = false;
+                const DiskCopy *c = slot_load(f, l, &f->tasks, i, (const uint8_t *)d, sizeof(*c),
+                                              offsetof(DiskCopy, flags), copy_unwritten,
+                                              copy_written);
 
-                for (int k = 0; k < 2; k++) {
-                        const DiskCopy *c = &d->copy[k];
-
-                        if (copy_is_zero(c))
-                                continue;
-                        if (c->seq == 0 || c->checksum != copy_checksum(c)) {
-                                torn = true;
-                                continue;
-                        }
-                        if (best < 0 || c->seq > d->copy[best].seq)
-                                best = k;
-                }
-                if (best < 0 && torn && !copy_is_zero(&d->copy[0]) &&
-                    !copy_is_zero(&d->copy[1])) {
-                        /* Both written, neither valid: a crash tears one copy only. */
-                        note_corrupt(f, l, d);
+                if (!c)
                         continue;
-                }
-                l->n_torn += torn && best >= 0;
-                if (best < 0)
-                        continue;
-                f->tasks.active[i] = (int8_t)best;
-                f->tasks.seq[i] = d->copy[best].seq;
-                if (!(d->copy[best].flags & COPY_USED))
-                        continue;
-                if (!record_decode(&d->copy[best], i, &recs[l->n_records])) {
+                if (!record_decode(c, i, &recs[l->n_records])) {
                         note_corrupt(f, l, d);
                         f->tasks.active[i] = -1;
                         continue;

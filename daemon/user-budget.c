@@ -7,11 +7,11 @@
 #include "daemon/pidmap.h"
 #include "daemon/user-budget.h"
 #include "lib/macro.h"
+#include "lib/token-bucket.h"
 
 typedef struct User {
         uid_t uid;
-        int64_t tokens;
-        uint64_t refill_usec; /* tokens are up to date as of then */
+        TokenBucket bucket;
         pid_t *pending;       /* FIFO: [head, n) */
         size_t head, n, cap;
 } User;
@@ -68,26 +68,9 @@ UserBudget *user_budget_free(UserBudget *b)
         return NULL;
 }
 
-/* Bring U's tokens up to NOW. */
-static void user_refill(const UserBudget *b, User *u, uint64_t now)
+static bool user_ready(const UserBudget *b, const User *u, uint64_t now)
 {
-        uint64_t add, needed;
-
-        if (now <= u->refill_usec)
-                return;
-        if (u->tokens >= (int64_t)b->c.burst) {
-                u->refill_usec = now;
-                return;
-        }
-        needed = (uint64_t)((int64_t)b->c.burst - u->tokens);
-        add = (now - u->refill_usec) / b->c.interval_usec;
-        if (add >= needed) {
-                u->tokens = b->c.burst;
-                u->refill_usec = now;
-        } else if (add > 0) {
-                u->tokens += (int64_t)add;
-                u->refill_usec += add * b->c.interval_usec;
-        }
+        return token_bucket_ready(&u->bucket, b->c.burst, b->c.interval_usec, now);
 }
 
 static size_t user_n_pending(const User *u)
@@ -106,8 +89,7 @@ static void users_purge(UserBudget *b, uint64_t now)
         while (pidmap_iterate(&b->users, &state, &key, &v)) {
                 User *u = v;
 
-                user_refill(b, u, now);
-                if (user_n_pending(u) == 0 && u->tokens >= (int64_t)b->c.burst)
+                if (user_n_pending(u) == 0 && token_bucket_full(&u->bucket, now))
                         user_free(pidmap_remove(&b->users, key));
         }
         b->pop_state = 0;
@@ -132,7 +114,7 @@ static User *user_get(UserBudget *b, uid_t uid, uint64_t now, bool add, int *ret
                 *ret_r = -ENOMEM;
                 return NULL;
         }
-        *u = (User){ .uid = uid, .tokens = b->c.burst, .refill_usec = now };
+        *u = (User){ .uid = uid }; /* a full bucket */
         r = pidmap_put(&b->users, user_key(uid), u);
         if (r < 0) {
                 free(u);
@@ -181,10 +163,9 @@ int user_budget_check(UserBudget *b, uid_t uid, pid_t pid, uint64_t now)
         u = user_get(b, uid, now, true, &r);
         if (!u)
                 return r < 0 ? r : USER_BUDGET_FULL;
-        user_refill(b, u, now);
         /* A user with processes waiting queues behind them: their merged
          * evaluation comes first, and covers this one if it is the same. */
-        if (user_n_pending(u) == 0 && u->tokens >= 1)
+        if (user_n_pending(u) == 0 && user_ready(b, u, now))
                 return USER_BUDGET_NOW;
         if (pidmap_size(&b->pending) >= b->c.max_pending)
                 return USER_BUDGET_FULL;
@@ -202,17 +183,13 @@ void user_budget_charge(UserBudget *b, uid_t uid, uint64_t cost, uint64_t now)
         u = user_get(b, uid, now, true, &r);
         if (!u)
                 return;
-        user_refill(b, u, now);
-        cost = MIN(cost, (uint64_t)INT32_MAX);
-        u->tokens = MAX(u->tokens - (int64_t)cost, -(int64_t)b->c.max_debt);
+        token_bucket_take(&u->bucket, b->c.burst, b->c.interval_usec, cost, b->c.max_debt, now);
 }
 
 /* When U has a token again (it has one now: NOW). */
 static uint64_t user_due(const UserBudget *b, const User *u, uint64_t now)
 {
-        if (u->tokens >= 1)
-                return now;
-        return MAX(now, u->refill_usec + (uint64_t)(1 - u->tokens) * b->c.interval_usec);
+        return token_bucket_ready_at(&u->bucket, b->c.burst, b->c.interval_usec, now);
 }
 
 uint64_t user_budget_next_due(UserBudget *b, uint64_t now)
@@ -229,7 +206,6 @@ uint64_t user_budget_next_due(UserBudget *b, uint64_t now)
 
                 if (user_n_pending(u) == 0)
                         continue;
-                user_refill(b, u, now);
                 due = MIN(due, user_due(b, u, now));
         }
         return due;
@@ -250,8 +226,7 @@ int user_budget_pop_due(UserBudget *b, uint64_t now, pid_t *ret_pid, uid_t *ret_
 
                         if (user_n_pending(u) == 0)
                                 continue;
-                        user_refill(b, u, now);
-                        if (u->tokens < 1)
+                        if (!user_ready(b, u, now))
                                 continue;
                         pid = u->pending[u->head++];
                         if (u->head == u->n)

@@ -13,14 +13,12 @@ SRC=${5:?source root}
 command -v dbus-daemon >/dev/null && command -v busctl >/dev/null ||
         fail "dbus-daemon and busctl are needed (dev/deps.sh installs them)"
 
-# A trusted bash (root's, in a root-only directory) under the rule's name.
-TRUSTED=$(mktemp -d /run/lnbudget.XXXXXX)
-chmod 0755 "$TRUSTED" "$T"
+# A trusted bash under the rule's name.
+trusted_copy /bin/bash lnaudio
+chmod 0755 "$T"
 BUS_PID=
 # The bus goes first: cleanup() waits for every job of the test.
-trap 'rm -rf "$TRUSTED"; [ -z "$BUS_PID" ] || kill "$BUS_PID" 2>/dev/null; cleanup' EXIT
-cp /bin/bash "$TRUSTED/lnaudio"
-chmod 0755 "$TRUSTED/lnaudio"
+trap '[ -z "$BUS_PID" ] || kill "$BUS_PID" 2>/dev/null; cleanup' EXIT
 mkfifo "$T/spin" "$T/sleep"
 chmod 0666 "$T/spin" "$T/sleep"
 

@@ -23,6 +23,7 @@ mkdir -p "$POL"
 : >"$CONF"
 DAEMON=
 PIDS=()
+TRUSTED=
 
 # latniced gets SIGTERM on every exit path (it restores what it changed),
 # SIGKILL only if it is still there 5 s later; it runs under setpriv
@@ -43,6 +44,7 @@ cleanup() {
         fi
         wait 2>/dev/null
         rm -rf "$T"
+        [ -z "$TRUSTED" ] || rm -rf "$TRUSTED"
 }
 trap cleanup EXIT
 
@@ -53,6 +55,20 @@ fail() {
                 tail -n 40 "$LOG" >&2
         fi
         exit 1
+}
+
+# trusted_copy PROGRAM NAME: a copy of PROGRAM at $TRUSTED/NAME (NAME may be
+# DIR/FILE), a path latniced trusts as it does /usr/bin: root's and mode 0755
+# all the way, in a directory made below /run at the first call (only root
+# writes there; /tmp is anyone's) and removed by cleanup.
+trusted_copy() {
+        if [ -z "$TRUSTED" ]; then
+                TRUSTED=$(mktemp -d /run/lntrust.XXXXXX) || fail "cannot make a directory in /run"
+                chmod 0755 "$TRUSTED"
+        fi
+        mkdir -p -m 0755 "$(dirname "$TRUSTED/$2")" &&
+                cp "$1" "$TRUSTED/$2" && chmod 0755 "$TRUSTED/$2" ||
+                fail "cannot copy $1 to $TRUSTED/$2"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

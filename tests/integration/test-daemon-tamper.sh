@@ -14,11 +14,7 @@ LIBM=$(/sbin/ldconfig -p | sed -n 's/^\tlibm\.so\.6 (.*x86-64.*) => //p' | head 
 [ -n "$LIBM" ] || LIBM=$(/sbin/ldconfig -p | sed -n 's/^\tlibm\.so\.6 .* => //p' | head -n1)
 [ -e "$LIBM" ] || { echo "SKIP: no libm.so.6 to preload"; exit 77; }
 
-TRUSTED=$(mktemp -d /run/lntamper.XXXXXX)
-chmod 0755 "$TRUSTED"
-trap 'rm -rf "$TRUSTED"; cleanup' EXIT
-cp /bin/sleep "$TRUSTED/lnpipewire"
-chmod 0755 "$TRUSTED/lnpipewire"
+trusted_copy /bin/sleep lnpipewire
 
 cat >"$POL/50-tamper.policy" <<'P'
 [Rule audio]

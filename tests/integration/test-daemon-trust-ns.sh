@@ -17,12 +17,7 @@ fi
 PY=$(readlink -f /usr/bin/python3)
 [ -x "$PY" ] || { echo "SKIP: no /usr/bin/python3"; exit 77; }
 
-# A trusted place: root's, 0755, below /run.
-TRUSTED=$(mktemp -d /run/lntrustns.XXXXXX)
-chmod 0755 "$TRUSTED"
-trap 'rm -rf "$TRUSTED"; cleanup' EXIT
-cp /bin/sleep "$TRUSTED/lnpipewire"
-chmod 0755 "$TRUSTED/lnpipewire"
+trusted_copy /bin/sleep lnpipewire
 
 # Like the shipped audio rule (Profile audio), on a name of the test's own.
 cat >"$POL/50-trust-ns.policy" <<'P'
@@ -102,9 +97,7 @@ unboosted "$RUN_PID" "a memfd named lnpipewire" "owned by uid 65534"
 # 4. Root's lnpipewire, deleted, exec'd (through an fd kept open) in nobody's
 # mount namespace: the file says deleted, and its path cannot be checked in
 # a namespace that is not latniced's.
-mkdir -m 0755 "$TRUSTED/old"
-cp /bin/sleep "$TRUSTED/old/lnpipewire"
-chmod 0755 "$TRUSTED/old/lnpipewire"
+trusted_copy /bin/sleep old/lnpipewire
 "${NOBODY[@]}" unshare -Urm bash -c 'exec 3<"$0"; while [ -e "$0" ]; do sleep 0.02; done
         exec -a lnpipewire /proc/self/fd/3 300' "$TRUSTED/old/lnpipewire" &
 held=$!

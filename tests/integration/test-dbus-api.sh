@@ -14,7 +14,7 @@ dbus_init "$@"
 
 cat >"$TMP/vendor/50-dbus-test.policy" <<'POLICY'
 [Rule dbus-test]
-Match = name:ln-dbus-sleep
+Match = name:ln-dbus-sleep || name:ln-dbus-storm
 Nice = 7
 TimerSlack = 3ms
 POLICY
@@ -68,7 +68,8 @@ for name in ("Version", "KernelRelease", "StartTimestamp"):
 for name, t in (("Backend", "s"), ("DryRun", "b"), ("SchedExtActive", "b"),
                 ("LastReloadTimestamp", "t"), ("Events", "t"), ("LostEvents", "t"),
                 ("Rescans", "t"), ("Applied", "t"), ("Failed", "t"), ("ManagedTasks", "t"),
-                ("UserOwnedTasks", "t"), ("FdExhaustions", "t"), ("PutOffEvaluations", "t"), ("BatchedStorms", "t"), ("SharedGroups", "t"), ("UnrecordedTasks", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t")):
+                ("UserOwnedTasks", "t"), ("FdExhaustions", "t"), ("PutOffEvaluations", "t"), ("BatchedStorms", "t"), ("SharedGroups", "t"), ("UnrecordedTasks", "t"),
+                ("DeferredThreadEvents", "t"), ("OverflowedThreadEvents", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t")):
     assert props.pop(name) == (t, "false"), name
 assert not props, "undocumented properties: %r" % props
 PYTHON
@@ -85,7 +86,7 @@ echo "ok - introspection: methods, signal and properties with their signatures"
         fail "property Rules is not 1"
 bctl --json=short call org.latnice.Daemon1 /org/latnice/Daemon1 org.freedesktop.DBus.Properties \
         GetAll s org.latnice.Daemon1 | py_assert \
-        'len(d["data"][0]) == 22 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
+        'len(d["data"][0]) == 24 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
         "GetAll"
 echo "ok - properties"
 
@@ -103,6 +104,49 @@ ctl status >"$TMP/status.txt" || fail "latnicectl status"
 grep -q "^latniced $version, running since" "$TMP/status.txt" && grep -q "Backend: " "$TMP/status.txt" &&
         grep -q "Policy: 1 rules" "$TMP/status.txt" || { cat "$TMP/status.txt"; fail "latnicectl status text"; }
 echo "ok - GetStatus, latnicectl status"
+
+# ---- DeferredThreadEvents: thread events past a user's budget ---------------
+# A process of nobody's that rule dbus-test matches makes 1,000 threads while
+# latniced is stopped; continued, latniced reads their events faster than
+# nobody's budget lets it evaluate threads one by one (256 at once, then
+# 500/s): the events past it are put off and counted. (Not left to the
+# storm's own pace, which on a busy machine can stay within the budget.)
+cp "$BUILD/tests/integration/ln-threadstorm" "$TMP/ln-dbus-storm"
+kill -STOP "$DAEMON_PID"
+# (setpriv itself, not as_nobody: $! must be the storm's own pid)
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/ln-dbus-storm" 1000 ln-dbus-storm \
+        >"$TMP/storm.out" 2>&1 &
+storm=$!
+CHILDREN+=("$storm")
+for i in $(seq 600); do
+        grep -q '^done' "$TMP/storm.out" && break
+        sleep 0.1
+done
+kill -CONT "$DAEMON_PID"
+grep -q '^done' "$TMP/storm.out" || fail "ln-dbus-storm did not finish in 60 s: $(cat "$TMP/storm.out")"
+prop() { bctl get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 "$1"; }
+for i in $(seq 300); do
+        [ "$(prop DeferredThreadEvents)" != "t 0" ] && break
+        sleep 0.1
+done
+[ "$(prop DeferredThreadEvents)" != "t 0" ] ||
+        fail "DeferredThreadEvents still 0 30 s after 1,000 threads of nobody's ($(prop LostEvents) lost events)"
+kill -KILL "$storm"
+wait "$storm" 2>/dev/null || true
+for i in $(seq 300); do
+        ctl list | grep -qw ln-dbus-storm || break
+        sleep 0.1
+done
+! ctl list | grep -qw ln-dbus-storm || fail "ln-dbus-storm's threads still in ListTasks 30 s after its end"
+deferred=$(prop DeferredThreadEvents | awk '{ print $2 }')
+overflowed=$(prop OverflowedThreadEvents | awk '{ print $2 }')
+call GetStatus | py_assert "d['data'][0]['DeferredThreadEvents']['data'] >= $deferred" "GetStatus DeferredThreadEvents"
+ctl --json status | py_assert "d['deferred_thread_events'] >= $deferred and d['overflowed_thread_events'] >= 0" \
+        "latnicectl --json status: deferred_thread_events"
+ctl status >"$TMP/status.txt"
+grep -Eq "^ +Threads: [1-9][0-9]* new or renamed thread events put off" "$TMP/status.txt" ||
+        { cat "$TMP/status.txt"; fail "latnicectl status lacks the put-off thread events"; }
+echo "ok - DeferredThreadEvents $deferred, OverflowedThreadEvents $overflowed, latnicectl status shows them"
 
 # ---- GetKernel ------------------------------------------------------------
 call GetKernel | py_assert "

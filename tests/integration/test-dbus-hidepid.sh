@@ -9,6 +9,10 @@
 #     pid fails exactly as for a pid that does not exist (NoSuchProcess,
 #     "No process PID"), while /proc in that namespace hides it from nobody
 #     too and root's ListTasks and Explain still show it.
+# The TaskApplied signal, a broadcast, reaches root and never nobody (the bus
+# policy, systemd/org.latnice.Daemon1.conf, lets only root receive it): a
+# connection of nobody's subscribed to it is not told of root's process nor
+# of its own, while root's is told of both.
 # After a remount with hidepid=off (read at every call) nobody is told about
 # root's process again.
 #
@@ -17,7 +21,7 @@
 dbus_init "$@"
 cat >"$TMP/vendor/50-hide.policy" <<'POLICY'
 [Rule hide-test]
-Match = name:ln-hide-root || name:ln-hide-own
+Match = name:ln-hide-root || name:ln-hide-own || name:ln-sig-root || name:ln-sig-own
 Nice = 2
 POLICY
 dbus_start_bus
@@ -104,6 +108,50 @@ rc=0; ncall SetTask 'ua{sv}' "$rootpid" 1 Nice i 5 >/dev/null 2>"$TMP/hidden.err
 ncall SetTask 'ua{sv}' "$own" 1 Nice i 5 >/dev/null || fail "nobody's SetTask of its own $own"
 [ "$(getattr "$own" nice)" = 5 ] || fail "nobody's SetTask of its own $own: nice $(getattr "$own" nice)"
 echo "ok - nobody: SetTask of root's $rootpid fails as for the gone pid; its own $own gets Nice=5"
+
+# ---- TaskApplied: root is told, nobody is not ------------------------------
+# ln-sigwatch subscribes, then on each line on its stdin calls GetStatus and
+# prints the signals that came before the reply: what it lacks then never came
+WATCH=$BUILD/tests/integration/ln-sigwatch
+[ -x "$WATCH" ] || fail "$WATCH was not built"
+mkfifo -m 0600 "$TMP/watch-root.in" "$TMP/watch-nobody.in"
+exec 7<>"$TMP/watch-root.in" 8<>"$TMP/watch-nobody.in"
+# (fds 7 and 8 closed in the watchers: each sees EOF when the test ends)
+"$WATCH" "$ADDR" <"$TMP/watch-root.in" >"$TMP/watch-root.out" 2>&1 7>&- 8>&- &
+CHILDREN+=("$!")
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$WATCH" "$ADDR" <"$TMP/watch-nobody.in" >"$TMP/watch-nobody.out" 2>&1 7>&- 8>&- &
+CHILDREN+=("$!")
+wait_for "root's ln-sigwatch subscribed" grep -qx ready "$TMP/watch-root.out"
+wait_for "nobody's ln-sigwatch subscribed" grep -qx ready "$TMP/watch-nobody.out"
+spawn ln-sig-root
+sigroot=$SPAWNED
+spawn ln-sig-own nobody
+sigown=$SPAWNED
+for p in "$sigroot" "$sigown"; do
+        wait_for "rule hide-test on $p (nice 2, read from the kernel)" \
+                sh -c "[ \"\$('$GETATTR' --json $p | $PY -c 'import json,sys; print(json.load(sys.stdin)[\"nice\"])')\" = 2 ]"
+done
+synced() { # synced WHO N: WHO's ln-sigwatch has printed N "sync" lines
+        [ "$(grep -cx sync "$TMP/watch-$1.out")" -ge "$2" ]
+}
+told() { # told WHO PID: WHO's ln-sigwatch printed a TaskApplied of PID
+        grep -q "^signal $2 " "$TMP/watch-$1.out"
+}
+n=0
+while ! { told root "$sigroot" && told root "$sigown"; }; do
+        [ $n -lt 20 ] || fail "root was not told of $sigroot and $sigown: $(cat "$TMP/watch-root.out")"
+        n=$((n + 1))
+        echo >&7
+        wait_for "root's ln-sigwatch sync $n" synced root $n
+done
+# root was told of both, so the bus had forwarded both signals to every
+# recipient before latniced answers nobody's GetStatus
+echo >&8
+wait_for "nobody's ln-sigwatch sync" synced nobody 1
+! told nobody "$sigroot" || fail "nobody was told of root's $sigroot: $(cat "$TMP/watch-nobody.out")"
+! grep -q '^signal ' "$TMP/watch-nobody.out" ||
+        fail "nobody received TaskApplied: $(cat "$TMP/watch-nobody.out")"
+echo "ok - TaskApplied: root is told of $sigroot and $sigown, nobody of neither"
 
 # ---- hidepid=off: nobody is told about everything again ---------------------
 nsenter -t "$DAEMON_PID" -m mount -o remount,hidepid=off /proc

@@ -200,9 +200,55 @@ static void test_budget(void)
         }
 }
 
+/* Every key: an empty value gives back the default after another value, and
+ * a bad value gets "KEY: expected ..., found ..." (the texts are the ones
+ * latniced.conf(5) users have seen; one table in conf.c makes them). */
+static void test_every_key(void)
+{
+        static const struct {
+                const char *line, *message;
+        } bad[] = {
+                { "LogLevel = loud", "LogLevel: expected debug, info, notice, warning, err, crit, "
+                                     "alert or emerg, found \"loud\"" },
+                { "RestoreOnExit = 2", "RestoreOnExit: expected yes or no, found \"2\"" },
+                { "RespectManualChanges = x",
+                  "RespectManualChanges: expected yes or no, found \"x\"" },
+                { "LatencyNiceBackend = eevdf", "LatencyNiceBackend: expected auto, latency-nice, "
+                                                "slice or none, found \"eevdf\"" },
+                { "BoostBudgetShare = 5", "BoostBudgetShare: expected a share of one CPU from 0.1% "
+                                          "to 10000% (\"50%\") or \"off\", found \"5\"" },
+                { "BoostBudgetWindow = 5", "BoostBudgetWindow: expected a duration from 100ms to "
+                                           "60min with a unit (ms, s, min), found \"5\"" },
+        };
+        DaemonConfig c, def;
+
+        daemon_config_init(&def);
+        assert(parse("[Daemon]\nLogLevel = debug\nRestoreOnExit = no\n"
+                     "RespectManualChanges = no\nLatencyNiceBackend = none\n"
+                     "BoostBudgetShare = 20%\nBoostBudgetWindow = 1s\n"
+                     "LogLevel =\nRestoreOnExit =\nRespectManualChanges =\n"
+                     "LatencyNiceBackend =\nBoostBudgetShare =\nBoostBudgetWindow =\n",
+                     &c, NULL) == 0);
+        assert(c.log_level == def.log_level && c.restore_on_exit == def.restore_on_exit &&
+               c.respect_manual_changes == def.respect_manual_changes &&
+               c.backend == def.backend && c.budget.share_permille == def.budget.share_permille &&
+               c.budget.window_usec == def.budget.window_usec);
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_strv_free_ char **msgs = NULL;
+                char text[128], want[256];
+
+                snprintf(text, sizeof(text), "[Daemon]\n\n%s\n", bad[i].line);
+                assert(parse(text, &c, &msgs) == -EINVAL);
+                snprintf(want, sizeof(want), "test.conf:3: error: %s", bad[i].message);
+                assert(msgs && streq(msgs[0], want) && !msgs[1]);
+        }
+}
+
 int main(void)
 {
         test_defaults();
+        test_every_key();
         test_budget();
         test_values();
         test_warnings();
