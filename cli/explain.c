@@ -305,7 +305,8 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostF
         for (size_t i = 0; i < n_tids; i++) {
                 _cleanup_(proc_task_freep) ProcTask *t = NULL;
 
-                r = proc_task_read(o->proc_root, pid, tids[i], PROC_READ_ANCESTORS | PROC_READ_THREAD,
+                r = proc_task_read(o->proc_root, pid, tids[i],
+                                   PROC_READ_TASK | PROC_READ_ANCESTORS | PROC_READ_THREAD,
                                    &t);
                 if (errno_is_gone(r))
                         continue; /* the thread exited meanwhile */
@@ -454,7 +455,9 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         int r;
 
         r = proc_task_read(o->proc_root, e->pid, e->tid,
-                           PROC_READ_ANCESTORS | (e->tid > 0 ? PROC_READ_THREAD : 0), &e->task);
+                           PROC_READ_TASK | PROC_READ_ANCESTORS |
+                                   (e->tid > 0 ? PROC_READ_THREAD : 0),
+                           &e->task);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {

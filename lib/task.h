@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -41,4 +42,8 @@ typedef struct TaskSnapshot {
         /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */
         const TaskNames *ancestors;
         size_t n_ancestors;
+
+        /* The trusted view (policy/boost.h): a predicate on a key whose value
+         * the task's user chooses (policy/keys.h, KEY_TRUST_USER) is false. */
+        bool trusted_view;
 } TaskSnapshot;
