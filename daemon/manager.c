@@ -1332,7 +1332,11 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
 
         if (!m->policy)
                 return -EAGAIN;
-        r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &p);
+        /* all of the task that is shown, and whatever else the policy reads */
+        r = proc_task_read(m->opts.proc_root, pid, 0,
+                           PROC_READ_TASK | PROC_READ_ANCESTORS |
+                                   (policy_read_plan(m->policy) & ~PROC_READ_THREAD),
+                           &p);
         if (r == -EAGAIN)
                 return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)
