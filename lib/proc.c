@@ -422,6 +422,40 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
         return r;
 }
 
+/* PID/environ for the "env" key, read as read_cmdline() reads the cmdline:
+ * whole entries within the first PROC_CMDLINE_MAX bytes (a cut one is left
+ * out), NUL-terminated; NULL when it may not be read. */
+static int read_env(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
+                    uint32_t uid, char **ret, size_t *ret_size)
+{
+        _cleanup_free_ char *buf = NULL;
+        bool truncated = false;
+        size_t n = 0;
+        int r;
+
+        if (cmdline_inline(st, fresh))
+                r = read_task_head(proc_root, pid, "environ", PROC_CMDLINE_MAX, &buf, &n,
+                                   &truncated);
+        else
+                r = read_mm_file_bounded(proc_root, pid, uid, "environ", &buf, &n, &truncated);
+        if (r == -ESRCH || r == -ENOMEM || r == -EAGAIN)
+                return r;
+        if (r < 0) {
+                *ret = NULL;
+                *ret_size = 0;
+                return 0;
+        }
+        if (truncated) {
+                char *z = memrchr(buf, 0, n);
+
+                n = z ? (size_t)(z + 1 - buf) : 0;
+                buf[n] = 0;
+        }
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
 int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh, char **ret,
                       size_t *ret_size, bool *ret_truncated)
 {
@@ -620,6 +654,7 @@ ProcTask *proc_task_free(ProcTask *t)
         free(t->exe_path);
         free(t->exe_base);
         free(t->cmdline);
+        free(t->env);
         free(t->user);
         free(t->group);
         free(t->cgroup);
@@ -693,7 +728,8 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         if (!(plan & PROC_READ_STAT) && (plan & PROC_READ_ANCESTORS))
                 return -EINVAL;
         /* A fresh cmdline is read right away only after a look at the stat. */
-        if (cmdline_reader && (plan & PROC_READ_FRESH) && (plan & PROC_READ_CMDLINE))
+        if (cmdline_reader && (plan & PROC_READ_FRESH) &&
+            (plan & (PROC_READ_CMDLINE | PROC_READ_ENVIRON)))
                 plan |= PROC_READ_STAT;
 
         t = calloc(1, sizeof(*t));
@@ -713,6 +749,12 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
                 r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL,
                                  plan & PROC_READ_FRESH, uid, &t->cmdline, &t->argv0,
                                  &t->cmdline_truncated);
+                if (r < 0)
+                        return r;
+        }
+        if (plan & PROC_READ_ENVIRON) {
+                r = read_env(proc_root, pid, t->has_stat ? &st : NULL, plan & PROC_READ_FRESH,
+                             uid, &t->env, &t->view.env_size);
                 if (r < 0)
                         return r;
         }
@@ -764,6 +806,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         t->view.names = (TaskNames) { .comm = t->comm, .argv0 = t->argv0, .exe = t->exe_base };
         t->view.exe_path = t->exe_path;
         t->view.cmdline = t->cmdline;
+        t->view.env = t->env;
         t->view.uid = uid;
         t->view.gid = gid;
         t->view.user = t->user;

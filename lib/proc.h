@@ -39,7 +39,7 @@ typedef struct ProcTask {
         bool has_stat;       /* the fields above from stat were read (PROC_READ_STAT) */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
-                *thread;
+                *thread, *env;
         TaskNames *ancestors;
         char **ancestor_strings; /* NULL-terminated */
 } ProcTask;
@@ -103,6 +103,10 @@ typedef unsigned ProcReadPlan;
 /* The process has just called exec (latniced: its exec event): its cmdline
  * may be read without the bounded reader if its stat allows. */
 #define PROC_READ_FRESH     0x100
+/* PID/environ: env, its first PROC_CMDLINE_MAX bytes (an entry cut there
+ * is left out), read as the cmdline is (a read cut short: -EAGAIN). NULL
+ * when it may not be read (another user's, without CAP_SYS_PTRACE). */
+#define PROC_READ_ENVIRON   0x400
 /* Never changes a read (the comm is always read); in a plan it says that
  * what the plan is for looks at the comm, so a rename may change it. */
 #define PROC_READ_COMM      0x200

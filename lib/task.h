@@ -26,6 +26,10 @@ typedef struct TaskSnapshot {
         TaskNames names;      /* the process ("name" and "comm" keys) */
         const char *exe_path; /* full path of /proc/PID/exe ("exe" key) */
         const char *cmdline;  /* argv joined by single spaces ("cmdline" key) */
+        /* The environment ("env" key): ENV_SIZE bytes of "NAME=value" entries,
+         * each ended by a NUL, and a NUL after them. */
+        const char *env;
+        size_t env_size;
 
         uid_t uid; /* real uid */
         gid_t gid; /* real gid */

@@ -86,6 +86,71 @@ static bool match_thread(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->thread);
 }
 
+/* env:NAME=glob: the value of NAME, the first entry of that name as getenv()
+ * finds it; the argument is "NAME=" (split_env()). */
+static bool match_env(const Expr *e, const TaskSnapshot *t)
+{
+        size_t n = strlen(e->argument);
+        const char *p = t->env, *end = t->env + t->env_size;
+
+        if (!p)
+                return false;
+        while (p < end) {
+                const char *z = memchr(p, 0, (size_t)(end - p));
+
+                /* the snapshot has a NUL after its last entry */
+                if ((size_t)(end - p) >= n && memcmp(p, e->argument, n) == 0)
+                        return expr_match_value(e, p + n);
+                if (!z)
+                        break;
+                p = z + 1;
+        }
+        return false;
+}
+
+static bool is_name_char(char c, bool first)
+{
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+               (!first && c >= '0' && c <= '9');
+}
+
+/* "NAME=pattern": NAME as the shell takes it (letters, digits, '_', not a
+ * digit first). */
+static int split_env(const char *pattern, size_t *ret_skip, char **ret_error, size_t *ret_at)
+{
+        const char *eq = strchr(pattern, '=');
+        int r;
+
+        *ret_at = 0;
+        if (!eq)
+                r = asprintf(ret_error, "expected env:NAME=pattern, found \"%.64s\" without '='",
+                             pattern);
+        else if (eq == pattern)
+                r = asprintf(ret_error, "expected the name of an environment variable before "
+                             "'=', found none");
+        else {
+                for (const char *c = pattern; c < eq; c++)
+                        if (!is_name_char(*c, c == pattern)) {
+                                *ret_at = (size_t)(c - pattern);
+                                r = asprintf(ret_error,
+                                             "expected the name of an environment variable "
+                                             "(letters, digits and '_', not a digit first) "
+                                             "before '=', found '%c' in \"%.*s\"",
+                                             *c, (int)MIN((size_t)(eq - pattern), (size_t)64),
+                                             pattern);
+                                goto fail;
+                        }
+                *ret_skip = (size_t)(eq + 1 - pattern);
+                return 0;
+        }
+fail:
+        if (r < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
 #define READ_NAMES (PROC_READ_COMM | PROC_READ_CMDLINE | PROC_READ_EXE)
 #define READ_IDS (PROC_READ_IDS | PROC_READ_NAMES)
 #define READ_ANCESTORS (PROC_READ_ANCESTORS | PROC_READ_STAT)
@@ -112,6 +177,9 @@ static const MatchKeyInfo keys[] = {
         [KEY_ANCESTOR] = { .name = "ancestor", .multi = true, .trust = KEY_TRUST_USER,
                            .reads = READ_ANCESTORS, .match = match_ancestor },
         [KEY_THREAD] = { .name = "thread", .reads = PROC_READ_THREAD, .match = match_thread },
+        /* keys that no code names: rows only */
+        { .name = "env", .trust = KEY_TRUST_USER, .reads = PROC_READ_ENVIRON,
+          .match = match_env, .split_argument = split_env },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */

@@ -112,10 +112,108 @@ static void test_trusted_view(void)
         policy_free(p);
 }
 
+/* The one diagnostic of loading TEXT, formatted ("k.policy:2:13: error: ..."),
+ * NULL if there is none. */
+static char *diagnostic_of(const char *text)
+{
+        Diagnostics d = {};
+        Policy *p = NULL;
+        char *s = NULL;
+
+        if (policy_load_string("k.policy", text, strlen(text), &p, &d) < 0)
+                abort();
+        if (d.n == 1)
+                s = diagnostic_format(&d.items[0]);
+        else if (d.n > 1)
+                test_fail("%zu diagnostics for %s", d.n, text);
+        diagnostics_done(&d);
+        policy_free(p);
+        return s;
+}
+
+static void check_diagnostic(const char *match, const char *want)
+{
+        char text[256], *got;
+
+        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
+        got = diagnostic_of(text);
+        check_streq(got, want);
+        free(got);
+}
+
+static bool env_matches(const char *match, const char *env, size_t size, bool trusted)
+{
+        char text[256];
+        TaskSnapshot t = { .names = { .comm = "x" }, .env = env, .env_size = size,
+                           .trusted_view = trusted };
+        MatchResult m;
+        Policy *p;
+
+        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
+        p = load(text);
+        CHECK(policy_match(p, &t, &m, NULL) == 0);
+        policy_free(p);
+        return m.n_matched == 1;
+}
+
+/* env:NAME=glob: the first entry of NAME, globs and regexes on its value;
+ * nothing without an environment, and nothing in the trusted view. */
+static void test_env(void)
+{
+        static const char env[] = "HOME=/root\0GAME=portal 2\0EMPTY=\0GAME=other\0LAST=x";
+        const size_t n = sizeof(env) - 1;
+
+        check(plan_of("env:A=b", "") == PROC_READ_ENVIRON);
+        check(env_matches("env:HOME=/root", env, n, false));
+        check(env_matches("env:\"GAME=portal 2\"", env, n, false));
+        check(env_matches("env:GAME=portal*", env, n, false));
+        check(!env_matches("env:GAME=other", env, n, false)); /* the first one counts */
+        check(env_matches("env~GAME=^por.*2$", env, n, false));
+        check(env_matches("env:EMPTY=", env, n, false));
+        check(env_matches("env:LAST=x", env, n, false)); /* the NUL after the buffer */
+        check(!env_matches("env:HOM=/root", env, n, false));
+        check(!env_matches("env:OME=/root", env, n, false));
+        check(!env_matches("env:NONE=*", env, n, false));
+        check(env_matches("!env:NONE=*", env, n, false));
+        check(!env_matches("env:HOME=*", NULL, 0, false));
+        check(!env_matches("env:HOME=/root", env, n, true));
+        check(!env_matches("env:HOME=/root", env, 4, false)); /* within ENV_SIZE only */
+
+        /* source syntax, and "can never match" only for one variable */
+        check_diagnostic("env:A=x && env:A=y",
+                         "k.policy:2:9: warning: expected a match expression that can be true, "
+                         "found \"env:A=x && env:A=y\": rule \"r\" can never match");
+        check(!diagnostic_of("[Rule r]\nMatch = env:A=x && env:B=y\nNice = 1\n"));
+}
+
+/* Bad env: values: where (file:line:column) and what. */
+static void test_env_errors(void)
+{
+        check_diagnostic("env:FOO",
+                         "k.policy:2:13: error: expected env:NAME=pattern, found \"FOO\" "
+                         "without '='");
+        check_diagnostic("env:=x",
+                         "k.policy:2:13: error: expected the name of an environment variable "
+                         "before '=', found none");
+        check_diagnostic("name:a && env:1A=x",
+                         "k.policy:2:23: error: expected the name of an environment variable "
+                         "(letters, digits and '_', not a digit first) before '=', found '1' "
+                         "in \"1A\"");
+        check_diagnostic("env:\"A-B=x\"",
+                         "k.policy:2:15: error: expected the name of an environment variable "
+                         "(letters, digits and '_', not a digit first) before '=', found '-' "
+                         "in \"A-B\"");
+        check_diagnostic("env~\"A=(\"",
+                         "k.policy:2:16: error: expected an extended regular expression, found "
+                         "\"(\": Unmatched ( or \\(");
+}
+
 int main(void)
 {
         test_rows();
         test_read_plan();
         test_trusted_view();
+        test_env();
+        test_env_errors();
         return test_result();
 }

@@ -968,6 +968,42 @@ static void test_bounded_environ(void)
         check(n == sizeof(env) - 1);
 }
 
+/* PROC_READ_ENVIRON (the env: key): read only when the plan says so, and
+ * then whole entries within the first PROC_CMDLINE_MAX bytes. */
+static void test_env_read(void)
+{
+        static const char head[] = "A=1\0LONG=";
+        size_t n = PROC_CMDLINE_MAX + 100, h = sizeof(head) - 1;
+        char *e = malloc(n);
+        ProcTask *t = NULL;
+
+        CHECK(e);
+        memcpy(e, head, h);
+        memset(e + h, 'x', n - h - 1);
+        e[n - 1] = 0;
+        put_stat("820/stat", 820, "envy", 'S', 1, 0, 100);
+        put_status(820, 0, 0);
+        put("820/environ", e, n);
+        free(e);
+        put_stat("821/stat", 821, "envy", 'S', 1, 0, 100);
+        put_status(821, 0, 0);
+        put("821/environ", "A=1\0B=2\0", 8);
+
+        CHECK(proc_task_read(root, 820, 0, PROC_READ_STAT | PROC_READ_IDS, &t) == 0);
+        check(!t->view.env && t->view.env_size == 0);
+        t = proc_task_free(t);
+        /* the entry cut at 64 KiB is left out, a NUL after the rest */
+        CHECK(proc_task_read(root, 820, 0, PROC_READ_STAT | PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env && t->view.env_size == 4 && memcmp(t->view.env, "A=1\0", 5) == 0);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 821, 0, PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env && t->view.env_size == 8 &&
+              memcmp(t->view.env, "A=1\0B=2\0", 9) == 0);
+        check(!t->view.cmdline && !t->has_stat);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 822, 0, PROC_READ_ENVIRON, &t) == -ESRCH);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -986,6 +1022,7 @@ int main(void)
         test_pidfd();
         test_bounded_routing();
         test_bounded_environ();
+        test_env_read();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
         return test_result();
