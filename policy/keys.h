@@ -10,7 +10,9 @@
  * (lib/proc.h, collected by policy_read_plan()), and, for a key with an
  * argument (env:NAME=glob), how that is split off the pattern. The lexer,
  * the parser, the matcher, the trusted view and the read plan loop over the
- * table; no other file lists keys. A new key is a row.
+ * table, and no other code lists keys (what the trusted view does to names
+ * and delegated cgroups it does to snapshot fields, policy/boost.c). A new
+ * key is a row.
  */
 #pragma once
 

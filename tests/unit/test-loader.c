@@ -269,12 +269,14 @@ static void test_used_keys(void)
 
         write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service\n");
         check(policy_load(dirs, NULL, &p, &d) == 0);
-        check(policy_used_keys(p) == (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
+        check(policy_used_keys(p) ==
+              (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
         diagnostics_done(&d);
         write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service && ancestor:(\n");
         check(policy_load(dirs, p, &p2, &d) == 0);
         check(policy_file(p2, 3)->from_previous);
-        check(policy_used_keys(p2) == (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
+        check(policy_used_keys(p2) ==
+              (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
         diagnostics_done(&d);
         policy_free(p2);
         policy_free(p);

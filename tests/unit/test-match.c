@@ -317,9 +317,9 @@ static void test_used_keys(void)
                  "Nice = 2\n"
                  "[Rule c]\nMatch = parent:bash || ancestor:sshd || thread:worker*\nNice = 3\n");
         check(policy_used_keys(p) ==
-              (POLICY_KEY(KEY_EXE) | POLICY_KEY(KEY_USER) | POLICY_KEY(KEY_GROUP) | POLICY_KEY(KEY_CMDLINE) |
-               POLICY_KEY(KEY_CGROUP) | POLICY_KEY(KEY_UNIT) | POLICY_KEY(KEY_PARENT) | POLICY_KEY(KEY_ANCESTOR) |
-               POLICY_KEY(KEY_THREAD)));
+              (POLICY_KEY(KEY_EXE) | POLICY_KEY(KEY_USER) | POLICY_KEY(KEY_GROUP) |
+               POLICY_KEY(KEY_CMDLINE) | POLICY_KEY(KEY_CGROUP) | POLICY_KEY(KEY_UNIT) |
+               POLICY_KEY(KEY_PARENT) | POLICY_KEY(KEY_ANCESTOR) | POLICY_KEY(KEY_THREAD)));
         check(!(policy_used_keys(p) & (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM))));
         policy_free(p);
 

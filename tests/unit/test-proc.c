@@ -181,7 +181,8 @@ static void test_fake(void)
         pid_t *pids = NULL, tgid;
         size_t n;
 
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK | PROC_READ_ANCESTORS | PROC_READ_THREAD, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK | PROC_READ_ANCESTORS | PROC_READ_THREAD,
+                             &t) == 0);
         CHECK(streq(t->view.names.comm, "a) b (c"));
         CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
         CHECK(streq(t->view.names.exe, "foo bar"));
@@ -346,7 +347,10 @@ static void wait_for_exec(pid_t pid, const char *comm)
         for (int i = 0; i < 500; i++) {
                 ProcTask *t = NULL;
 
-                if (proc_task_read("/proc", pid, 0, PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_EXE), &t) == 0) {
+                if (proc_task_read("/proc", pid, 0,
+                                   PROC_READ_TASK &
+                                           ~(PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_EXE),
+                                   &t) == 0) {
                         bool ok = streq(t->view.names.comm, comm) && t->view.cmdline;
 
                         proc_task_free(t);
@@ -381,7 +385,8 @@ static void test_real(void)
         CHECK(pthread_create(&th, NULL, named_thread, &tid) == 0);
         while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
                 usleep(1000);
-        CHECK(proc_task_read("/proc", getpid(), tid, PROC_READ_TASK | PROC_READ_THREAD | PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read("/proc", getpid(), tid,
+                             PROC_READ_TASK | PROC_READ_THREAD | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(streq(t->view.names.comm, "test proc)("));
         CHECK(streq(t->view.thread, "worker (x) y"));
         CHECK(streq(t->view.names.argv0, "test-proc"));
@@ -475,7 +480,8 @@ static void test_flags(void)
         /* 700 has nothing but stat: the other files are not even opened */
         put_stat("700/stat", 700, "bare", 'S', 1, 0, 99);
         CHECK(proc_task_read(root, 700, 0, PROC_READ_TASK, &t) == -ESRCH);
-        CHECK(proc_task_read(root, 700, 0, PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CMDLINE), &t) == -ESRCH);
+        CHECK(proc_task_read(root, 700, 0, PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CMDLINE),
+                             &t) == -ESRCH);
         CHECK(proc_task_read(root, 700, 0, all, &t) == 0);
         CHECK(streq(t->view.names.comm, "bare") && t->ppid == 1 && t->starttime == 99);
         CHECK(t->view.uid == (uid_t)-1 && t->view.gid == (gid_t)-1);
@@ -506,7 +512,8 @@ static void test_flags(void)
 /* Without PROC_READ_STAT: the comm from the comm file, stat never opened. */
 static void test_no_stat(void)
 {
-        const unsigned light = PROC_READ_TASK & ~(PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP);
+        const unsigned light =
+                PROC_READ_TASK & ~(PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP);
         ProcTask *t = NULL;
         char *s = NULL;
 
@@ -689,7 +696,8 @@ static void test_huge_fake(void)
         put_status(801, 0, 0);
         put("801/cmdline", "kid\0", 4);
         put_str("801/cgroup", "0::/\n");
-        CHECK(proc_task_read(root, 801, 0, (PROC_READ_TASK & ~PROC_READ_NAMES) | PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read(root, 801, 0, (PROC_READ_TASK & ~PROC_READ_NAMES) | PROC_READ_ANCESTORS,
+                             &t) == 0);
         CHECK(!t->cmdline_truncated);
         CHECK(t->view.n_ancestors == 2);
         CHECK(streq(t->view.ancestors[0].argv0, "huge") && streq(t->view.ancestors[0].exe, "huge"));
@@ -704,7 +712,8 @@ static void test_huge_fake(void)
         pad[PROC_STATUS_MAX - 29] = 0;
         put_stat("802/stat", 802, "cut", 'S', 1, 0, 102);
         put_huge_status(802, 1234567890, 0, pad);
-        CHECK(proc_task_read(root, 802, 0, PROC_READ_TASK & ~(PROC_READ_CMDLINE | PROC_READ_CGROUP), &t) == -EIO);
+        CHECK(proc_task_read(root, 802, 0, PROC_READ_TASK & ~(PROC_READ_CMDLINE | PROC_READ_CGROUP),
+                             &t) == -EIO);
         CHECK(!t);
         free(pad);
 
