@@ -367,6 +367,13 @@ static void thread_results_free(ThreadResult *r, size_t n)
         free(r);
 }
 
+/* What explain reads of a task: all of it that is shown, and whatever else
+ * the policy P reads (policy_read_plan()). */
+static ProcReadPlan explain_plan(const Policy *p)
+{
+        return PROC_READ_TASK | PROC_READ_ANCESTORS | (policy_read_plan(p) & ~PROC_READ_THREAD);
+}
+
 /* Match every thread of PID separately (thread rules). */
 static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostFactsCache *facts,
                          ThreadResult **ret, size_t *ret_n)
@@ -385,7 +392,7 @@ static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostF
         for (size_t i = 0; i < n_tids; i++) {
                 _cleanup_(proc_task_freep) ProcTask *t = NULL;
 
-                r = proc_task_read(o->proc_root, pid, tids[i], PROC_READ_ANCESTORS | PROC_READ_THREAD,
+                r = proc_task_read(o->proc_root, pid, tids[i], explain_plan(p) | PROC_READ_THREAD,
                                    &t);
                 if (errno_is_gone(r))
                         continue; /* the thread exited meanwhile */
@@ -574,8 +581,10 @@ static int explain_gather(Explanation *e, const CliOptions *o)
 {
         int r;
 
+        /* E->policy says what else to read of the task */
         r = proc_task_read(o->proc_root, e->pid, e->tid,
-                           PROC_READ_ANCESTORS | (e->tid > 0 ? PROC_READ_THREAD : 0), &e->task);
+                           explain_plan(e->policy) | (e->tid > 0 ? PROC_READ_THREAD : 0),
+                           &e->task);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {

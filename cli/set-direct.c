@@ -85,9 +85,7 @@ int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s, bool daemo
         size_t done = 0;
         int r;
 
-        r = proc_task_read(o->proc_root, pid, 0,
-                           PROC_READ_NO_NAMES | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
-                                   PROC_READ_NO_EXE,
+        r = proc_task_read(o->proc_root, pid, 0, PROC_READ_STAT | PROC_READ_IDS,
                            &p);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)pid);

@@ -95,7 +95,8 @@ static int entry_read(AncestorCache *c, pid_t pid, Entry *e)
         int r;
 
         /* Names only: no uid/gid, user/group names or cgroup. */
-        r = proc_task_read(c->proc_root, pid, 0, PROC_READ_NO_IDS | PROC_READ_NO_CGROUP, &t);
+        r = proc_task_read(c->proc_root, pid, 0,
+                           PROC_READ_STAT | PROC_READ_CMDLINE | PROC_READ_EXE, &t);
         if (r < 0)
                 return r;
         r = dup_or_null(t->view.names.comm, &comm);

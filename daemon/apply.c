@@ -44,32 +44,12 @@ void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx)
 
 void applier_set_policy(Applier *a, const Policy *policy)
 {
-        uint32_t keys;
-
         a->policy = policy;
         /* Kept decisions point into the old policy. */
         proc_cache_flush(a->proc_cache);
-        a->read_flags = 0;
-        a->used_keys = 0;
-        a->thread_rules = false;
-        a->uses_ids = false;
-        if (!policy)
-                return;
-
-        keys = a->used_keys = policy_used_keys(policy);
+        a->read_plan = policy_read_plan(policy);
         a->thread_rules = policy_has_thread_rules(policy);
-        a->uses_ids = keys & (POLICY_KEY_USER | POLICY_KEY_GROUP);
-        if (keys & (POLICY_KEY_PARENT | POLICY_KEY_ANCESTOR))
-                a->read_flags |= PROC_READ_ANCESTORS;
-        if (!a->uses_ids)
-                a->read_flags |= PROC_READ_NO_IDS;
-        /* "name" is argv[0]'s, exe's or comm's basename. */
-        if (!(keys & (POLICY_KEY_NAME | POLICY_KEY_CMDLINE)))
-                a->read_flags |= PROC_READ_NO_CMDLINE;
-        if (!(keys & (POLICY_KEY_NAME | POLICY_KEY_EXE)))
-                a->read_flags |= PROC_READ_NO_EXE;
-        if (!(keys & (POLICY_KEY_CGROUP | POLICY_KEY_UNIT)) && policy_n_units(policy) == 0)
-                a->read_flags |= PROC_READ_NO_CGROUP;
+        a->uses_ids = a->read_plan & PROC_READ_IDS;
 }
 
 Settings applier_task_settings(const MatchResult *m)
@@ -124,7 +104,7 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  *   no rule and are left at that, without a system call more. Where the
  *   policy does not follow the parent and looks at no cmdline (latniced
  *   reads the stat before a cmdline: lib/proc.h), that first snapshot has
- *   no start time (PROC_READ_NO_STAT: the comm from PID/comm, which costs
+ *   no start time (no PROC_READ_STAT: the comm from PID/comm, which costs
  *   the kernel about half of what PID/stat does); a process it finds to be changed (or
  *   restored) is read again whole, start time first, and decided again
  *   from that, so that nothing is changed on a read without a start time.
@@ -869,7 +849,7 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
                 if (r < 0)
                         return r;
         }
-        if (a->ancestors && (a->read_flags & PROC_READ_ANCESTORS)) {
+        if (a->ancestors && (a->read_plan & PROC_READ_ANCESTORS)) {
                 r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
                                        &p->view.n_ancestors);
                 if (r < 0)
@@ -879,7 +859,7 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
 }
 
 /* Read what the policy needs of process PID, with EXTRA_FLAGS
- * (PROC_READ_NO_STAT or 0). Returns 1 with *RET set, 0 if it is to be left
+ * (PROC_READ_STAT, PROC_READ_FRESH). Returns 1 with *RET set, 0 if it is to be left
  * alone (gone, kernel thread, zombie), negative errno. */
 static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTask **ret)
 {
@@ -887,11 +867,12 @@ static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTas
         unsigned flags;
         int r;
 
-        flags = a->read_flags | extra_flags;
+        /* thread names are read per thread */
+        flags = (a->read_plan & ~PROC_READ_THREAD) | extra_flags;
         if (a->ancestors)
                 flags &= ~PROC_READ_ANCESTORS;
         if (a->ids && a->uses_ids)
-                flags |= PROC_READ_NO_NAMES; /* from the cache below */
+                flags &= ~PROC_READ_NAMES; /* from the cache below */
         r = proc_task_read(a->ctx.proc_root, pid, 0, flags, &p);
         if (r < 0) {
                 a->snapshot_gone = errno_is_gone(r);
@@ -1118,7 +1099,7 @@ static bool evaluation_acts(Applier *a, const Evaluation *e, pid_t only_tid)
 static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags,
                            Evaluation *e, int *ret_pidfd)
 {
-        unsigned light = (a->read_flags & PROC_READ_ANCESTORS) ? 0 : PROC_READ_NO_STAT;
+        unsigned light = a->read_plan & PROC_READ_STAT; /* when the parent is followed */
         int r;
 
         *ret_pidfd = -EBADF;
@@ -1131,7 +1112,7 @@ static int evaluation_hold(Applier *a, pid_t pid, pid_t only_tid, unsigned extra
         a->counters.n_acted++;
         if (!e->p->has_stat) {
                 evaluation_done(e);
-                r = evaluation_run(a, pid, extra_flags, e);
+                r = evaluation_run(a, pid, PROC_READ_STAT | extra_flags, e);
                 if (r <= 0)
                         return r;
         }
@@ -1636,10 +1617,7 @@ static int manual_read(Applier *a, pid_t pid, ManualRead *m, char **ret_error)
 
         if (pid <= 0)
                 return MANUAL_FAIL(ret_error, -EINVAL, "invalid pid %d", (int)pid);
-        r = proc_task_read(a->ctx.proc_root, pid, 0,
-                           PROC_READ_NO_NAMES | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
-                                   PROC_READ_NO_EXE,
-                           &m->p);
+        r = proc_task_read(a->ctx.proc_root, pid, 0, PROC_READ_STAT | PROC_READ_IDS, &m->p);
         if (r < 0)
                 return errno_is_gone(r) ? MANUAL_FAIL(ret_error, -ESRCH, "no such process: %d",
                                                       (int)pid)

@@ -84,8 +84,7 @@ struct Applier {
         size_t last_n_threads;
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
-        unsigned read_flags;       /* PROC_READ_* the policy needs (see applier_set_policy) */
-        uint32_t used_keys;        /* policy_used_keys() */
+        ProcReadPlan read_plan;    /* policy_read_plan() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */
         bool pidfds;               /* hold processes by pidfd (proc root is /proc) */
@@ -128,9 +127,8 @@ int applier_proc_cache_new(size_t max, uint64_t ttl_usec, ProcCache **ret);
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */
 void applier_init(Applier *a, TaskTable *tasks, const ApplyContext *ctx);
-/* Use POLICY from now on (borrowed) and derive what to read from /proc:
- * only the fields its match keys look at (policy_used_keys()), plus the
- * cgroup when it has [Unit] sections (the per-task fallback needs it). */
+/* Use POLICY from now on (borrowed) and read of each process what it needs
+ * (policy_read_plan()). */
 void applier_set_policy(Applier *a, const Policy *policy);
 
 /*

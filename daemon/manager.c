@@ -323,7 +323,7 @@ static int manager_load_policy(Manager *m)
         log_info("Policy: %zu rule(s), %zu profile(s), %zu unit section(s) from %zu file(s)%s%s%s.",
                  policy_n_rules(p), policy_n_profiles(p), policy_n_units(p), policy_n_files(p),
                  m->applier.thread_rules ? ", thread rules" : "",
-                 (m->applier.read_flags & PROC_READ_ANCESTORS) ? ", parent/ancestor keys" : "",
+                 (m->applier.read_plan & PROC_READ_ANCESTORS) ? ", parent/ancestor keys" : "",
                  m->applier.uses_ids ? ", user/group keys" : "");
         return 0;
 }
@@ -717,15 +717,13 @@ static int on_rename_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* Does a rename of TID in PID matter to the policy at all? Only "name",
- * "comm" (the main thread's name is the process's) and "thread" look at it. */
+/* Does a rename of TID in PID matter to the policy at all? Only if it reads
+ * thread names, or (the main thread's name is the process's) the comm. */
 static bool rename_matters(Manager *m, pid_t pid, pid_t tid)
 {
-        uint32_t keys = m->applier.used_keys;
+        ProcReadPlan plan = m->applier.read_plan;
 
-        if (tid != pid)
-                return keys & POLICY_KEY_THREAD;
-        return keys & (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_THREAD);
+        return (plan & PROC_READ_THREAD) || (tid == pid && (plan & PROC_READ_COMM));
 }
 
 /* Without name, comm and thread keys, the kernel need not send renames at
@@ -1336,7 +1334,11 @@ int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret
 
         if (!m->policy)
                 return -EAGAIN;
-        r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_ANCESTORS, &p);
+        /* all of the task that is shown, and whatever else the policy reads */
+        r = proc_task_read(m->opts.proc_root, pid, 0,
+                           PROC_READ_TASK | PROC_READ_ANCESTORS |
+                                   (policy_read_plan(m->policy) & ~PROC_READ_THREAD),
+                           &p);
         if (r == -EAGAIN)
                 return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)

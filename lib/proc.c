@@ -422,6 +422,40 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
         return r;
 }
 
+/* PID/environ for the "env" key, read as read_cmdline() reads the cmdline:
+ * whole entries within the first PROC_CMDLINE_MAX bytes (a cut one is left
+ * out), NUL-terminated; NULL when it may not be read. */
+static int read_env(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
+                    uint32_t uid, char **ret, size_t *ret_size)
+{
+        _cleanup_free_ char *buf = NULL;
+        bool truncated = false;
+        size_t n = 0;
+        int r;
+
+        if (cmdline_inline(st, fresh))
+                r = read_task_head(proc_root, pid, "environ", PROC_CMDLINE_MAX, &buf, &n,
+                                   &truncated);
+        else
+                r = read_mm_file_bounded(proc_root, pid, uid, "environ", &buf, &n, &truncated);
+        if (r == -ESRCH || r == -ENOMEM || r == -EAGAIN)
+                return r;
+        if (r < 0) {
+                *ret = NULL;
+                *ret_size = 0;
+                return 0;
+        }
+        if (truncated) {
+                char *z = memrchr(buf, 0, n);
+
+                n = z ? (size_t)(z + 1 - buf) : 0;
+                buf[n] = 0;
+        }
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
 int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh, char **ret,
                       size_t *ret_size, bool *ret_truncated)
 {
@@ -620,6 +654,7 @@ ProcTask *proc_task_free(ProcTask *t)
         free(t->exe_path);
         free(t->exe_base);
         free(t->cmdline);
+        free(t->env);
         free(t->user);
         free(t->group);
         free(t->cgroup);
@@ -631,15 +666,15 @@ ProcTask *proc_task_free(ProcTask *t)
         return NULL;
 }
 
-/* The comm, from PID/comm with PROC_READ_NO_STAT, else from PID/stat with
+/* The comm, from PID/comm without PROC_READ_STAT, else from PID/stat with
  * the other fields of T that stat has (*ST keeps what the cmdline read
  * needs to see; its comm is T's). */
-static int read_stat_or_comm(ProcTask *t, const char *proc_root, pid_t pid, unsigned flags,
+static int read_stat_or_comm(ProcTask *t, const char *proc_root, pid_t pid, ProcReadPlan plan,
                              StatInfo *st)
 {
         int r;
 
-        if (flags & PROC_READ_NO_STAT)
+        if (!(plan & PROC_READ_STAT))
                 return read_comm(proc_root, pid, 0, &t->comm);
         r = read_stat(proc_root, pid, 0, st);
         if (r < 0)
@@ -655,15 +690,15 @@ static int read_stat_or_comm(ProcTask *t, const char *proc_root, pid_t pid, unsi
         return 0;
 }
 
-/* The real uid and gid from PID/status; UINT32_MAX with PROC_READ_NO_IDS. */
-static int read_ids(const char *proc_root, pid_t pid, unsigned flags, uint32_t *ret_uid,
+/* The real uid and gid from PID/status; UINT32_MAX without PROC_READ_IDS. */
+static int read_ids(const char *proc_root, pid_t pid, ProcReadPlan plan, uint32_t *ret_uid,
                     uint32_t *ret_gid)
 {
         _cleanup_free_ char *status = NULL;
         int r;
 
         *ret_uid = *ret_gid = UINT32_MAX;
-        if (flags & PROC_READ_NO_IDS)
+        if (!(plan & PROC_READ_IDS))
                 return 0;
         r = proc_status_read(proc_root, pid, &status);
         if (r < 0)
@@ -676,7 +711,7 @@ static int read_ids(const char *proc_root, pid_t pid, unsigned flags, uint32_t *
         return 0;
 }
 
-int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret)
+int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan plan, ProcTask **ret)
 {
         _cleanup_(proc_task_freep) ProcTask *t = NULL;
         StatInfo st = {};
@@ -690,33 +725,40 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         if (tid <= 0)
                 tid = pid;
 
-        if ((flags & PROC_READ_NO_STAT) && (flags & PROC_READ_ANCESTORS))
+        if (!(plan & PROC_READ_STAT) && (plan & PROC_READ_ANCESTORS))
                 return -EINVAL;
         /* A fresh cmdline is read right away only after a look at the stat. */
-        if (cmdline_reader && (flags & PROC_READ_FRESH) && !(flags & PROC_READ_NO_CMDLINE))
-                flags &= ~PROC_READ_NO_STAT;
+        if (cmdline_reader && (plan & PROC_READ_FRESH) &&
+            (plan & (PROC_READ_CMDLINE | PROC_READ_ENVIRON)))
+                plan |= PROC_READ_STAT;
 
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
 
-        r = read_stat_or_comm(t, proc_root, pid, flags, &st);
+        r = read_stat_or_comm(t, proc_root, pid, plan, &st);
         if (r < 0)
                 return r;
-        if (flags & PROC_READ_NO_IDS)
-                flags |= PROC_READ_NO_NAMES;
-        r = read_ids(proc_root, pid, flags, &uid, &gid);
+        if (!(plan & PROC_READ_IDS))
+                plan &= ~PROC_READ_NAMES;
+        r = read_ids(proc_root, pid, plan, &uid, &gid);
         if (r < 0)
                 return r;
 
-        if (!(flags & PROC_READ_NO_CMDLINE)) {
+        if (plan & PROC_READ_CMDLINE) {
                 r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL,
-                                 flags & PROC_READ_FRESH, uid, &t->cmdline, &t->argv0,
+                                 plan & PROC_READ_FRESH, uid, &t->cmdline, &t->argv0,
                                  &t->cmdline_truncated);
                 if (r < 0)
                         return r;
         }
-        if (!(flags & PROC_READ_NO_EXE)) {
+        if (plan & PROC_READ_ENVIRON) {
+                r = read_env(proc_root, pid, t->has_stat ? &st : NULL, plan & PROC_READ_FRESH,
+                             uid, &t->env, &t->view.env_size);
+                if (r < 0)
+                        return r;
+        }
+        if (plan & PROC_READ_EXE) {
                 r = read_exe(proc_root, pid, &t->exe_path);
                 if (r < 0)
                         return r;
@@ -730,7 +772,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                 }
         }
 
-        if (!(flags & PROC_READ_NO_NAMES)) {
+        if (plan & PROC_READ_NAMES) {
                 r = lookup_name(false, uid, &t->user);
                 if (r < 0)
                         return r;
@@ -739,7 +781,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                         return r;
         }
 
-        if (!(flags & PROC_READ_NO_CGROUP)) {
+        if (plan & PROC_READ_CGROUP) {
                 r = read_cgroup(proc_root, pid, &t->cgroup);
                 if (r < 0)
                         return r;
@@ -748,12 +790,12 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
                         return r;
         }
 
-        if (flags & PROC_READ_THREAD) {
+        if (plan & PROC_READ_THREAD) {
                 r = proc_thread_comm(proc_root, pid, tid, &t->thread);
                 if (r < 0)
                         return r;
         }
-        if (flags & PROC_READ_ANCESTORS) {
+        if (plan & PROC_READ_ANCESTORS) {
                 r = read_ancestors(t, proc_root, t->ppid);
                 if (r < 0)
                         return r;
@@ -764,6 +806,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, 
         t->view.names = (TaskNames) { .comm = t->comm, .argv0 = t->argv0, .exe = t->exe_base };
         t->view.exe_path = t->exe_path;
         t->view.cmdline = t->cmdline;
+        t->view.env = t->env;
         t->view.uid = uid;
         t->view.gid = gid;
         t->view.user = t->user;

@@ -36,10 +36,10 @@ typedef struct ProcTask {
         char state;          /* stat field 3 */
         uint32_t n_threads;  /* stat field 20: threads when it was read */
         bool cmdline_truncated; /* cmdline is the first PROC_CMDLINE_MAX bytes only */
-        bool has_stat;       /* the fields above from stat were read (no PROC_READ_NO_STAT) */
+        bool has_stat;       /* the fields above from stat were read (PROC_READ_STAT) */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
-                *thread;
+                *thread, *env;
         TaskNames *ancestors;
         char **ancestor_strings; /* NULL-terminated */
 } ProcTask;
@@ -75,31 +75,48 @@ int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh
  */
 bool exe_link_strip_deleted(char *text, bool deleted);
 
-#define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors */
+/*
+ * The plan of a read: what proc_task_read() reads (policy_read_plan() makes
+ * one from the keys a policy uses, policy/keys.c). Each costs a file read or
+ * a lookup; the task's own fields only, the ancestors are read in full.
+ * What the plan leaves out is NULL in ProcTask and in view. The comm is
+ * always read.
+ */
+typedef unsigned ProcReadPlan;
+
+#define PROC_READ_ANCESTORS 0x1  /* walk ppid up to pid 1 and fill ancestors (needs STAT) */
 #define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
-/* Leave out what a caller does not need (each costs a file read or a lookup;
- * the task's own fields only, the ancestors are read in full). Left-out
- * fields are NULL in ProcTask and in view. */
-#define PROC_READ_NO_NAMES   0x4  /* no user/group name lookup (NSS): user, group NULL */
-#define PROC_READ_NO_IDS     0x8  /* no PID/status: uid, gid are (uid_t)-1, (gid_t)-1; implies NO_NAMES */
-#define PROC_READ_NO_CGROUP  0x10 /* no PID/cgroup: cgroup, unit NULL */
-#define PROC_READ_NO_CMDLINE 0x20 /* no PID/cmdline: cmdline, argv0 NULL */
-#define PROC_READ_NO_EXE     0x40 /* no PID/exe: exe_path, exe_base NULL */
-/* The comm from PID/comm, no PID/stat (which costs the kernel about twice
- * as much): starttime, ppid, state and n_threads are 0, kernel_thread
- * and zombie false, and has_stat is false. Enough to tell that no rule
- * matches; a caller that acts on the task reads it again without this flag
- * (the start time is what tells a recycled pid apart). Not with
- * PROC_READ_ANCESTORS, which follows the ppid: -EINVAL. Ignored with
- * PROC_READ_FRESH when the cmdline is read and a bounded reader is set
+#define PROC_READ_NAMES     0x4  /* user/group name lookup (NSS): user, group; with IDS only */
+#define PROC_READ_IDS       0x8  /* PID/status: uid, gid (else (uid_t)-1, (gid_t)-1) */
+#define PROC_READ_CGROUP    0x10 /* PID/cgroup: cgroup, unit */
+#define PROC_READ_CMDLINE   0x20 /* PID/cmdline: cmdline, argv0 */
+#define PROC_READ_EXE       0x40 /* PID/exe: exe_path, exe_base */
+/* PID/stat: starttime, ppid, state, n_threads, kernel_thread and zombie, and
+ * has_stat true. Without it the comm comes from PID/comm (stat costs the
+ * kernel about twice as much) and those are 0 and false: enough to tell that
+ * no rule matches; a caller that acts on the task reads it again with STAT
+ * (the start time is what tells a recycled pid apart). PROC_READ_ANCESTORS,
+ * which follows the ppid, without it: -EINVAL. Added by PROC_READ_FRESH
+ * when the cmdline is read and a bounded reader is set
  * (proc_set_cmdline_reader()). */
-#define PROC_READ_NO_STAT    0x80
+#define PROC_READ_STAT      0x80
 /* The process has just called exec (latniced: its exec event): its cmdline
  * may be read without the bounded reader if its stat allows. */
-#define PROC_READ_FRESH      0x100
+#define PROC_READ_FRESH     0x100
+/* PID/environ: env, its first PROC_CMDLINE_MAX bytes (an entry cut there
+ * is left out), read as the cmdline is (a read cut short: -EAGAIN). NULL
+ * when it may not be read (another user's, without CAP_SYS_PTRACE). */
+#define PROC_READ_ENVIRON   0x400
+/* Never changes a read (the comm is always read); in a plan it says that
+ * what the plan is for looks at the comm, so a rename may change it. */
+#define PROC_READ_COMM      0x200
+/* Everything of the task itself (neither its ancestors nor a thread name). */
+#define PROC_READ_TASK                                                                          \
+        (PROC_READ_STAT | PROC_READ_IDS | PROC_READ_NAMES | PROC_READ_CGROUP |                   \
+         PROC_READ_CMDLINE | PROC_READ_EXE)
 
 /* PROC_ROOT: "/proc" normally. TID == 0 means the main thread. */
-int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, unsigned flags, ProcTask **ret);
+int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan plan, ProcTask **ret);
 ProcTask *proc_task_free(ProcTask *t);
 static inline void proc_task_freep(ProcTask **t)
 {

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -25,6 +26,10 @@ typedef struct TaskSnapshot {
         TaskNames names;      /* the process ("name" and "comm" keys) */
         const char *exe_path; /* full path of /proc/PID/exe ("exe" key) */
         const char *cmdline;  /* argv joined by single spaces ("cmdline" key) */
+        /* The environment ("env" key): ENV_SIZE bytes of "NAME=value" entries,
+         * each ended by a NUL, and a NUL after them. */
+        const char *env;
+        size_t env_size;
 
         uid_t uid; /* real uid */
         gid_t gid; /* real gid */
@@ -41,4 +46,8 @@ typedef struct TaskSnapshot {
         /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */
         const TaskNames *ancestors;
         size_t n_ancestors;
+
+        /* The trusted view (policy/boost.h): a predicate on a key whose value
+         * the task's user chooses (policy/keys.h, KEY_TRUST_USER) is false. */
+        bool trusted_view;
 } TaskSnapshot;

@@ -72,6 +72,7 @@ void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
         };
         v.ancestors = NULL;
         v.n_ancestors = 0;
+        v.trusted_view = true; /* and nothing else its user chose (policy/keys.c) */
         if (cgroup_is_delegated(task->cgroup)) {
                 v.cgroup = NULL;
                 v.unit = NULL;

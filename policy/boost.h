@@ -56,9 +56,11 @@ bool cgroup_is_delegated(const char *cgroup);
 /*
  * TASK as its user cannot change it: argv[0] unknown, comm and exe names the
  * basename of the executable (comm cut to 15 bytes, as the kernel does), no
- * ancestors, and no cgroup or unit if they are delegated. COMM_BUF holds the
- * comm. The thread name and the command line are kept: a trusted executable
- * chose its thread names, and its arguments are read by its own code.
+ * cgroup or unit if they are delegated, and a trusted_view, in which every
+ * key the registry marks as the user's (KEY_TRUST_USER in policy/keys.c:
+ * parent, ancestor) matches nothing. COMM_BUF holds the comm. The thread
+ * name and the command line are kept: a trusted executable chose its thread
+ * names, and its arguments are read by its own code.
  */
 void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
                                 char comm_buf[static 16]);

@@ -17,7 +17,7 @@ static const char *withheld_reason(const BoostFacts *f, bool tampered)
         if (f->name_reason)
                 return f->name_reason;
         return "the boosting rule matches only on what its user chose (argv[0], comm, "
-               "ancestors, or a unit of the user's own service manager)";
+               "ancestors, the environment, or a unit of the user's own service manager)";
 }
 
 /* Take every boost out of S that a revoked process (FACTS->revoked) still has. */

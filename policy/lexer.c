@@ -10,33 +10,6 @@
 #include "lib/macro.h"
 #include "policy/lexer.h"
 
-static const char *const key_names[_KEY_MAX] = {
-        [KEY_NAME] = "name",       [KEY_COMM] = "comm",     [KEY_EXE] = "exe",
-        [KEY_CMDLINE] = "cmdline", [KEY_USER] = "user",     [KEY_GROUP] = "group",
-        [KEY_CGROUP] = "cgroup",   [KEY_UNIT] = "unit",     [KEY_PARENT] = "parent",
-        [KEY_ANCESTOR] = "ancestor", [KEY_THREAD] = "thread",
-};
-
-const char *match_key_to_string(MatchKey k)
-{
-        if (k < 0 || k >= _KEY_MAX)
-                return NULL;
-        return key_names[k];
-}
-
-MatchKey match_key_from_string_n(const char *s, size_t n)
-{
-        for (MatchKey k = 0; k < _KEY_MAX; k++)
-                if (strlen(key_names[k]) == n && memcmp(key_names[k], s, n) == 0)
-                        return k;
-        return _KEY_INVALID;
-}
-
-const char *match_key_list(void)
-{
-        return "name, comm, exe, cmdline, user, group, cgroup, unit, parent, ancestor, thread";
-}
-
 void lexer_init(Lexer *l, const char *text, size_t size)
 {
         *l = (Lexer){ .text = text, .size = size };
@@ -149,10 +122,10 @@ static int fail_not_predicate(const Lexer *l, size_t start, size_t key_end, char
         if (k >= 0 && key_end >= l->size)
                 return fail(ret_error, NULL,
                             "expected ':' or '~' after \"%s\", found end of expression",
-                            key_names[k]);
+                            match_key_to_string(k));
         if (k >= 0)
                 return fail(ret_error, NULL, "expected ':' or '~' after \"%s\", found '%c'",
-                            key_names[k], t[key_end]);
+                            match_key_to_string(k), t[key_end]);
         what = excerpt(t + start, l->size - start);
         if (!what)
                 return -ENOMEM;
@@ -303,7 +276,7 @@ int lexer_next(Lexer *l, Token *ret, char **ret_error, size_t *ret_offset)
                 if (ret_offset)
                         *ret_offset = key_end + 1;
                 return fail(ret_error, NULL, "expected a pattern after \"%s%c\", found %s",
-                            key_names[key], t[key_end], describe_at(l, key_end + 1));
+                            match_key_to_string(key), t[key_end], describe_at(l, key_end + 1));
         }
 
         tok.length = l->pos - start;

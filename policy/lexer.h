@@ -15,26 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum MatchKey {
-        KEY_NAME,
-        KEY_COMM,
-        KEY_EXE,
-        KEY_CMDLINE,
-        KEY_USER,
-        KEY_GROUP,
-        KEY_CGROUP,
-        KEY_UNIT,
-        KEY_PARENT,
-        KEY_ANCESTOR,
-        KEY_THREAD,
-        _KEY_MAX,
-        _KEY_INVALID = -1,
-} MatchKey;
-
-const char *match_key_to_string(MatchKey k);
-MatchKey match_key_from_string_n(const char *s, size_t n);
-/* "name, comm, exe, ..." for messages */
-const char *match_key_list(void);
+#include "policy/keys.h"
 
 typedef enum TokenType {
         TOKEN_END,

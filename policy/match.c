@@ -45,7 +45,7 @@ static bool regex_match(const regex_t *re, const char *s)
                0;
 }
 
-static bool match_string(const Expr *e, const char *s)
+bool expr_match_value(const Expr *e, const char *s)
 {
         if (!s)
                 return false;
@@ -69,54 +69,18 @@ static bool match_string(const Expr *e, const char *s)
         }
 }
 
-static bool match_names(const Expr *e, const TaskNames *n)
-{
-        return match_string(e, n->argv0) || match_string(e, n->exe) || match_string(e, n->comm);
-}
-
-static bool match_id(const Expr *e, const char *name, unsigned id)
-{
-        char buf[3 * sizeof(unsigned) + 1];
-
-        if (match_string(e, name))
-                return true;
-        snprintf(buf, sizeof(buf), "%u", id);
-        return match_string(e, buf);
-}
-
 static bool eval_predicate(const Expr *e, const TaskSnapshot *t, bool *thread_used)
 {
-        switch (e->key) {
-        case KEY_NAME:
-                return match_names(e, &t->names);
-        case KEY_COMM:
-                return match_string(e, t->names.comm);
-        case KEY_EXE:
-                return match_string(e, t->exe_path);
-        case KEY_CMDLINE:
-                return match_string(e, t->cmdline);
-        case KEY_USER:
-                return match_id(e, t->user, (unsigned)t->uid);
-        case KEY_GROUP:
-                return match_id(e, t->group, (unsigned)t->gid);
-        case KEY_CGROUP:
-                return match_string(e, t->cgroup);
-        case KEY_UNIT:
-                return match_string(e, t->unit);
-        case KEY_PARENT:
-                return t->ancestors && t->n_ancestors > 0 && match_names(e, &t->ancestors[0]);
-        case KEY_ANCESTOR:
-                for (size_t i = 0; t->ancestors && i < t->n_ancestors; i++)
-                        if (match_names(e, &t->ancestors[i]))
-                                return true;
+        const MatchKeyInfo *info = match_key_info(e->key);
+
+        if (!info)
                 return false;
-        case KEY_THREAD:
-                if (thread_used)
-                        *thread_used = true;
-                return match_string(e, t->thread);
-        default:
+        if (thread_used && (info->reads & PROC_READ_THREAD))
+                *thread_used = true;
+        /* the trusted view (policy/boost.h): what its user chose is unknown */
+        if (t->trusted_view && info->trust == KEY_TRUST_USER)
                 return false;
-        }
+        return info->match(e, t);
 }
 
 bool expr_eval(const Expr *e, const TaskSnapshot *t, bool *thread_used)
@@ -259,7 +223,8 @@ int expr_required_names(const Expr *e, char ***ret)
 
         switch (e->type) {
         case EXPR_PREDICATE:
-                if (e->key != KEY_NAME || e->regex || !e->exact)
+                if (!match_key_info(e->key) || !match_key_info(e->key)->name_index || e->regex ||
+                    !e->exact)
                         return 0;
                 r = strv_extend(&a, (char *const[]){ e->pattern, NULL });
                 if (r < 0)

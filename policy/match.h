@@ -26,6 +26,10 @@ typedef struct Matcher Matcher;
 int matcher_new(Rule *const *rules, size_t n_rules, Matcher **ret);
 Matcher *matcher_free(Matcher *m);
 
+/* Does predicate E's pattern match S (NULL: unknown, never)? For the
+ * snapshot accessors of policy/keys.c. */
+bool expr_match_value(const Expr *e, const char *s);
+
 /* Evaluate E on T. *thread_used is set to true if a thread: predicate was evaluated. */
 bool expr_eval(const Expr *e, const TaskSnapshot *t, bool *thread_used);
 /* Same, and *ret_decider gets the predicate(s) that decided, in source syntax. */

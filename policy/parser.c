@@ -23,6 +23,7 @@ Expr *expr_free(Expr *e)
         expr_free(e->right);
         if (e->type == EXPR_PREDICATE && e->regex && e->pattern)
                 regfree(&e->re);
+        free(e->argument);
         free(e->pattern);
         free(e->source);
         free(e);
@@ -156,54 +157,101 @@ static size_t pattern_offset(const Lexer *l, const Token *t, size_t i)
         return pos;
 }
 
-static int compile_regex(ExprParser *p, const Token *t, regex_t *ret)
+/* Compile the regex of T, whose first SKIP bytes are the key's argument. */
+static int compile_regex(ExprParser *p, const Token *t, size_t skip, regex_t *ret)
 {
-        size_t at = t->offset + strlen(match_key_to_string(t->key)) + 1, copies, depth;
+        size_t at = skip > 0 ? pattern_offset(&p->lexer, t, skip)
+                             : t->offset + strlen(match_key_to_string(t->key)) + 1;
+        size_t copies, depth;
+        const char *pattern = t->pattern + skip;
         ssize_t backref, stacked;
         char msg[256];
         int r;
 
-        backref = regex_find_backref(t->pattern);
+        backref = regex_find_backref(pattern);
         if (backref >= 0)
-                return parser_fail(p, pattern_offset(&p->lexer, t, (size_t)backref),
+                return parser_fail(p, pattern_offset(&p->lexer, t, skip + (size_t)backref),
                                    "expected a regular expression without back-references, "
                                    "found \"\\%c\" (they can take exponential time)",
-                                   t->pattern[backref + 1]);
-        r = regex_repeats(t->pattern, &depth, &stacked);
+                                   pattern[backref + 1]);
+        r = regex_repeats(pattern, &depth, &stacked);
         if (r == -EINVAL)
-                return parser_fail(p, pattern_offset(&p->lexer, t, (size_t)stacked),
+                return parser_fail(p, pattern_offset(&p->lexer, t, skip + (size_t)stacked),
                                    "expected one repetition operator after an atom, found '%c' "
                                    "after another (POSIX leaves stacked repetitions undefined, "
                                    "and glibc takes exponential time on them)",
-                                   t->pattern[stacked]);
+                                   pattern[stacked]);
         if (r < 0 || depth > REGEX_NEST_MAX)
                 return parser_fail(p, at,
                                    "expected a regular expression whose repetitions nest at most "
                                    "%u deep, found \"%.64s\"",
-                                   REGEX_NEST_MAX, t->pattern);
-        if (regex_cost(t->pattern, &copies) > REGEX_COST_MAX)
+                                   REGEX_NEST_MAX, pattern);
+        if (regex_cost(pattern, &copies) > REGEX_COST_MAX)
                 return parser_fail(p, at,
                                    "expected a regular expression with fewer or smaller "
                                    "repetitions, found \"%.64s\"",
-                                   t->pattern);
+                                   pattern);
         if (copies > REGEX_REPEAT_MAX)
                 return parser_fail(p, at,
                                    "expected a regular expression whose {m,n} repeat at most %u "
                                    "characters in all, found \"%.64s\" (%zu)",
-                                   REGEX_REPEAT_MAX, t->pattern, copies);
-        r = regcomp(ret, t->pattern, REG_EXTENDED | REG_NOSUB);
+                                   REGEX_REPEAT_MAX, pattern, copies);
+        r = regcomp(ret, pattern, REG_EXTENDED | REG_NOSUB);
         if (r != 0) {
                 regerror(r, ret, msg, sizeof(msg));
                 return parser_fail(p, at, "expected an extended regular expression, found \"%s\": %s",
-                                   t->pattern, msg);
+                                   pattern, msg);
         }
         return 0;
+}
+
+/* Split the key's argument (keys.h) off T's pattern into E: *RET_SKIP
+ * bytes of it. */
+static int split_argument(ExprParser *p, const Token *t, Expr *e, size_t *ret_skip)
+{
+        const MatchKeyInfo *info = match_key_info(t->key);
+        _cleanup_free_ char *error = NULL;
+        size_t skip = 0, at = 0;
+        int r;
+
+        *ret_skip = 0;
+        if (!info || !info->split_argument)
+                return 0;
+        r = info->split_argument(t->pattern, &skip, &error, &at);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return parser_fail(p, pattern_offset(&p->lexer, t, at), "%s",
+                                   error ? error : "invalid argument");
+        e->argument = strndup(t->pattern, skip);
+        if (!e->argument)
+                return -ENOMEM;
+        *ret_skip = skip;
+        return 0;
+}
+
+/* "abc*", "*abc", "*abc*": compared without fnmatch() (same result). */
+static void classify_glob(Expr *e)
+{
+        size_t len = strlen(e->pattern);
+        bool lead = e->pattern[0] == '*', trail = len > 1 && e->pattern[len - 1] == '*';
+        size_t lit = len - lead - trail;
+        const char *l = e->pattern + lead;
+
+        /* a literal with no metacharacter of its own between the stars */
+        if ((lead || trail) && lit > 0 && !memchr(l, '*', lit) && !memchr(l, '?', lit) &&
+            !memchr(l, '[', lit) && !memchr(l, '\\', lit)) {
+                e->glob_kind = lead && trail ? GLOB_CONTAINS : lead ? GLOB_SUFFIX : GLOB_PREFIX;
+                e->literal = l;
+                e->literal_len = lit;
+        }
 }
 
 static int parse_predicate(ExprParser *p, Expr **ret)
 {
         _cleanup_(expr_freep) Expr *e = NULL;
         Token *t = &p->tok;
+        size_t skip;
         int r;
 
         e = calloc(1, sizeof(*e));
@@ -215,26 +263,25 @@ static int parse_predicate(ExprParser *p, Expr **ret)
         e->source = pattern_source(t->key, t->regex, t->pattern);
         if (!e->source)
                 return -ENOMEM;
+        r = split_argument(p, t, e, &skip);
+        if (r < 0)
+                return r;
         if (e->regex) {
-                r = compile_regex(p, t, &e->re);
+                r = compile_regex(p, t, skip, &e->re);
                 if (r < 0)
                         return r;
-        } else
-                e->exact = glob_is_exact(t->pattern);
-        e->pattern = TAKE_PTR(t->pattern);
-        if (!e->regex && !e->exact) {
-                size_t len = strlen(e->pattern);
-                bool lead = e->pattern[0] == '*', trail = len > 1 && e->pattern[len - 1] == '*';
-                size_t lit = len - lead - trail;
-                const char *l = e->pattern + lead;
-
-                /* a literal with no metacharacter of its own between the stars */
-                if ((lead || trail) && lit > 0 && !memchr(l, '*', lit) && !memchr(l, '?', lit) &&
-                    !memchr(l, '[', lit) && !memchr(l, '\\', lit)) {
-                        e->glob_kind = lead && trail ? GLOB_CONTAINS : lead ? GLOB_SUFFIX : GLOB_PREFIX;
-                        e->literal = l;
-                        e->literal_len = lit;
-                }
+        }
+        e->pattern = strdup(t->pattern + skip);
+        if (!e->pattern) {
+                if (e->regex)
+                        regfree(&e->re);
+                e->regex = false; /* nothing compiled to free */
+                return -ENOMEM;
+        }
+        if (!e->regex) {
+                e->exact = glob_is_exact(e->pattern);
+                if (!e->exact)
+                        classify_glob(e);
         }
 
         r = advance(p);
@@ -429,21 +476,12 @@ char *expr_to_string(const Expr *e)
         return buf;
 }
 
-bool expr_uses_key(const Expr *e, MatchKey key)
-{
-        if (!e)
-                return false;
-        if (e->type == EXPR_PREDICATE)
-                return e->key == key;
-        return expr_uses_key(e->left, key) || expr_uses_key(e->right, key);
-}
-
 uint32_t expr_keys(const Expr *e)
 {
         if (!e)
                 return 0;
         if (e->type == EXPR_PREDICATE)
-                return e->key >= 0 && e->key < _KEY_MAX ? 1u << e->key : 0;
+                return match_key_info(e->key) ? POLICY_KEY(e->key) : 0;
         return expr_keys(e->left) | expr_keys(e->right);
 }
 
@@ -777,9 +815,17 @@ static size_t conjuncts(const Expr *e, const Expr **items, size_t n, size_t max)
 
 static bool key_single_valued(MatchKey k)
 {
-        /* user, group, name, parent and ancestor match several strings each */
-        return k == KEY_COMM || k == KEY_EXE || k == KEY_CMDLINE || k == KEY_CGROUP ||
-               k == KEY_UNIT || k == KEY_THREAD;
+        const MatchKeyInfo *info = match_key_info(k);
+
+        return info && !info->multi;
+}
+
+/* The longest value key K has (its row's max_length), 0 if no bound. */
+static size_t key_max_length(MatchKey k)
+{
+        const MatchKeyInfo *info = match_key_info(k);
+
+        return info ? info->max_length : 0;
 }
 
 /* Warn about a rule that can never match (a sound, simple check). */
@@ -791,18 +837,21 @@ static int check_never_matches(FileParser *fp, const Rule *rule)
         for (size_t i = 0; i < n; i++) {
                 const Expr *a = items[i];
 
-                if (a->type == EXPR_PREDICATE && a->key == KEY_COMM && a->exact &&
-                    strlen(a->pattern) > 15)
+                if (a->type == EXPR_PREDICATE && a->exact && key_max_length(a->key) > 0 &&
+                    strlen(a->pattern) > key_max_length(a->key))
                         return error_at(fp, DIAG_WARNING, rule->match_line, rule->match_column,
-                                        "expected a comm of at most 15 bytes, found \"%s\": rule "
-                                        "\"%s\" can never match (name: matches longer names)",
-                                        a->pattern, rule->name);
+                                        "expected a %s of at most %zu bytes, found \"%s\": rule "
+                                        "\"%s\" can never match (%s)",
+                                        match_key_to_string(a->key), key_max_length(a->key),
+                                        a->pattern, rule->name,
+                                        match_key_info(a->key)->max_length_hint);
                 for (size_t j = i + 1; j < n; j++) {
                         const Expr *b = items[j];
                         _cleanup_free_ char *sa = NULL, *sb = NULL;
 
                         if (a->type == EXPR_PREDICATE && b->type == EXPR_PREDICATE &&
-                            a->key == b->key && a->exact && b->exact &&
+                            a->key == b->key && streq_ptr(a->argument, b->argument) &&
+                            a->exact && b->exact &&
                             key_single_valued(a->key) && !streq(a->pattern, b->pattern))
                                 return error_at(fp, DIAG_WARNING, rule->match_line,
                                                 rule->match_column,
@@ -979,7 +1028,7 @@ static int parse_match_value(FileParser *fp, unsigned line, Rule *rule, const ch
         rule->match = TAKE_PTR(e);
         rule->match_line = line;
         rule->match_column = value_col;
-        rule->uses_thread = expr_uses_key(rule->match, KEY_THREAD);
+        rule->uses_thread = match_keys_read_plan(expr_keys(rule->match)) & PROC_READ_THREAD;
         return check_never_matches(fp, rule);
 }
 

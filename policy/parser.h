@@ -44,7 +44,8 @@ struct Expr {
         enum { GLOB_GENERIC, GLOB_PREFIX, GLOB_SUFFIX, GLOB_CONTAINS } glob_kind;
         size_t literal_len; /* of the literal part for PREFIX/SUFFIX/CONTAINS */
         const char *literal; /* points into pattern */
-        char *pattern; /* unescaped */
+        char *argument; /* the key's argument and separator ("HOME="), or NULL (keys.h) */
+        char *pattern; /* unescaped, without the argument */
         char *source;  /* in source syntax, quoted when needed: cmdline:"a b" */
         regex_t re;    /* compiled when regex */
 };
@@ -68,8 +69,7 @@ int expr_parse(const char *text, size_t size, size_t base_column, Expr **ret, ch
 /* The expression in canonical source syntax: operands of && that are || are
  * parenthesized, "!" binds to its operand. */
 char *expr_to_string(const Expr *e);
-bool expr_uses_key(const Expr *e, MatchKey key);
-/* Bit (1u << key) for every MatchKey that appears in a predicate of E. */
+/* POLICY_KEY(key) for every MatchKey that appears in a predicate of E. */
 uint32_t expr_keys(const Expr *e);
 /* true if PATTERN has no glob metacharacter (* ? [ \) */
 bool glob_is_exact(const char *pattern);

@@ -31,7 +31,7 @@ struct Policy {
         size_t n_units;
 
         bool has_thread_rules;
-        uint32_t used_keys; /* POLICY_KEY_* bits */
+        uint32_t used_keys; /* POLICY_KEY() bits */
         Matcher *matcher;
 };
 

@@ -132,23 +132,21 @@ bool policy_has_thread_rules(const Policy *p)
         return p && p->has_thread_rules;
 }
 
-/* The public bits are the internal key numbers. */
-_Static_assert(POLICY_KEY_NAME == 1u << KEY_NAME, "key bits");
-_Static_assert(POLICY_KEY_COMM == 1u << KEY_COMM, "key bits");
-_Static_assert(POLICY_KEY_EXE == 1u << KEY_EXE, "key bits");
-_Static_assert(POLICY_KEY_CMDLINE == 1u << KEY_CMDLINE, "key bits");
-_Static_assert(POLICY_KEY_USER == 1u << KEY_USER, "key bits");
-_Static_assert(POLICY_KEY_GROUP == 1u << KEY_GROUP, "key bits");
-_Static_assert(POLICY_KEY_CGROUP == 1u << KEY_CGROUP, "key bits");
-_Static_assert(POLICY_KEY_UNIT == 1u << KEY_UNIT, "key bits");
-_Static_assert(POLICY_KEY_PARENT == 1u << KEY_PARENT, "key bits");
-_Static_assert(POLICY_KEY_ANCESTOR == 1u << KEY_ANCESTOR, "key bits");
-_Static_assert(POLICY_KEY_THREAD == 1u << KEY_THREAD, "key bits");
-_Static_assert(_KEY_MAX == 11, "a new key needs its POLICY_KEY_ bit");
-
 uint32_t policy_used_keys(const Policy *p)
 {
         return p ? p->used_keys : 0;
+}
+
+ProcReadPlan policy_read_plan(const Policy *p)
+{
+        ProcReadPlan plan;
+
+        if (!p)
+                return 0;
+        plan = match_keys_read_plan(p->used_keys);
+        if (p->n_units > 0)
+                plan |= PROC_READ_CGROUP;
+        return plan;
 }
 
 const UnitSection *policy_unit(const Policy *p, size_t i)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/proc.h"
 #include "lib/settings.h"
 #include "lib/task.h"
 
@@ -93,26 +94,22 @@ size_t policy_n_units(const Policy *p);
 /* true if some rule uses the "thread" key: then threads must be matched one by one */
 bool policy_has_thread_rules(const Policy *p);
 
-/* The match keys, as bits of policy_used_keys(). */
-typedef enum PolicyKeyBit {
-        POLICY_KEY_NAME = 1u << 0,
-        POLICY_KEY_COMM = 1u << 1,
-        POLICY_KEY_EXE = 1u << 2,
-        POLICY_KEY_CMDLINE = 1u << 3,
-        POLICY_KEY_USER = 1u << 4,
-        POLICY_KEY_GROUP = 1u << 5,
-        POLICY_KEY_CGROUP = 1u << 6,
-        POLICY_KEY_UNIT = 1u << 7,
-        POLICY_KEY_PARENT = 1u << 8,
-        POLICY_KEY_ANCESTOR = 1u << 9,
-        POLICY_KEY_THREAD = 1u << 10,
-} PolicyKeyBit;
-
-/* The POLICY_KEY_* bits of every key that appears in a predicate of some
- * rule's Match= expression (negated or not), computed when the policy is
- * loaded. A key that appears nowhere cannot change any match result, so a
- * caller need not find out its value for a task. 0 for a NULL policy. */
+/* The POLICY_KEY() bits (policy/keys.h) of every key that appears in a
+ * predicate of some rule's Match= expression (negated or not), computed
+ * when the policy is loaded. 0 for a NULL policy. */
 uint32_t policy_used_keys(const Policy *p);
+
+/*
+ * What to read of a process to match it against P (lib/proc.h, PROC_READ_*):
+ * what the keys its rules use need (policy/keys.c), and the cgroup when it
+ * has [Unit] sections (the per-task fallback needs it). A key that appears
+ * nowhere cannot change any match result, so its value need not be read.
+ * PROC_READ_STAT only where the parent is followed; PROC_READ_THREAD when
+ * threads are matched by name (each thread's, not the process's);
+ * PROC_READ_COMM when a rename of the process may change a match. 0 for a
+ * NULL policy.
+ */
+ProcReadPlan policy_read_plan(const Policy *p);
 
 /* ---- Matching tasks ------------------------------------------------- */
 

@@ -33,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 .cgroup = "/user.slice/user-1000.slice/user@1000.service/pipewire.service",
                 .unit = "pipewire.service",
                 .thread = "data-loop.0",
+                .env = "HOME=/home/alice\0GAME=portal 2\0EMPTY=\0GAME=other",
+                .env_size = sizeof("HOME=/home/alice\0GAME=portal 2\0EMPTY=\0GAME=other") - 1,
                 .ancestors = ancestors,
                 .n_ancestors = 2,
         };

@@ -332,7 +332,7 @@ static void test_ancestors(void)
                  me);
         p = load(text);
         applier_set_policy(&a, p);
-        assert(a.read_flags & PROC_READ_ANCESTORS);
+        assert(a.read_plan & PROC_READ_ANCESTORS);
         k = kid("lt-apply-anc");
         assert(applier_process(&a, k) == 0);
         assert(nice_of(k) == 2);
@@ -356,8 +356,6 @@ static void test_task_settings(void)
 static void test_read_flags(void)
 {
         _cleanup_(task_table_freep) TaskTable *tt = NULL;
-        const unsigned skip_all = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
-                                  PROC_READ_NO_EXE;
         Applier a;
         Policy *p;
 
@@ -366,28 +364,29 @@ static void test_read_flags(void)
                  "[Rule user:x]\nMatch = name:\"user:root\"\nNice = 1\n");
         applier_set_policy(&a, p);
         assert(!a.uses_ids);
-        assert(a.read_flags == (PROC_READ_NO_IDS | PROC_READ_NO_CGROUP));
+        assert(a.read_plan == (PROC_READ_COMM | PROC_READ_CMDLINE | PROC_READ_EXE));
         policy_free(p);
 
         p = load("[Rule c]\nMatch = comm:x\nNice = 1\n");
         applier_set_policy(&a, p);
-        assert(a.read_flags == skip_all);
+        assert(a.read_plan == PROC_READ_COMM);
         policy_free(p);
 
         p = load("[Rule c]\nMatch = comm:x || !group:adm\nNice = 1\n[Unit x.service]\nCPUWeight = 5\n");
         applier_set_policy(&a, p);
         assert(a.uses_ids);
-        assert(a.read_flags == (PROC_READ_NO_CMDLINE | PROC_READ_NO_EXE));
+        assert(a.read_plan ==
+               (PROC_READ_COMM | PROC_READ_IDS | PROC_READ_NAMES | PROC_READ_CGROUP));
         policy_free(p);
 
         p = load("[Rule c]\nMatch = exe:/x && unit:y.service && ancestor:z\nNice = 1\n");
         applier_set_policy(&a, p);
-        assert(a.read_flags == (PROC_READ_ANCESTORS | PROC_READ_NO_IDS | PROC_READ_NO_CMDLINE));
-        assert(a.used_keys == (POLICY_KEY_EXE | POLICY_KEY_UNIT | POLICY_KEY_ANCESTOR));
+        assert(a.read_plan ==
+               (PROC_READ_ANCESTORS | PROC_READ_STAT | PROC_READ_EXE | PROC_READ_CGROUP));
         policy_free(p);
 
         applier_set_policy(&a, NULL);
-        assert(a.read_flags == 0 && a.used_keys == 0 && !a.uses_ids);
+        assert(a.read_plan == 0 && !a.uses_ids);
 }
 
 /* user:/group: predicates through the id cache: looked up once, then hits
@@ -407,7 +406,7 @@ static void test_user_names(void)
         a.ids = ids;
         p = load("[Rule u]\nMatch = user:root && group:root && comm:lt-apply-usr\nNice = 2\n");
         applier_set_policy(&a, p);
-        assert(a.uses_ids && !(a.read_flags & PROC_READ_NO_IDS));
+        assert(a.uses_ids && (a.read_plan & PROC_READ_IDS));
         assert(applier_process(&a, k) == 0);
         assert(nice_of(k) == 2);
         st = id_cache_stats(ids);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/macro.h"
+#include "policy/keys.h"
 #include "policy/loader.h"
 #include "policy/policy.h"
 #include "tests/unit/test-util.h"
@@ -262,18 +263,20 @@ static void test_used_keys(void)
 
         check(policy_load(dirs, NULL, &p, &d) == 0);
         check(policy_file(p, 3)->rejected);
-        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM));
+        check(policy_used_keys(p) == (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM)));
         diagnostics_done(&d);
         policy_free(p);
 
         write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service\n");
         check(policy_load(dirs, NULL, &p, &d) == 0);
-        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_UNIT));
+        check(policy_used_keys(p) ==
+              (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
         diagnostics_done(&d);
         write_file("k-low/40-bad.policy", "[Rule bad]\nMatch = unit:x.service && ancestor:(\n");
         check(policy_load(dirs, p, &p2, &d) == 0);
         check(policy_file(p2, 3)->from_previous);
-        check(policy_used_keys(p2) == (POLICY_KEY_NAME | POLICY_KEY_COMM | POLICY_KEY_UNIT));
+        check(policy_used_keys(p2) ==
+              (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM) | POLICY_KEY(KEY_UNIT)));
         diagnostics_done(&d);
         policy_free(p2);
         policy_free(p);

@@ -308,7 +308,7 @@ static void test_used_keys(void)
                  "[Profile user:x]\nNice = 1\n"
                  "[Rule cgroup:y]\nMatch = name:\"user:alice\" || comm~\"unit:.*\"\nNice = 2\n");
         check(policy_n_rules(p) == 1);
-        check(policy_used_keys(p) == (POLICY_KEY_NAME | POLICY_KEY_COMM));
+        check(policy_used_keys(p) == (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM)));
         policy_free(p);
 
         /* Negated and nested predicates count, in every rule. */
@@ -317,10 +317,10 @@ static void test_used_keys(void)
                  "Nice = 2\n"
                  "[Rule c]\nMatch = parent:bash || ancestor:sshd || thread:worker*\nNice = 3\n");
         check(policy_used_keys(p) ==
-              (POLICY_KEY_EXE | POLICY_KEY_USER | POLICY_KEY_GROUP | POLICY_KEY_CMDLINE |
-               POLICY_KEY_CGROUP | POLICY_KEY_UNIT | POLICY_KEY_PARENT | POLICY_KEY_ANCESTOR |
-               POLICY_KEY_THREAD));
-        check(!(policy_used_keys(p) & (POLICY_KEY_NAME | POLICY_KEY_COMM)));
+              (POLICY_KEY(KEY_EXE) | POLICY_KEY(KEY_USER) | POLICY_KEY(KEY_GROUP) |
+               POLICY_KEY(KEY_CMDLINE) | POLICY_KEY(KEY_CGROUP) | POLICY_KEY(KEY_UNIT) |
+               POLICY_KEY(KEY_PARENT) | POLICY_KEY(KEY_ANCESTOR) | POLICY_KEY(KEY_THREAD)));
+        check(!(policy_used_keys(p) & (POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM))));
         policy_free(p);
 
         /* [Unit] sections and profiles use no match key. */

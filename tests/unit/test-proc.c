@@ -181,7 +181,8 @@ static void test_fake(void)
         pid_t *pids = NULL, tgid;
         size_t n;
 
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_ANCESTORS | PROC_READ_THREAD, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK | PROC_READ_ANCESTORS | PROC_READ_THREAD,
+                             &t) == 0);
         CHECK(streq(t->view.names.comm, "a) b (c"));
         CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
         CHECK(streq(t->view.names.exe, "foo bar"));
@@ -210,24 +211,24 @@ static void test_fake(void)
         t = proc_task_free(t);
 
         /* a thread whose name has a newline and ')' */
-        CHECK(proc_task_read(root, 100, 101, PROC_READ_THREAD, &t) == 0);
+        CHECK(proc_task_read(root, 100, 101, PROC_READ_TASK | PROC_READ_THREAD, &t) == 0);
         CHECK(streq(t->view.thread, "with\nnewline)"));
         CHECK(t->view.tid == 101 && t->view.n_ancestors == 0 && !t->view.ancestors);
         t = proc_task_free(t);
         CHECK(proc_thread_comm(root, 100, 105, &s) == 0);
         CHECK(streq(s, ""));
         free(s);
-        CHECK(proc_task_read(root, 100, 102, PROC_READ_THREAD, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 100, 102, PROC_READ_TASK | PROC_READ_THREAD, &t) == -ESRCH);
         CHECK(!t);
 
         /* without PROC_READ_THREAD the thread is unknown */
-        CHECK(proc_task_read(root, 50, 0, 0, &t) == 0);
+        CHECK(proc_task_read(root, 50, 0, PROC_READ_TASK, &t) == 0);
         CHECK(!t->view.thread);
         CHECK(streq(t->view.unit, "session-2.scope"));
         CHECK(t->view.uid == 1000 && t->view.gid == 1000);
         t = proc_task_free(t);
 
-        CHECK(proc_task_read(root, 2, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read(root, 2, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(t->kernel_thread);
         CHECK(!t->view.cmdline && !t->view.names.argv0 && !t->view.names.exe);
         CHECK(!t->view.exe_path);
@@ -236,16 +237,16 @@ static void test_fake(void)
         CHECK(!t->view.unit);
         t = proc_task_free(t);
 
-        CHECK(proc_task_read(root, 200, 0, 0, &t) == 0);
+        CHECK(proc_task_read(root, 200, 0, PROC_READ_TASK, &t) == 0);
         CHECK(t->zombie && !t->kernel_thread && !t->view.cmdline);
         t = proc_task_free(t);
 
-        CHECK(proc_task_read(root, 300, 0, 0, &t) == -ESRCH);
-        CHECK(proc_task_read(root, 999, 0, 0, &t) == -ESRCH);
-        CHECK(proc_task_read(root, 500, 0, 0, &t) == -EIO);
+        CHECK(proc_task_read(root, 300, 0, PROC_READ_TASK, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 999, 0, PROC_READ_TASK, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 500, 0, PROC_READ_TASK, &t) == -EIO);
         CHECK(!t);
 
-        CHECK(proc_task_read(root, 400, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read(root, 400, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(t->view.n_ancestors == 0); /* parent vanished: tolerated */
         CHECK(!t->view.user && !t->view.group);
         CHECK(t->view.uid == 4242424 && t->view.gid == 4242424);
@@ -254,7 +255,7 @@ static void test_fake(void)
         CHECK(streq(t->view.cmdline, "relative/argv0/"));
         t = proc_task_free(t);
 
-        CHECK(proc_task_read(root, 600, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read(root, 600, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(t->view.n_ancestors == 64);
         CHECK(streq(t->view.ancestors[0].comm, "loop-b"));
         CHECK(streq(t->view.ancestors[1].comm, "loop-a"));
@@ -346,8 +347,10 @@ static void wait_for_exec(pid_t pid, const char *comm)
         for (int i = 0; i < 500; i++) {
                 ProcTask *t = NULL;
 
-                if (proc_task_read("/proc", pid, 0, PROC_READ_NO_IDS | PROC_READ_NO_CGROUP |
-                                                      PROC_READ_NO_EXE, &t) == 0) {
+                if (proc_task_read("/proc", pid, 0,
+                                   PROC_READ_TASK &
+                                           ~(PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_EXE),
+                                   &t) == 0) {
                         bool ok = streq(t->view.names.comm, comm) && t->view.cmdline;
 
                         proc_task_free(t);
@@ -382,7 +385,8 @@ static void test_real(void)
         CHECK(pthread_create(&th, NULL, named_thread, &tid) == 0);
         while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
                 usleep(1000);
-        CHECK(proc_task_read("/proc", getpid(), tid, PROC_READ_THREAD | PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read("/proc", getpid(), tid,
+                             PROC_READ_TASK | PROC_READ_THREAD | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(streq(t->view.names.comm, "test proc)("));
         CHECK(streq(t->view.thread, "worker (x) y"));
         CHECK(streq(t->view.names.argv0, "test-proc"));
@@ -401,7 +405,7 @@ static void test_real(void)
         /* pthread_join() returns when the kernel clears the thread's tid, a
          * little before the thread leaves the thread group: wait for that */
         for (int i = 0;; i++) {
-                CHECK(proc_task_read("/proc", getpid(), 0, 0, &t) == 0);
+                CHECK(proc_task_read("/proc", getpid(), 0, PROC_READ_TASK, &t) == 0);
                 if (t->n_threads == 1 || i == 5000)
                         break;
                 t = proc_task_free(t);
@@ -427,7 +431,7 @@ static void test_real(void)
                 free(big);
                 close(fds[0]);
                 wait_for_exec(child, "sh");
-                CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
+                CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &t) == 0);
                 CHECK(streq(t->view.names.argv0, "my sh"));
                 CHECK(strlen(t->view.cmdline) == strlen("/some/dir/my sh -c read x arg0 ") + 8192);
                 CHECK(streq(t->view.ancestors[0].comm, "test proc)("));
@@ -435,7 +439,7 @@ static void test_real(void)
                 t = proc_task_free(t);
                 close(fds[1]); /* read returns, sh exits */
                 CHECK(waitpid(child, NULL, 0) == child);
-                CHECK(proc_task_read("/proc", child, 0, 0, &t) == -ESRCH);
+                CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == -ESRCH);
         }
 
         /* a zombie */
@@ -444,7 +448,7 @@ static void test_real(void)
         if (child == 0)
                 _exit(0);
         for (int i = 0; i < 500; i++) {
-                CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+                CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
                 if (t->zombie)
                         break;
                 t = proc_task_free(t);
@@ -458,7 +462,7 @@ static void test_real(void)
         {
                 char *c = NULL;
                 if (proc_thread_comm("/proc", 2, 0, &c) == 0 && streq(c, "kthreadd")) {
-                        CHECK(proc_task_read("/proc", 2, 0, 0, &t) == 0);
+                        CHECK(proc_task_read("/proc", 2, 0, PROC_READ_TASK, &t) == 0);
                         CHECK(t->kernel_thread && !t->view.cmdline && !t->view.exe_path);
                         t = proc_task_free(t);
                 }
@@ -466,17 +470,18 @@ static void test_real(void)
         }
 }
 
-/* PROC_READ_NO_*: what is left out is neither read nor looked up. */
+/* What the plan leaves out is neither read nor looked up. */
 static void test_flags(void)
 {
-        const unsigned all = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_CMDLINE |
-                             PROC_READ_NO_EXE;
+        const unsigned all = PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CGROUP |
+                                                PROC_READ_CMDLINE | PROC_READ_EXE);
         ProcTask *t = NULL;
 
         /* 700 has nothing but stat: the other files are not even opened */
         put_stat("700/stat", 700, "bare", 'S', 1, 0, 99);
-        CHECK(proc_task_read(root, 700, 0, 0, &t) == -ESRCH);
-        CHECK(proc_task_read(root, 700, 0, PROC_READ_NO_IDS | PROC_READ_NO_CMDLINE, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 700, 0, PROC_READ_TASK, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 700, 0, PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CMDLINE),
+                             &t) == -ESRCH);
         CHECK(proc_task_read(root, 700, 0, all, &t) == 0);
         CHECK(streq(t->view.names.comm, "bare") && t->ppid == 1 && t->starttime == 99);
         CHECK(t->view.uid == (uid_t)-1 && t->view.gid == (gid_t)-1);
@@ -485,15 +490,15 @@ static void test_flags(void)
         t = proc_task_free(t);
 
         /* one at a time on a complete task */
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK & ~PROC_READ_NAMES, &t) == 0);
         CHECK(t->view.uid == 0 && t->view.gid == 0 && !t->view.user && !t->view.group);
         CHECK(streq(t->view.unit, "foo.service") && streq(t->view.names.exe, "foo bar"));
         t = proc_task_free(t);
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_CGROUP, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK & ~PROC_READ_CGROUP, &t) == 0);
         CHECK(!t->view.cgroup && !t->view.unit && streq(t->view.user, "root"));
         CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
         t = proc_task_free(t);
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_CMDLINE, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK & ~PROC_READ_CMDLINE, &t) == 0);
         CHECK(!t->view.cmdline && !t->view.names.argv0 && streq(t->view.exe_path, "/usr/bin/foo bar"));
         t = proc_task_free(t);
         /* the ancestors keep their names whatever the flags */
@@ -504,10 +509,11 @@ static void test_flags(void)
         t = proc_task_free(t);
 }
 
-/* PROC_READ_NO_STAT: the comm from the comm file, stat never opened. */
+/* Without PROC_READ_STAT: the comm from the comm file, stat never opened. */
 static void test_no_stat(void)
 {
-        const unsigned light = PROC_READ_NO_STAT | PROC_READ_NO_IDS | PROC_READ_NO_CGROUP;
+        const unsigned light =
+                PROC_READ_TASK & ~(PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP);
         ProcTask *t = NULL;
         char *s = NULL;
 
@@ -521,26 +527,26 @@ static void test_no_stat(void)
         CHECK(!t->has_stat && t->starttime == 0 && t->ppid == 0 && t->n_threads == 0);
         CHECK(!t->kernel_thread && !t->zombie);
         t = proc_task_free(t);
-        CHECK(proc_task_read(root, 710, 0, light & ~PROC_READ_NO_STAT, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 710, 0, light | PROC_READ_STAT, &t) == -ESRCH);
         CHECK(proc_task_read(root, 710, 0, light | PROC_READ_ANCESTORS, &t) == -EINVAL);
         CHECK(!t);
 
         /* a name that ends in a newline keeps it: only the kernel's goes */
         put_str("711/comm", "nl\n\n");
-        CHECK(proc_task_read(root, 711, 0, light | PROC_READ_NO_CMDLINE | PROC_READ_NO_EXE,
+        CHECK(proc_task_read(root, 711, 0, light & ~(PROC_READ_CMDLINE | PROC_READ_EXE),
                              &t) == 0);
         CHECK(streq(t->view.names.comm, "nl\n"));
         t = proc_task_free(t);
 
         /* the same name from both files of a complete task */
-        CHECK(proc_task_read(root, 100, 0, PROC_READ_NO_STAT, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK & ~PROC_READ_STAT, &t) == 0);
         CHECK(streq(t->view.names.comm, "a) b (c") && !t->has_stat);
         CHECK(streq(t->view.names.argv0, "a-very-long-process-name"));
         t = proc_task_free(t);
-        CHECK(proc_task_read(root, 100, 0, 0, &t) == 0);
+        CHECK(proc_task_read(root, 100, 0, PROC_READ_TASK, &t) == 0);
         CHECK(streq(t->view.names.comm, "a) b (c") && t->has_stat);
         t = proc_task_free(t);
-        CHECK(proc_task_read(root, 999, 0, PROC_READ_NO_STAT, &t) == -ESRCH);
+        CHECK(proc_task_read(root, 999, 0, PROC_READ_TASK & ~PROC_READ_STAT, &t) == -ESRCH);
 
         /* the numbers of stat, parsed in place: bounds and signs */
         {
@@ -603,10 +609,10 @@ static void test_no_stat_real(void)
                 char c;
                 CHECK(read(fds[0], &c, 1) == 1);
         }
-        CHECK(proc_task_read("/proc", child, 0, PROC_READ_NO_STAT, &t) == 0);
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK & ~PROC_READ_STAT, &t) == 0);
         CHECK(streq(t->view.names.comm, hostile) && !t->has_stat);
         t = proc_task_free(t);
-        CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
         CHECK(streq(t->view.names.comm, hostile) && t->has_stat);
         t = proc_task_free(t);
         CHECK(proc_thread_comm("/proc", child, child, &s) == 0 && streq(s, hostile));
@@ -615,7 +621,7 @@ static void test_no_stat_real(void)
         close(fds[0]);
         CHECK(kill(child, SIGKILL) == 0);
         CHECK(waitpid(child, NULL, 0) == child);
-        CHECK(proc_task_read("/proc", child, 0, PROC_READ_NO_STAT, &t) == -ESRCH);
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK & ~PROC_READ_STAT, &t) == -ESRCH);
         CHECK(proc_thread_comm("/proc", child, child, &s) == -ESRCH);
 
         /* a thread renamed after it was read */
@@ -675,7 +681,7 @@ static void test_huge_fake(void)
         put_link("800/exe", "/usr/bin/huge");
         free(c);
 
-        CHECK(proc_task_read(root, 800, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(proc_task_read(root, 800, 0, PROC_READ_TASK & ~PROC_READ_NAMES, &t) == 0);
         CHECK(t->view.uid == 4242 && t->view.gid == 4343);
         CHECK(t->cmdline_truncated);
         CHECK(strlen(t->view.cmdline) == PROC_CMDLINE_MAX);
@@ -690,7 +696,8 @@ static void test_huge_fake(void)
         put_status(801, 0, 0);
         put("801/cmdline", "kid\0", 4);
         put_str("801/cgroup", "0::/\n");
-        CHECK(proc_task_read(root, 801, 0, PROC_READ_ANCESTORS | PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(proc_task_read(root, 801, 0, (PROC_READ_TASK & ~PROC_READ_NAMES) | PROC_READ_ANCESTORS,
+                             &t) == 0);
         CHECK(!t->cmdline_truncated);
         CHECK(t->view.n_ancestors == 2);
         CHECK(streq(t->view.ancestors[0].argv0, "huge") && streq(t->view.ancestors[0].exe, "huge"));
@@ -705,7 +712,8 @@ static void test_huge_fake(void)
         pad[PROC_STATUS_MAX - 29] = 0;
         put_stat("802/stat", 802, "cut", 'S', 1, 0, 102);
         put_huge_status(802, 1234567890, 0, pad);
-        CHECK(proc_task_read(root, 802, 0, PROC_READ_NO_CMDLINE | PROC_READ_NO_CGROUP, &t) == -EIO);
+        CHECK(proc_task_read(root, 802, 0, PROC_READ_TASK & ~(PROC_READ_CMDLINE | PROC_READ_CGROUP),
+                             &t) == -EIO);
         CHECK(!t);
         free(pad);
 
@@ -715,7 +723,7 @@ static void test_huge_fake(void)
         put_status(803, 0, 0);
         put("803/cmdline", "nocg\0", 5);
         put_str("803/cgroup/unreadable", "");
-        CHECK(proc_task_read(root, 803, 0, PROC_READ_NO_NAMES, &t) == 0);
+        CHECK(proc_task_read(root, 803, 0, PROC_READ_TASK & ~PROC_READ_NAMES, &t) == 0);
         CHECK(!t->view.cgroup && !t->view.unit && streq(t->view.names.argv0, "nocg"));
         t = proc_task_free(t);
 }
@@ -768,7 +776,7 @@ static void test_huge_real(void)
         CHECK(pipe2(fds, O_CLOEXEC) == 0);
         child = spawn_huge(fds[0], false);
         wait_for_exec(child, "sh");
-        CHECK(proc_task_read("/proc", child, 0, PROC_READ_ANCESTORS, &t) == 0);
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK | PROC_READ_ANCESTORS, &t) == 0);
         CHECK(t->cmdline_truncated && strlen(t->view.cmdline) == PROC_CMDLINE_MAX);
         CHECK(strncmp(t->view.cmdline, "/some/dir/my sh -c read x arg0 zzz", 34) == 0);
         CHECK(streq(t->view.names.argv0, "my sh"));
@@ -780,7 +788,7 @@ static void test_huge_real(void)
                 wait_for_exec(child, "sh");
                 /* it runs sh once the groups and uid are set */
                 for (int i = 0; i < 500; i++) {
-                        CHECK(proc_task_read("/proc", child, 0, 0, &t) == 0);
+                        CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
                         if (t->view.uid == 65534)
                                 break;
                         t = proc_task_free(t);
@@ -871,7 +879,7 @@ static void put_stat_mem(int pid, unsigned threads, unsigned long long vsize)
  * the reader, while a fresh process of the same uid is still read. */
 static void test_bounded_routing(void)
 {
-        const unsigned names = PROC_READ_NO_IDS | PROC_READ_NO_CGROUP | PROC_READ_NO_EXE;
+        const unsigned names = PROC_READ_TASK & ~(PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_EXE);
         BoundedReader *b = NULL;
         ProcTask *t = NULL;
         char fifo[PATH_MAX];
@@ -895,7 +903,7 @@ static void test_bounded_routing(void)
 
         /* Fresh, one thread, 4 MiB mapped: read right away, uid 1000 or not;
          * the stat is read even when asked to leave it out. */
-        CHECK(proc_task_read(root, 700, 0, names | PROC_READ_FRESH | PROC_READ_NO_STAT, &t) == 0);
+        CHECK(proc_task_read(root, 700, 0, (names & ~PROC_READ_STAT) | PROC_READ_FRESH, &t) == 0);
         check_streq(t->view.cmdline, "fresh arg");
         check(t->has_stat && t->starttime == 77);
         t = proc_task_free(t);
@@ -906,7 +914,7 @@ static void test_bounded_routing(void)
         check(proc_task_read(root, 702, 0, names | PROC_READ_FRESH, &t) == -EAGAIN && !t);
         check(bounded_reader_n_refused(b) == 3);
         /* Without a cmdline, nothing waits. */
-        CHECK(proc_task_read(root, 702, 0, names | PROC_READ_NO_CMDLINE, &t) == 0);
+        CHECK(proc_task_read(root, 702, 0, names & ~PROC_READ_CMDLINE, &t) == 0);
         t = proc_task_free(t);
 
         fd = open(fifo, O_WRONLY | O_CLOEXEC); /* lets the worker go */
@@ -969,6 +977,42 @@ static void test_bounded_environ(void)
         check(n == sizeof(env) - 1);
 }
 
+/* PROC_READ_ENVIRON (the env: key): read only when the plan says so, and
+ * then whole entries within the first PROC_CMDLINE_MAX bytes. */
+static void test_env_read(void)
+{
+        static const char head[] = "A=1\0LONG=";
+        size_t n = PROC_CMDLINE_MAX + 100, h = sizeof(head) - 1;
+        char *e = malloc(n);
+        ProcTask *t = NULL;
+
+        CHECK(e);
+        memcpy(e, head, h);
+        memset(e + h, 'x', n - h - 1);
+        e[n - 1] = 0;
+        put_stat("820/stat", 820, "envy", 'S', 1, 0, 100);
+        put_status(820, 0, 0);
+        put("820/environ", e, n);
+        free(e);
+        put_stat("821/stat", 821, "envy", 'S', 1, 0, 100);
+        put_status(821, 0, 0);
+        put("821/environ", "A=1\0B=2\0", 8);
+
+        CHECK(proc_task_read(root, 820, 0, PROC_READ_STAT | PROC_READ_IDS, &t) == 0);
+        check(!t->view.env && t->view.env_size == 0);
+        t = proc_task_free(t);
+        /* the entry cut at 64 KiB is left out, a NUL after the rest */
+        CHECK(proc_task_read(root, 820, 0, PROC_READ_STAT | PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env && t->view.env_size == 4 && memcmp(t->view.env, "A=1\0", 5) == 0);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 821, 0, PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env && t->view.env_size == 8 &&
+              memcmp(t->view.env, "A=1\0B=2\0", 9) == 0);
+        check(!t->view.cmdline && !t->has_stat);
+        t = proc_task_free(t);
+        CHECK(proc_task_read(root, 822, 0, PROC_READ_ENVIRON, &t) == -ESRCH);
+}
+
 int main(void)
 {
         char cmd[300];
@@ -987,6 +1031,7 @@ int main(void)
         test_pidfd();
         test_bounded_routing();
         test_bounded_environ();
+        test_env_read();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
         return test_result();

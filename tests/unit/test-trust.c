@@ -196,7 +196,8 @@ static void check_exe_name(pid_t pid, const char *want)
 {
         _cleanup_(proc_task_freep) ProcTask *t = NULL;
 
-        CHECK(proc_task_read("/proc", pid, 0, PROC_READ_NO_CMDLINE | PROC_READ_NO_CGROUP, &t) == 0);
+        CHECK(proc_task_read("/proc", pid, 0,
+                             PROC_READ_TASK & ~(PROC_READ_CMDLINE | PROC_READ_CGROUP), &t) == 0);
         if (!t->view.names.exe || !streq(t->view.names.exe, want))
                 test_fail("pid %d: exe name \"%s\", expected \"%s\"", (int)pid,
                           strna(t->view.names.exe), want);
