@@ -23,7 +23,11 @@ while [ $# -gt 0 ]; do
         esac
 done
 bin=$build/bench/policy-scale
-[ $do_build -eq 0 ] || ninja -C "$build" bench/policy-scale cli/latnicectl >/dev/null
+if [ $do_build -eq 1 ]; then
+        # A fresh clone has no build directory yet.
+        [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
+        ninja -C "$build" bench/policy-scale cli/latnicectl >/dev/null
+fi
 [ -x "$bin" ] || { echo "policy-scale: $bin not built" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
