@@ -81,7 +81,14 @@ typedef struct UnitsWatch {
         sd_bus_slot *job_removed, *unit_new, *subscribe;
         const Policy *(*get_policy)(void *userdata);
         void *userdata;
+        sd_event *event;      /* borrowed */
+        sd_event_source *retry; /* a unit's manager did not answer: try again */
 } UnitsWatch;
+
+/* A unit whose manager did not answer (a user's manager paused after a
+ * slow call, see systemd-units.c) is tried again that much later, while it
+ * does not answer: nothing else may come to try it again. */
+#define UNITS_RETRY_USEC (10ull * 1000ull * 1000ull)
 
 struct UnitState {
         char *root;
@@ -503,6 +510,8 @@ static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop);
 
 /* ---- CPUWeight= and CPUIdle= of systemd's units ------------------------ */
 
+static void units_retry_later(UnitState *u);
+
 /* 1 if E's cpu.weight and cpu.idle belong to a systemd unit (asked once),
  * 0 if they are written directly, negative if the manager could not say
  * (logged; asked again next time). */
@@ -515,11 +524,13 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
                 return 0;
         if (e->route == ROUTE_UNKNOWN) {
                 r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, &w);
-                if (r < 0 && r != -ENXIO)
+                if (r < 0 && r != -ENXIO) {
+                        units_retry_later(u);
                         return log_warning_errno(r, "Unit %s: cannot ask its systemd manager "
                                                     "for CPUWeight= (%m); CPUWeight=/CPUIdle= "
-                                                    "wait for the next try.",
-                                                 e->name);
+                                                    "wait for the next try, in %llu s.",
+                                                 e->name, UNITS_RETRY_USEC / 1000000ull);
+                }
                 e->route = r == -ENXIO ? ROUTE_FILES : ROUTE_SYSTEMD;
         }
         return e->route == ROUTE_SYSTEMD;
@@ -960,6 +971,7 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
 
 static void watch_done(UnitsWatch *w)
 {
+        w->retry = sd_event_source_disable_unref(w->retry);
         w->job_removed = sd_bus_slot_unref(w->job_removed);
         w->unit_new = sd_bus_slot_unref(w->unit_new);
         w->subscribe = sd_bus_slot_unref(w->subscribe);
@@ -1362,10 +1374,46 @@ static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 0;
 }
 
+static int on_units_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        UnitState *u = userdata;
+
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        (void) units_apply_all(u, u->watch.get_policy(u->watch.userdata), NULL);
+        return 0;
+}
+
+/* Walk every unit again in UNITS_RETRY_USEC (once, however many ask). */
+static void units_retry_later(UnitState *u)
+{
+        uint64_t when;
+        int r;
+
+        if (!u->watch.event ||
+            (u->watch.retry && sd_event_source_get_enabled(u->watch.retry, NULL) > 0))
+                return;
+        r = sd_event_now(u->watch.event, CLOCK_MONOTONIC, &when);
+        if (r < 0)
+                return;
+        when += UNITS_RETRY_USEC;
+        if (!u->watch.retry) {
+                r = sd_event_add_time(u->watch.event, &u->watch.retry, CLOCK_MONOTONIC, when, 0,
+                                      on_units_retry, u);
+                if (r >= 0)
+                        (void) sd_event_source_set_description(u->watch.retry, "units-retry");
+        } else {
+                r = sd_event_source_set_time(u->watch.retry, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(u->watch.retry, SD_EVENT_ONESHOT);
+        }
+        if (r < 0)
+                log_warning_errno(r, "Cannot arm the retry of units (%m): they wait for an event.");
+}
+
 int units_watch_systemd(UnitState *u, sd_event *event,
                         const Policy *(*get_policy)(void *userdata), void *userdata)
 {
-        UnitsWatch w = { .get_policy = get_policy, .userdata = userdata };
+        UnitsWatch w = { .get_policy = get_policy, .userdata = userdata, .event = event };
         int r;
 
         if (!get_policy)
