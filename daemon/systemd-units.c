@@ -529,6 +529,30 @@ static int scope_cgroup_beside(const char *unit_cgroup, const char *slice, const
                                                                                          : 1;
 }
 
+/* The scope NAME was made but its start job did not end in time: latniced
+ * leaves its group settings out, so the CPUWeight= it was made with must
+ * not stay when the job ends later. Unset it without waiting (the manager
+ * is slow): the unit exists since StartTransientUnit answered, and the
+ * manager takes the calls of one connection in order. */
+static void scope_weight_drop(sd_bus *bus, const char *name)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
+                                           "SetUnitProperties");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "sba(sv)", name, 1, 1, "CPUWeight", "t",
+                                          SYSTEMD_WEIGHT_UNSET);
+        if (r >= 0)
+                r = sd_bus_message_set_expect_reply(m, 0);
+        if (r >= 0) /* no flush: a stopped manager would hold latniced */
+                r = sd_bus_send(bus, m, NULL);
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot unset the CPUWeight= it was made with (%m); "
+                                     "it stays until the scope ends.", name);
+}
+
 static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
                        char **ret_reason)
 {
@@ -591,6 +615,7 @@ static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **r
         } else if (r == -ETIMEDOUT) {
                 if (ret_reason)
                         *ret_reason = strdup("its start job did not end in time");
+                scope_weight_drop(bus, req->name);
         } else if (r < 0)
                 manager_bus_drop(s, uid);
         free(w.result);
