@@ -43,8 +43,10 @@
 #            [--sleeper sleeper|cyclictest] [--build DIR] [--out DIR] [--smoke]
 #   cyclictest resets its own timer slack at start-up (it switches to
 #   SCHED_FIFO and back), so s-slack shows nothing with it.
-#   --smoke: 2 s runs of two conditions, one repeat, no throughput part, no
-#            warm-up (checks that the benchmark still starts and produces output)
+#   --smoke: 4 s runs of two conditions, one repeat, no throughput part, no
+#            warm-up (checks that the benchmark still starts and produces
+#            output; 2 s runs let the sleeper end before its cgroup was read,
+#            1.5 s after its launch, under ASan on a busy machine)
 #   Exit status 77: a topology asked for cannot be built here (no cpu
 #   controller, autogroup off); the message says why. The throughput part
 #   runs in the flat topology only.
@@ -85,7 +87,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $smoke -eq 1 ]; then
-        duration=2
+        duration=4
         repeats=1
         part=latency
         [ -n "$conditions" ] || conditions="base h-idle"
