@@ -942,13 +942,23 @@ static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, bool l
 /* Threads of one evaluation that had boosts withheld (said together). */
 typedef struct Withheld {
         Decision first;   /* the first one's decision */
+        char *reason;     /* its withheld_reason, copied: the facts' own string
+                           * may be freed by a later thread's facts */
         uint64_t n, n_changed;
 } Withheld;
 
+static void withheld_done(Withheld *w)
+{
+        free(w->reason);
+}
+
 static void withheld_count(Withheld *w, const Decision *d, bool changed)
 {
-        if (w->n == 0)
+        if (w->n == 0) {
                 w->first = *d;
+                w->reason = d->withheld_reason ? strdup(d->withheld_reason) : NULL;
+                w->first.withheld_reason = w->reason; /* NULL if out of memory: "n/a" */
+        }
         w->n++;
         w->n_changed += changed;
 }
@@ -1263,7 +1273,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
         _cleanup_free_ pid_t *tids = NULL;
         const char *applied_rule = NULL;
         size_t n_tids = 0, n_applied = 0;
-        Withheld withheld = {};
+        _cleanup_(withheld_done) Withheld withheld = {};
         Evaluation *ev;
         bool per_thread;
         int r;
