@@ -395,6 +395,19 @@ static int read_mm_file_bounded(const char *proc_root, pid_t pid, uint32_t uid, 
         return gone(r);
 }
 
+/* PID/NAME (cmdline, environ: under the process's mmap_lock), its first
+ * PROC_CMDLINE_MAX bytes: right away where the process cannot hold the lock
+ * long (cmdline_inline()), else through the bounded reader. */
+static int read_mm_head(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
+                        uint32_t uid, const char *name, char **ret, size_t *ret_size,
+                        bool *ret_truncated)
+{
+        if (cmdline_inline(st, fresh))
+                return read_task_head(proc_root, pid, name, PROC_CMDLINE_MAX, ret, ret_size,
+                                      ret_truncated);
+        return read_mm_file_bounded(proc_root, pid, uid, name, ret, ret_size, ret_truncated);
+}
+
 /* The first PROC_CMDLINE_MAX bytes of PID/cmdline: argv can be a quarter of
  * the stack limit (gigabytes with "ulimit -s unlimited"), and the matcher
  * needs its beginning only. ST: the stat just read (NULL if none), FRESH:
@@ -409,11 +422,7 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
         size_t n;
         int r;
 
-        if (cmdline_inline(st, fresh))
-                r = read_task_head(proc_root, pid, "cmdline", PROC_CMDLINE_MAX, &buf, &n,
-                                   &truncated);
-        else
-                r = read_mm_file_bounded(proc_root, pid, uid, "cmdline", &buf, &n, &truncated);
+        r = read_mm_head(proc_root, pid, st, fresh, uid, "cmdline", &buf, &n, &truncated);
         if (r < 0)
                 return r;
         r = parse_cmdline(buf, n, ret_cmdline, ret_argv0);
@@ -433,11 +442,7 @@ static int read_env(const char *proc_root, pid_t pid, const StatInfo *st, bool f
         size_t n = 0;
         int r;
 
-        if (cmdline_inline(st, fresh))
-                r = read_task_head(proc_root, pid, "environ", PROC_CMDLINE_MAX, &buf, &n,
-                                   &truncated);
-        else
-                r = read_mm_file_bounded(proc_root, pid, uid, "environ", &buf, &n, &truncated);
+        r = read_mm_head(proc_root, pid, st, fresh, uid, "environ", &buf, &n, &truncated);
         if (r == -ESRCH || r == -ENOMEM || r == -EAGAIN)
                 return r;
         if (r < 0) {
