@@ -38,8 +38,6 @@ typedef struct Worker {
         pthread_cond_t wake;
         WorkerState state;
         bool abandoned; /* the caller gave up on the read in progress */
-        pid_t tid;      /* the worker thread's, for its state in /proc */
-        _Atomic bool reading; /* in worker_read(), outside the lock */
         uint32_t key;
         char path[BOUNDED_READ_PATH_MAX];
         char *buf; /* max + 1 bytes, mapped */
@@ -65,12 +63,8 @@ struct BoundedReader {
         Penalty penalties[BOUNDED_READ_KEYS];
         size_t n_penalties;
         uint64_t retry_at;
-        uint64_t n_timeouts, n_refused, n_waited;
+        uint64_t n_timeouts, n_refused;
 };
-
-/* A read whose worker is runnable at its deadline is waiting for a CPU, not
- * for a lock: it gets another timeout, up to this much in all. */
-#define RUNNABLE_WAIT_MAX_USEC (250ull * 1000ull)
 
 /* The read itself, outside the lock: as read_fd_bounded() with
  * READ_SHORT_IS_END | READ_TRUNCATE, into the worker's own buffer. */
@@ -118,16 +112,13 @@ static void *worker_main(void *userdata)
         BoundedReader *b = w->b;
 
         pthread_mutex_lock(&b->lock);
-        w->tid = gettid();
         for (;;) {
                 while (w->state != WORKER_BUSY && !b->stopping)
                         pthread_cond_wait(&w->wake, &b->lock);
                 if (w->state != WORKER_BUSY)
                         break; /* stopping */
                 pthread_mutex_unlock(&b->lock);
-                w->reading = true;
                 worker_read(w, b->max);
-                w->reading = false;
                 pthread_mutex_lock(&b->lock);
                 if (w->abandoned) {
                         w->abandoned = false;
@@ -271,67 +262,6 @@ static Worker *worker_get(BoundedReader *b, int *ret_error)
         return NULL;
 }
 
-/* Is W's read only waiting for a CPU? A read waiting for a process's
- * mmap_lock sleeps (state D in /proc/self/task/TID/stat); one that only
- * waits for a CPU on a busy machine is runnable (R). Before and after its
- * read (waking up, or waiting for the lock the caller holds) a worker is
- * never stuck. Unknown counts as stuck. */
-static bool worker_runnable(const Worker *w)
-{
-        char path[64], buf[256], *close_paren;
-        ssize_t n;
-        int fd;
-
-        if (!w->reading)
-                return true;
-        if (w->tid <= 0)
-                return false;
-        (void) snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) w->tid);
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return false;
-        n = read(fd, buf, sizeof(buf) - 1);
-        (void) close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = 0;
-        close_paren = strrchr(buf, ')'); /* the name may hold anything */
-        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
-}
-
-/* Wait for W until it is done or its read is deemed stuck: asleep at two
- * deadlines in a row (a read waiting for a lock sleeps throughout; one
- * that only waits for a CPU is runnable, but may sleep a moment, in a page
- * fault for example), or past RUNNABLE_WAIT_MAX_USEC. Under the lock; true
- * if done. */
-static bool worker_wait(BoundedReader *b, Worker *w, uint64_t start)
-{
-        uint64_t deadline = start + b->timeout_usec;
-        bool asleep = false;
-
-        for (;;) {
-                struct timespec ts = { .tv_sec = (time_t) (deadline / USEC_PER_SEC),
-                                       .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
-
-                while (w->state == WORKER_BUSY)
-                        if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
-                                break;
-                if (w->state != WORKER_BUSY)
-                        return true;
-                if (deadline - start >= RUNNABLE_WAIT_MAX_USEC)
-                        return false;
-                if (!worker_runnable(w)) {
-                        if (asleep)
-                                return false;
-                        asleep = true;
-                } else {
-                        asleep = false;
-                        b->n_waited++;
-                }
-                deadline += b->timeout_usec;
-        }
-}
-
 /* Hand W's result over to the caller (W is done). */
 static int worker_take(Worker *w, char **ret, size_t *ret_size, bool *ret_truncated)
 {
@@ -359,7 +289,8 @@ static int worker_take(Worker *w, char **ret, size_t *ret_size, bool *ret_trunca
 int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char **ret,
                         size_t *ret_size, bool *ret_truncated)
 {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = now_usec(CLOCK_MONOTONIC), deadline;
+        struct timespec ts;
         Penalty *p;
         Worker *w;
         int r = 0;
@@ -387,7 +318,13 @@ int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char *
         w->state = WORKER_BUSY;
         pthread_cond_signal(&w->wake);
 
-        if (worker_wait(b, w, now)) {
+        deadline = now + b->timeout_usec;
+        ts = (struct timespec){ .tv_sec = (time_t) (deadline / USEC_PER_SEC),
+                                .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
+        while (w->state == WORKER_BUSY)
+                if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
+                        break;
+        if (w->state == WORKER_DONE) {
                 r = worker_take(w, ret, ret_size, ret_truncated);
                 goto out;
         }
@@ -421,11 +358,6 @@ uint64_t bounded_reader_n_timeouts(const BoundedReader *b)
 uint64_t bounded_reader_n_refused(const BoundedReader *b)
 {
         return b->n_refused;
-}
-
-uint64_t bounded_reader_n_waited(const BoundedReader *b)
-{
-        return b->n_waited;
 }
 
 /* Wait up to STOP_WAIT_USEC for busy workers; true if none is left. */

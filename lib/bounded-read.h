@@ -10,10 +10,7 @@
  * process likes (146 ms on average, 200 ms at most, for 1 GiB and 8 such
  * threads here). latniced's event loop must not wait that long.
  *
- * A read whose worker sleeps at two deadlines in a row (the timeout, then
- * the timeout again: it waits for a lock; a runnable worker only waits for
- * a CPU on a busy machine and is given another timeout, up to 250 ms in
- * all) is abandoned: its worker goes on
+ * A read that takes longer than the timeout is abandoned: its worker goes on
  * until the kernel lets it go and is then free again; the caller gets
  * -ETIMEDOUT, and the read's KEY (latniced: the process's uid) is refused
  * (-EBUSY, at once) for a penalty: 1 s after its first timeout, doubling with
@@ -77,5 +74,3 @@ uint64_t bounded_reader_take_retry_at(BoundedReader *b);
 /* Reads cut short (timeouts) and refused, since the start. */
 uint64_t bounded_reader_n_timeouts(const BoundedReader *b);
 uint64_t bounded_reader_n_refused(const BoundedReader *b);
-/* Deadlines passed with the worker runnable, each given another timeout. */
-uint64_t bounded_reader_n_waited(const BoundedReader *b);

@@ -4,18 +4,10 @@
  * keeps it in read(). Reads come back whole or cut at the bound; a stuck
  * one is abandoned at the timeout, its key is held off (doubling), other
  * keys go on while workers are free, and a released worker serves again. */
-#include <dirent.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/bounded-read.h"
@@ -195,92 +187,6 @@ static void test_stuck(BoundedReader *b)
         check(read_when_free(b, 9));
 }
 
-/* Every thread of this process but the main one (the workers started so
- * far) to nice 10 on CPU 0. */
-static void workers_to_cpu0(void)
-{
-        cpu_set_t cpu0;
-        struct dirent *de;
-        DIR *d = opendir("/proc/self/task");
-
-        CHECK(d);
-        CPU_ZERO(&cpu0);
-        CPU_SET(0, &cpu0);
-        while ((de = readdir(d))) {
-                pid_t tid = (pid_t) atoi(de->d_name);
-
-                if (tid <= 0 || tid == getpid())
-                        continue;
-                CHECK(sched_setaffinity(tid, sizeof(cpu0), &cpu0) == 0);
-                CHECK(setpriority(PRIO_PROCESS, (id_t) tid, 10) == 0);
-        }
-        closedir(d);
-}
-
-/* A worker that only waits for a CPU is not stuck: a worker at nice 10
- * beside a CPU hog at nice 0 on its CPU waits about 9 of the hog's slices
- * (EEVDF: its virtual slice is 9.3 times as long), so it is runnable at a
- * 1 ms deadline, and its read still completes; without the runnable check
- * it timed out. */
-static void test_runnable(void)
-{
-        BoundedReader *b = NULL;
-        cpu_set_t cpu0, cpu1;
-        char *s = NULL, c;
-        int go[2], r;
-        pid_t hog;
-
-        if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-                printf("# runnable: skipped, needs 2 CPUs\n");
-                return;
-        }
-        CPU_ZERO(&cpu0);
-        CPU_SET(0, &cpu0);
-        CPU_ZERO(&cpu1);
-        CPU_SET(1, &cpu1);
-        if (sched_setaffinity(0, sizeof(cpu1), &cpu1) < 0) {
-                printf("# runnable: skipped, CPU 1 not allowed (%m)\n");
-                return;
-        }
-        CHECK(bounded_reader_new(READ_MAX, 1000, &b) == 0);
-        /* The first read starts worker 0 (on CPU 1, not yet starved). */
-        while (read_key(b, 200, "short", &s, NULL, NULL) != 0)
-                ;
-        s = mfree(s);
-        workers_to_cpu0();
-        CHECK(pipe(go) == 0);
-        hog = fork();
-        CHECK(hog >= 0);
-        if (hog == 0) {
-                (void) sched_setaffinity(0, sizeof(cpu0), &cpu0);
-                (void) !write(go[1], "x", 1); /* runs on CPU 0 now */
-                for (;;)
-                        ;
-        }
-        CHECK(read(go[0], &c, 1) == 1);
-        close(go[0]);
-        close(go[1]);
-        /* Five reads: the worker may get the CPU within 1 ms now and then,
-         * but not five times in a row. */
-        for (uint32_t key = 201; key <= 205; key++) {
-                uint64_t waited = bounded_reader_n_waited(b);
-
-                workers_to_cpu0(); /* and a worker started since */
-                r = read_key(b, key, "short", &s, NULL, NULL);
-                printf("# runnable: read %d, deadlines passed while runnable %" PRIu64 "\n", r,
-                       bounded_reader_n_waited(b) - waited);
-                /* Done, unless starved past the 250 ms limit (a very busy
-                 * machine). */
-                check((r == 0 && s && streq(s, "hello")) ||
-                      (r == -ETIMEDOUT && bounded_reader_n_waited(b) - waited >= 249));
-                s = mfree(s);
-        }
-        kill(hog, SIGKILL);
-        waitpid(hog, NULL, 0);
-        check(bounded_reader_n_waited(b) > 0);
-        bounded_reader_free(b);
-}
-
 int main(void)
 {
         BoundedReader *b = NULL;
@@ -294,7 +200,6 @@ int main(void)
         test_reads(b);
         test_stuck(b);
         bounded_reader_free(b);
-        test_runnable();
 
         for (const char *const *n = (const char *const[]){ "short", "long", "exact", "a", "b", "c",
                                                            "d", "e", NULL };
