@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "daemon/idcache.h"
+#include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/util.h"
 
@@ -158,16 +159,9 @@ static int table_get(IdCache *c, IdTable *t, bool user, uint32_t id, uint64_t no
                         table_clear(t);
                         c->stats.n_flushes++;
                 }
-                if (t->n == t->allocated) {
-                        size_t na = t->allocated ? t->allocated * 2 : 16;
-                        IdEntry *ne = reallocarray(t->entries, na, sizeof(IdEntry));
-
-                        if (!ne) {
-                                free(name);
-                                return -ENOMEM;
-                        }
-                        t->entries = ne;
-                        t->allocated = na;
+                if (GROW(t->entries, t->allocated, t->n + 1, 16) < 0) {
+                        free(name);
+                        return -ENOMEM;
                 }
                 e = &t->entries[t->n++];
         } else

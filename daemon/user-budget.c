@@ -6,6 +6,7 @@
 
 #include "daemon/pidmap.h"
 #include "daemon/user-budget.h"
+#include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/token-bucket.h"
 
@@ -135,15 +136,8 @@ static int user_push(UserBudget *b, User *u, pid_t pid)
                 u->n -= u->head;
                 u->head = 0;
         }
-        if (u->n == u->cap) {
-                size_t cap = MAX((size_t)16, u->cap * 2);
-                pid_t *p = reallocarray(u->pending, cap, sizeof(pid_t));
-
-                if (!p)
-                        return -ENOMEM;
-                u->pending = p;
-                u->cap = cap;
-        }
+        if (GROW(u->pending, u->cap, u->n + 1, 16) < 0)
+                return -ENOMEM;
         r = pidmap_put(&b->pending, pid, u);
         if (r < 0)
                 return r;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/cgroup.h"
+#include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/util.h"
 
@@ -132,14 +133,8 @@ static int read_pid_list(const char *dir, const char *file, pid_t **ret, size_t 
 
                 if (parse_pid(line, &p) < 0)
                         return -EIO;
-                if (n == allocated) {
-                        size_t na = allocated ? allocated * 2 : 16;
-                        pid_t *np = realloc(pids, na * sizeof(pid_t));
-                        if (!np)
-                                return -ENOMEM;
-                        pids = np;
-                        allocated = na;
-                }
+                if (GROW(pids, allocated, n + 1, 16) < 0)
+                        return -ENOMEM;
                 pids[n++] = p;
         }
         *ret = TAKE_PTR(pids);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/bounded-read.h"
+#include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/strv.h"
@@ -887,14 +888,8 @@ static int read_pid_dir(const char *path, pid_t **ret, size_t *ret_n)
 
                 if (parse_pid(de->d_name, &p) < 0)
                         continue;
-                if (n == allocated) {
-                        size_t na = allocated ? allocated * 2 : 64;
-                        pid_t *np = realloc(pids, na * sizeof(pid_t));
-                        if (!np)
-                                return -ENOMEM;
-                        pids = np;
-                        allocated = na;
-                }
+                if (GROW(pids, allocated, n + 1, 64) < 0)
+                        return -ENOMEM;
                 pids[n++] = p;
         }
         if (errno != 0)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "lib/macro.h"
 #include "policy/match.h"
@@ -305,18 +306,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Matcher *, matcher_free);
 
 static int posting_add(Posting *p, uint32_t id)
 {
-        uint32_t *ids;
 
         /* a rule may name the same name twice: keep the list duplicate-free */
         if (p->n > 0 && p->ids[p->n - 1] == id)
                 return 0;
-        /* grow in powers of two */
-        if ((p->n & (p->n - 1)) == 0) {
-                ids = reallocarray(p->ids, p->n ? p->n * 2 : 1, sizeof(uint32_t));
-                if (!ids)
-                        return -ENOMEM;
-                p->ids = ids;
-        }
+        if (array_grow_pow2((void **)&p->ids, p->n, sizeof(uint32_t)) < 0)
+                return -ENOMEM;
         p->ids[p->n++] = id;
         return 0;
 }
@@ -361,14 +356,8 @@ int matcher_new(Rule *const *rules, size_t n_rules, Matcher **ret)
                         if (v)
                                 pi = (size_t)(uintptr_t)v - 1;
                         else {
-                                if (m->n_postings == cap) {
-                                        Posting *p = reallocarray(m->postings, cap ? cap * 2 : 64,
-                                                                  sizeof(Posting));
-                                        if (!p)
-                                                return -ENOMEM;
-                                        m->postings = p;
-                                        cap = cap ? cap * 2 : 64;
-                                }
+                                if (GROW(m->postings, cap, m->n_postings + 1, 64) < 0)
+                                        return -ENOMEM;
                                 pi = m->n_postings++;
                                 m->postings[pi] = (Posting){};
                                 r = hashmap_put(m->index, *n, (void *)(uintptr_t)(pi + 1));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/core-sched.h"
+#include "lib/grow.h"
 #include "lib/macro.h"
 #include "policy/diagnostic.h"
 #include "policy/parser.h"
@@ -668,22 +669,6 @@ static int end_section(FileParser *fp)
         return 0;
 }
 
-/* Make room for element N of *ARRAY and zero it. The capacity is implied:
- * it doubles whenever N reaches a power of two. */
-static int grow_array(void **array, size_t n, size_t size)
-{
-        void *p = *array;
-
-        if ((n & (n - 1)) == 0) {
-                p = reallocarray(*array, n ? n * 2 : 1, size);
-                if (!p)
-                        return -ENOMEM;
-                *array = p;
-        }
-        memset((char *)p + n * size, 0, size);
-        return 0;
-}
-
 static int parse_section_header(FileParser *fp, unsigned line, const char *s, size_t len,
                                 size_t indent)
 {
@@ -771,7 +756,7 @@ static int parse_section_header(FileParser *fp, unsigned line, const char *s, si
 
         switch (type) {
         case SECTION_RULE:
-                r = grow_array((void **)&fp->out->rules, fp->out->n_rules, sizeof(Rule));
+                r = array_grow_pow2((void **)&fp->out->rules, fp->out->n_rules, sizeof(Rule));
                 if (r < 0)
                         return r;
                 fp->index = fp->out->n_rules++;
@@ -779,7 +764,7 @@ static int parse_section_header(FileParser *fp, unsigned line, const char *s, si
                         .name = TAKE_PTR(name), .file = fp->file, .line = line };
                 break;
         case SECTION_PROFILE:
-                r = grow_array((void **)&fp->out->profiles, fp->out->n_profiles, sizeof(Profile));
+                r = array_grow_pow2((void **)&fp->out->profiles, fp->out->n_profiles, sizeof(Profile));
                 if (r < 0)
                         return r;
                 fp->index = fp->out->n_profiles++;
@@ -787,7 +772,7 @@ static int parse_section_header(FileParser *fp, unsigned line, const char *s, si
                         .name = TAKE_PTR(name), .file = fp->file, .line = line };
                 break;
         case SECTION_UNIT:
-                r = grow_array((void **)&fp->out->units, fp->out->n_units, sizeof(UnitSection));
+                r = array_grow_pow2((void **)&fp->out->units, fp->out->n_units, sizeof(UnitSection));
                 if (r < 0)
                         return r;
                 fp->index = fp->out->n_units++;
