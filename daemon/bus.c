@@ -1135,7 +1135,9 @@ static int bus_connect(const char *address, sd_bus **ret)
         return 0;
 }
 
-int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
+static Bus *bus_free(Bus *b);
+
+static int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         Bus *b;
@@ -1202,7 +1204,7 @@ fail:
         return r;
 }
 
-Bus *bus_free(Bus *b)
+static Bus *bus_free(Bus *b)
 {
         if (!b)
                 return NULL;
@@ -1217,7 +1219,8 @@ Bus *bus_free(Bus *b)
         return NULL;
 }
 
-void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const Settings *s)
+static void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule,
+                                  const Settings *s)
 {
         _cleanup_free_ char *str = NULL;
         int r;
@@ -1233,3 +1236,26 @@ void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const
                 log_debug_errno(r, "Cannot emit TaskApplied for %d/%d: %m", (int) pid,
                                 (int) tid);
 }
+
+static int front_start(Manager *m, sd_event *event, const char *address, void **ret)
+{
+        return bus_setup(m, event, address, (Bus **) ret);
+}
+
+static void front_task_applied(void *fe, pid_t pid, pid_t tid, const char *rule,
+                               const Settings *s)
+{
+        bus_emit_task_applied(fe, pid, tid, rule, s);
+}
+
+static void front_free(void *fe)
+{
+        bus_free(fe);
+}
+
+const ManagerFrontEnd bus_front_end = {
+        .name = "D-Bus",
+        .start = front_start,
+        .task_applied = front_task_applied,
+        .free = front_free,
+};

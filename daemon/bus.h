@@ -11,11 +11,9 @@
 
 typedef struct Bus Bus;
 
-/* ADDRESS: "system", "session", or a D-Bus address ("unix:path=..."). Takes
- * the bus name. Returns negative errno if the bus cannot be reached; the
- * caller then runs without D-Bus and says so. */
-int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret);
-Bus *bus_free(Bus *b);
-
-/* Signal TaskApplied(pid, tid, rule, settings) to listeners. No-op on NULL. */
-void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const Settings *s);
+/* The manager's front end (daemon/control.h) that serves D-Bus: its start
+ * takes an ADDRESS ("system", "session", or a D-Bus address such as
+ * "unix:path=...") and the bus name, and fails with a negative errno if the
+ * bus cannot be reached; task_applied signals TaskApplied(pid, tid, rule,
+ * settings) to listeners. */
+extern const ManagerFrontEnd bus_front_end;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
 #include "lib/probe.h"
 #include "lib/sched.h"
@@ -21,6 +22,20 @@
 #include "policy/decide.h"
 
 typedef struct Manager Manager;
+
+/* A front end of the manager; the D-Bus service (daemon/bus.c) is the one
+ * latniced has. The manager starts it once it listens to the proc connector
+ * (START gets the --bus address; a failure is logged and latniced runs
+ * without it), tells it of every thread it applies settings to, and frees
+ * it with itself. The manager knows it only through this table, so the bus
+ * and the manager do not include each other. */
+typedef struct ManagerFrontEnd {
+        const char *name; /* for the log: "D-Bus" */
+        int (*start)(Manager *m, sd_event *event, const char *address, void **ret);
+        void (*task_applied)(void *fe, pid_t pid, pid_t tid, const char *rule,
+                             const Settings *s);
+        void (*free)(void *fe);
+} ManagerFrontEnd;
 
 typedef struct ManagerStatus {
         const char *version;          /* borrowed */

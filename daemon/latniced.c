@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "daemon/bus.h"
 #include "daemon/events.h"
 #include "daemon/manager.h"
 #include "lib/log.h"
@@ -264,6 +265,7 @@ int main(int argc, char *argv[])
                 log_error_errno(r, "Failed to set up: %m");
                 goto finish;
         }
+        manager_set_front_end(m, &bus_front_end);
         r = manager_start(m);
         if (r < 0)
                 goto finish;

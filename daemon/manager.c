@@ -27,7 +27,6 @@
 #include "lib/sched.h"
 #include "lib/strv.h"
 #include "lib/time-util.h"
-#include "daemon/bus.h"
 #include "daemon/units.h"
 
 /* After a lost event, wait this long for the burst to pass before the
@@ -148,7 +147,8 @@ struct Manager {
         ProcCache *proc_cache;
         ProcessLog *withheld, *thread_applied;
         Applier applier;
-        Bus *bus;
+        const ManagerFrontEnd *front_end; /* NULL: none (manager_set_front_end) */
+        void *front;
         UnitState *units;
         GroupTable *groups;
         char *unit_rule;
@@ -214,7 +214,8 @@ static void on_task_applied(void *userdata, const Task *t)
 {
         Manager *m = userdata;
 
-        bus_emit_task_applied(m->bus, t->pid, t->tid, t->rule, &t->settings);
+        if (m->front)
+                m->front_end->task_applied(m->front, t->pid, t->tid, t->rule, &t->settings);
 }
 
 static bool unit_base_settings(void *userdata, const ProcTask *p, Settings *ret,
@@ -1009,7 +1010,9 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        m->bus = bus_free(m->bus);
+        if (m->front)
+                m->front_end->free(m->front);
+        m->front = NULL;
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
         free(m->unit_rule);
@@ -1115,6 +1118,11 @@ static void manager_start_units(Manager *m)
         }
 }
 
+void manager_set_front_end(Manager *m, const ManagerFrontEnd *fe)
+{
+        m->front_end = fe;
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -1207,11 +1215,13 @@ int manager_start(Manager *m)
         log_debug("Proc connector receive buffer: %zu bytes.", proc_events_rcvbuf(m->events));
         manager_filter_events(m);
 
-        if (!streq(m->opts.bus, "none")) {
-                r = bus_setup(m, m->event, m->opts.bus, &m->bus);
-                if (r < 0)
-                        log_notice_errno(r, "D-Bus (%s) not available, running without it: %m",
-                                         m->opts.bus);
+        if (m->front_end && !streq(m->opts.bus, "none")) {
+                r = m->front_end->start(m, m->event, m->opts.bus, &m->front);
+                if (r < 0) {
+                        m->front = NULL;
+                        log_notice_errno(r, "%s (%s) not available, running without it: %m",
+                                         m->front_end->name, m->opts.bus);
+                }
         }
 
         r = manager_check_fds();

@@ -36,6 +36,10 @@ static inline void manager_freep(Manager **m)
                 manager_free(*m);
 }
 
+/* The front end manager_start() starts (daemon/control.h); none if never
+ * called. FE must outlive the manager. */
+void manager_set_front_end(Manager *m, const ManagerFrontEnd *fe);
+
 /* Probe, load, subscribe, scan, notify READY=1. */
 int manager_start(Manager *m);
 /* Run the event loop until SIGTERM/SIGINT; then restore (RestoreOnExit=yes).
