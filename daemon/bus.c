@@ -611,9 +611,9 @@ static bool still_own(Bus *b, pid_t pid, int pidfd, uid_t uid)
         return proc_owned_by(manager_proc_root(b->manager), pid, uid) > 0;
 }
 
-/* Explain's part before the reply: the pid of M, checked, and the front
- * door's decision on it (manager_explain(); THREADS: every thread's too;
- * TRACE optional) into *TD. 0, or a negative errno with ERROR set. */
+/* Explain's and ExplainThreads' common part: the pid of M, checked, and the
+ * front door's decision on it (manager_explain(); THREADS: every thread's
+ * too; TRACE optional) into *TD. 0, or a negative errno with ERROR set. */
 static int explain_decide(Bus *b, sd_bus_message *m, bool threads, MatchTrace *trace,
                           TaskDecision *td, sd_bus_error *error)
 {
@@ -722,6 +722,53 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
 finish:
         match_trace_done(&trace);
         return r;
+}
+
+/* ExplainThreads: every thread's decision, "a(usa{sv}sa{sv}s)": tid, name,
+ * settings, rule, withheld, withheld_reason; empty when the policy has no
+ * thread rules (every thread then gets what Explain says). */
+static int method_explain_threads(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(task_decision_done) TaskDecision td = {};
+        Bus *b = userdata;
+        int r;
+
+        r = explain_decide(b, m, true, NULL, &td, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(usa{sv}sa{sv}s)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < td.n_threads; i++) {
+                const ThreadDecision *t = &td.threads[i];
+
+                r = sd_bus_message_open_container(reply, 'r', "usa{sv}sa{sv}s");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "us", (uint32_t) t->tid, strempty(t->name));
+                if (r < 0)
+                        return r;
+                r = bus_append_settings(reply, &t->d.settings);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "s", strempty(t->d.rule));
+                if (r < 0)
+                        return r;
+                r = append_withheld(reply, &t->d);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 /* SetTask's arguments, checked, and who asks. */
@@ -1109,6 +1156,9 @@ static const sd_bus_vtable daemon_vtable[] = {
                                               thread_dependent, "a(ssussa{sv})", rules,
                                               "a{sv}", withheld, "s", withheld_reason),
                                 method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExplainThreads", SD_BUS_ARGS("u", pid),
+                                SD_BUS_RESULT("a(usa{sv}sa{sv}s)", threads),
+                                method_explain_threads, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetTask", SD_BUS_ARGS("u", pid, "a{sv}", settings),
                                 SD_BUS_NO_RESULT, method_set_task, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetUnit",

@@ -3,7 +3,8 @@
  * The front door of decisions: everything "what does the policy give this
  * process" needs, built in one place, from what a caller has.
  *
- * latniced's applier (daemon/apply.c), its D-Bus Explain (daemon/manager.c) and latnicectl explain (cli/explain.c) call
+ * latniced's applier (daemon/apply.c), its D-Bus Explain and ExplainThreads
+ * (daemon/manager.c) and latnicectl explain (cli/explain.c) call
  * task_decide() and nothing else to decide. It builds
  *
  *   the snapshot    proc_task_read() of what the policy's keys need
