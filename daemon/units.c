@@ -20,7 +20,6 @@
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"
-#include "lib/sched-group.h"
 #include "lib/sched.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
