@@ -18,7 +18,8 @@
 #include "lib/sched-group.h"
 #include "lib/trust.h"
 #include "lib/settings.h"
-#include "policy/decide.h"
+#include "lib/cgroup.h"
+#include "policy/decide-task.h"
 
 /* Settings as an object of policy-syntax strings: {"LatencyNice": "-5", ...}. */
 static void json_settings(JsonWriter *w, const Settings *s)
@@ -326,24 +327,47 @@ static int print_trace(const MatchTrace *trace, const CliOptions *o)
         return 0;
 }
 
-static void print_result(const Decision *d, const CliOptions *o, const char *what)
+/* The [Unit] settings latniced applies per task to a process in its cgroup
+ * (the cpu.* files for them are missing there), under the rules' own. */
+static void print_unit_base(const TaskDecision *td, const CliOptions *o)
+{
+        _cleanup_free_ char *s = NULL;
+
+        if (!td->has_base)
+                return;
+        s = settings_to_string(&td->base);
+        printf("\n%s[Unit] settings%s of its cgroup (%s), per task: %s%s%s\n",
+               cli_color(o, "bold"), cli_color(o, "reset"), strna(td->base_rule),
+               cli_color(o, "green"), strna(s), cli_color(o, "reset"));
+}
+
+static void print_result(const TaskDecision *td, const Decision *d, const CliOptions *o,
+                         const char *what)
 {
         _cleanup_free_ char *s = settings_to_string(&d->settings);
         const MatchResult *m = &d->match;
 
-        if (m->n_matched == 0) {
+        if (m->n_matched == 0 && !d->settings.mask) {
                 printf("\n%sResult%s for %s: no rule matches; latniced leaves it alone.\n",
                        cli_color(o, "bold"), cli_color(o, "reset"), what);
                 return;
         }
         printf("\n%sResult%s for %s: %s%s%s\n", cli_color(o, "bold"), cli_color(o, "reset"), what,
                cli_color(o, "green"), s && s[0] ? s : "no settings", cli_color(o, "reset"));
-        printf("  from %zu matching rule%s, the last one \"%s\"\n", m->n_matched,
-               m->n_matched == 1 ? "" : "s", strna(m->rule));
+        if (m->n_matched > 0)
+                printf("  from %zu matching rule%s, the last one \"%s\"%s\n", m->n_matched,
+                       m->n_matched == 1 ? "" : "s", strna(m->rule),
+                       td->has_base ? ", over the [Unit] settings" : "");
+        else
+                printf("  from the [Unit] settings of %s; no rule matches\n",
+                       strna(td->base_rule));
         if (d->withheld) {
-                Settings w = m->settings;
+                Settings w = td->has_base ? td->base : (Settings){};
                 _cleanup_free_ char *ws = NULL, *why = NULL;
 
+                /* The rules' values over the [Unit] base's, as decided. */
+                if (m->n_matched > 0)
+                        settings_merge(&w, &m->settings);
                 w.mask = d->withheld;
                 ws = settings_to_string(&w);
                 why = cell_sanitize(strna(d->withheld_reason));
@@ -354,81 +378,13 @@ static void print_result(const Decision *d, const CliOptions *o, const char *wha
 
 /* ---- The verb ------------------------------------------------------------ */
 
-typedef struct ThreadResult {
-        pid_t tid;
-        char *name;
-        Decision result;
-} ThreadResult;
-
-static void thread_results_free(ThreadResult *r, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                free(r[i].name);
-        free(r);
-}
-
-/* What explain reads of a task: all of it that is shown, and whatever else
- * the policy P reads (policy_read_plan()). */
-static ProcReadPlan explain_plan(const Policy *p)
-{
-        return PROC_READ_TASK | PROC_READ_ANCESTORS | (policy_read_plan(p) & ~PROC_READ_THREAD);
-}
-
-/* Match every thread of PID separately (thread rules). */
-static int match_threads(const CliOptions *o, const Policy *p, pid_t pid, BoostFactsCache *facts,
-                         ThreadResult **ret, size_t *ret_n)
-{
-        _cleanup_free_ pid_t *tids = NULL;
-        ThreadResult *res = NULL;
-        size_t n_tids = 0, n = 0;
-        int r;
-
-        r = proc_threads(o->proc_root, pid, &tids, &n_tids);
-        if (r < 0)
-                return r;
-        res = calloc(n_tids ? n_tids : 1, sizeof(ThreadResult));
-        if (!res)
-                return -ENOMEM;
-        for (size_t i = 0; i < n_tids; i++) {
-                _cleanup_(proc_task_freep) ProcTask *t = NULL;
-
-                r = proc_task_read(o->proc_root, pid, tids[i], explain_plan(p) | PROC_READ_THREAD,
-                                   &t);
-                if (errno_is_gone(r))
-                        continue; /* the thread exited meanwhile */
-                if (r < 0) {
-                        thread_results_free(res, n);
-                        return r;
-                }
-                r = policy_decide(p, &t->view, NULL, NULL, facts, &res[n].result, NULL);
-                if (r < 0) {
-                        thread_results_free(res, n);
-                        return r;
-                }
-                res[n].tid = tids[i];
-                res[n].name = strdup(strempty(t->view.thread));
-                if (!res[n].name) {
-                        thread_results_free(res, n);
-                        return -ENOMEM;
-                }
-                n++;
-        }
-        *ret = res;
-        *ret_n = n;
-        return 0;
-}
-
 /* Everything explain shows, gathered before anything is printed. */
 typedef struct Explanation {
         pid_t pid, tid;
-        ProcTask *task;
         const Policy *policy;   /* borrowed: one for every PID explained */
         size_t n_errors;
         MatchTrace trace;
-        Decision result;
-        ThreadResult *threads;
-        size_t n_threads;
-        BoostFactsCache facts;
+        TaskDecision td;        /* the front door's: snapshot, [Unit] base, decisions */
         SchedGroup group;       /* the group that holds the process (group settings) */
         pid_t *members;         /* its other processes, at most GROUP_MEMBERS_MAX */
         size_t n_members;
@@ -444,13 +400,11 @@ typedef struct Explanation {
 
 static void explanation_done(Explanation *e)
 {
-        thread_results_free(e->threads, e->n_threads);
+        task_decision_done(&e->td);
         match_trace_done(&e->trace);
-        boost_facts_cache_done(&e->facts);
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
-        proc_task_free(e->task);
 }
 
 /* The PIDs of ARGV (NULL-terminated copy in *RET): all numbers, at least one,
@@ -520,7 +474,7 @@ static int explain_shared(Explanation *e, const CliOptions *o)
         uid_t uid;
         int r;
 
-        if (!e->result.group.mask || e->group.kind == SCHED_GROUP_NONE ||
+        if (!e->td.d.group.mask || e->group.kind == SCHED_GROUP_NONE ||
             proc_real_uid(o->proc_root, e->pid, &uid) < 0 || uid == 0)
                 return 0;
         r = group_subtree_other_user(&e->group, o->proc_root, uid, GROUP_SUBTREE_CGROUPS_MAX,
@@ -543,7 +497,7 @@ static int explain_group(Explanation *e, const CliOptions *o)
         sched_group_roots_done(&roots);
         if (r < 0)
                 return r == -ENOMEM || r == -ESRCH ? r : 0;
-        if (settings_has(&e->result.group, SETTING_CPU_LATENCY_NICE))
+        if (settings_has(&e->td.d.group, SETTING_CPU_LATENCY_NICE))
                 e->latency_missing = sched_group_latency_nice_missing(&e->group);
         r = sched_group_members(&e->group, o->proc_root, e->pid, GROUP_MEMBERS_MAX, &e->members,
                                 &e->n_members);
@@ -576,38 +530,55 @@ static int explain_load_policy(const CliOptions *o, Policy **ret, size_t *ret_er
         return CLI_EXIT_SUCCESS;
 }
 
-/* Read the task and decide (E->policy is read already). A CLI exit status. */
-static int explain_gather(Explanation *e, const CliOptions *o)
+/* The cgroup2 tree whose [Unit] sections latniced applies: --cgroup-root,
+ * else the cgroup2 mount (*RET NULL when there is none: no [Unit] base). */
+static int explain_cgroup_root(const CliOptions *o, char **ret)
 {
         int r;
 
-        /* E->policy says what else to read of the task */
-        r = proc_task_read(o->proc_root, e->pid, e->tid,
-                           explain_plan(e->policy) | (e->tid > 0 ? PROC_READ_THREAD : 0),
-                           &e->task);
+        *ret = NULL;
+        if (o->cgroup_root) {
+                *ret = strdup(o->cgroup_root);
+                return *ret ? 0 : -ENOMEM;
+        }
+        r = cg_find_mount(ret);
+        return r == -ENOMEM ? r : 0;
+}
+
+/* Read the task and decide (E->policy is read already), through the front
+ * door, as latniced decides. A CLI exit status. */
+static int explain_gather(Explanation *e, const CliOptions *o)
+{
+        _cleanup_free_ char *cgroup_root = NULL;
+        int r;
+
+        /* What the policy on disk says, but a boost latniced's budget took
+         * back stays taken: ask it (best effort, nothing if it is not there). */
+        if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM ||
+            explain_cgroup_root(o, &cgroup_root) < 0)
+                return cli_error("out of memory");
+        /* All of the task that is shown, and whatever else the policy reads;
+         * per-thread results when thread rules exist (and no single thread
+         * was asked for). */
+        r = task_decide(&(const DecideRequest){ .policy = e->policy,
+                                                .proc_root = o->proc_root,
+                                                .cgroup_root = cgroup_root,
+                                                .pid = e->pid,
+                                                .tid = e->tid,
+                                                .read = PROC_READ_TASK | PROC_READ_ANCESTORS,
+                                                .threads = true,
+                                                .revoked = e->budget_reason,
+                                                .trace = &e->trace },
+                        &e->td);
+        if (r >= 0 && e->td.d.group.mask)
+                r = explain_group(e, o);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)e->pid);
-        if (r < 0) {
+        if (r < 0 && !e->td.p) {
                 errno = -r;
                 return cli_error("failed to read process %d from %s: %m", (int)e->pid,
                                  o->proc_root);
         }
-
-        e->facts = (BoostFactsCache){ .proc_root = o->proc_root, .pid = e->pid,
-                                      .uid = e->task->view.uid };
-        /* What the policy on disk says, but a boost latniced's budget took
-         * back stays taken: ask it (best effort, nothing if it is not there). */
-        if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM)
-                return cli_error("out of memory");
-        e->facts.revoked = e->budget_reason;
-        r = policy_decide(e->policy, &e->task->view, NULL, NULL, &e->facts, &e->result, &e->trace);
-        if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
-                /* Per-thread results when thread rules exist (and no single thread was asked for). */
-                r = match_threads(o, e->policy, e->pid, &e->facts, &e->threads, &e->n_threads);
-        if (r == 0 && e->result.group.mask)
-                r = explain_group(e, o);
-        if (r == -ESRCH)
-                return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0) {
                 errno = -r;
                 return cli_error("failed to read the threads of %d: %m", (int)e->pid);
@@ -626,9 +597,9 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
                 json_int(&w, e->tid);
         else
                 json_null(&w);
-        json_kv_string(&w, "thread", e->task->view.thread);
+        json_kv_string(&w, "thread", e->td.p->view.thread);
         json_key(&w, "task");
-        json_task(&w, e->task);
+        json_task(&w, e->td.p);
         json_key(&w, "policy");
         json_begin_object(&w);
         json_kv_uint(&w, "files", policy_n_files(e->policy));
@@ -639,13 +610,22 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
         json_kv_bool(&w, "all_rules", o->all);
         json_key(&w, "rules");
         json_trace(&w, &e->trace, o);
+        json_key(&w, "unit_settings");
+        if (e->td.has_base) {
+                json_begin_object(&w);
+                json_kv_string(&w, "rule", e->td.base_rule);
+                json_key(&w, "settings");
+                json_settings(&w, &e->td.base);
+                json_end_object(&w);
+        } else
+                json_null(&w);
         json_key(&w, "result");
-        json_result(&w, &e->result);
+        json_result(&w, &e->td.d);
         json_key(&w, "group");
         json_begin_object(&w);
         json_kv_string(&w, "name", e->group.kind == SCHED_GROUP_NONE ? NULL : e->group.name);
         json_key(&w, "settings");
-        json_settings(&w, &e->result.group);
+        json_settings(&w, &e->td.d.group);
         json_kv_string(&w, "latency_nice_missing", e->latency_missing);
         json_kv_bool(&w, "shared_with_other_user", e->shared != 0);
         json_key(&w, "other_members");
@@ -656,12 +636,12 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
         json_end_object(&w);
         json_key(&w, "threads");
         json_begin_array(&w);
-        for (size_t i = 0; i < e->n_threads; i++) {
+        for (size_t i = 0; i < e->td.n_threads; i++) {
                 json_begin_object(&w);
-                json_kv_int(&w, "tid", e->threads[i].tid);
-                json_kv_string(&w, "name", e->threads[i].name);
+                json_kv_int(&w, "tid", e->td.threads[i].tid);
+                json_kv_string(&w, "name", e->td.threads[i].name);
                 json_key(&w, "result");
-                json_result(&w, &e->threads[i].result);
+                json_result(&w, &e->td.threads[i].d);
                 json_end_object(&w);
         }
         json_end_array(&w);
@@ -679,20 +659,20 @@ static int print_threads(const Explanation *e, const CliOptions *o)
                 { TABLE_FIT_WRAP_WORDS, 0 },
         };
         static const size_t yield[] = { 1, 3 }, right[] = { 1, 0, 0, 0 };
-        char **cells = calloc(e->n_threads * 4 + 1, sizeof(char *));
+        char **cells = calloc(e->td.n_threads * 4 + 1, sizeof(char *));
         int r = 0;
 
         printf("\nThreads (matched one by one, as the policy has thread rules):\n");
         if (!cells)
                 return -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < e->n_threads; i++) {
-                const Decision *d = &e->threads[i].result;
+        for (size_t i = 0; r >= 0 && i < e->td.n_threads; i++) {
+                const Decision *d = &e->td.threads[i].d;
                 _cleanup_free_ char *s = settings_to_string(&d->settings);
                 char **row = cells + i * 4;
 
-                if (asprintf(&row[0], "%d", (int)e->threads[i].tid) < 0)
+                if (asprintf(&row[0], "%d", (int)e->td.threads[i].tid) < 0)
                         row[0] = NULL;
-                row[1] = strdup(strempty(e->threads[i].name));
+                row[1] = strdup(strempty(e->td.threads[i].name));
                 row[2] = strdup(d->rule ? d->rule : "-");
                 row[3] = strdup(s && s[0] ? s : "-");
                 for (size_t c = 0; c < 4; c++)
@@ -700,9 +680,9 @@ static int print_threads(const Explanation *e, const CliOptions *o)
                                 r = -ENOMEM;
         }
         if (r >= 0)
-                r = print_fitted(o, cells, e->n_threads, 4, headers, fit, yield, ELEMENTSOF(yield),
+                r = print_fitted(o, cells, e->td.n_threads, 4, headers, fit, yield, ELEMENTSOF(yield),
                                  right);
-        cells_free(cells, e->n_threads * 4);
+        cells_free(cells, e->td.n_threads * 4);
         return r;
 }
 
@@ -725,9 +705,9 @@ static void print_group(const Explanation *e, const CliOptions *o)
 {
         _cleanup_free_ char *s = NULL;
 
-        if (!e->result.group.mask)
+        if (!e->td.d.group.mask)
                 return;
-        s = settings_to_string(&e->result.group);
+        s = settings_to_string(&e->td.d.group);
         if (e->group.kind == SCHED_GROUP_NONE) {
                 printf("  Group settings %s: the process is in a root group, which latniced "
                        "never changes\n",
@@ -752,8 +732,8 @@ static void print_group(const Explanation *e, const CliOptions *o)
                 printf("%s %d (%s)", i == 0 ? "" : ",", (int)e->members[i], clean ? clean : "?");
         }
         printf("%s\n", e->n_members == GROUP_MEMBERS_MAX ? ", ..." : "");
-        if (settings_has(&e->result.group, SETTING_GROUP_SCOPE) &&
-            e->result.group.group_scope == GROUP_SCOPE_OWN)
+        if (settings_has(&e->td.d.group, SETTING_GROUP_SCOPE) &&
+            e->td.d.group.group_scope == GROUP_SCOPE_OWN)
                 printf("  GroupScope=own: not these: latniced asks systemd for a scope of its own "
                        "for the process, or else leaves the group settings out (see "
                        "latnice.policy(5))\n");
@@ -765,9 +745,9 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         char what[64];
         int r;
 
-        print_task(e->task, o);
+        print_task(e->td.p, o);
         if (e->tid > 0) {
-                _cleanup_free_ char *n = cell_sanitize(strempty(e->task->view.thread));
+                _cleanup_free_ char *n = cell_sanitize(strempty(e->td.p->view.thread));
                 printf("  %-10s %d (%s)\n", "thread:", (int)e->tid, n ? n : "?");
         }
         printf("\nPolicy: %zu file%s, %zu rule%s%s\n", policy_n_files(p),
@@ -781,11 +761,12 @@ static int explain_text(const Explanation *e, const CliOptions *o)
                 snprintf(what, sizeof(what), "thread %d", (int)e->tid);
         else
                 snprintf(what, sizeof(what), "process %d", (int)e->pid);
-        print_result(&e->result, o, what);
+        print_unit_base(&e->td, o);
+        print_result(&e->td, &e->td.d, o, what);
         print_group(e, o);
-        if (e->result.match.thread_dependent && e->tid == 0 && e->n_threads == 0)
+        if (e->td.d.match.thread_dependent && e->tid == 0 && e->td.n_threads == 0)
                 printf("A thread: predicate took part: see --tid TID.\n");
-        if (e->n_threads > 0) {
+        if (e->td.n_threads > 0) {
                 r = print_threads(e, o);
                 if (r < 0)
                         return r;

@@ -20,7 +20,7 @@
 #include "lib/time-util.h"
 #include "lib/util.h"
 #include "policy/boost.h"
-#include "policy/decide.h"
+#include "policy/decide-task.h"
 
 /* The kernel the applier changes tasks in (ApplyContext.kernel). */
 static const KernelOps *kernel(const Applier *a)
@@ -858,38 +858,6 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
         return 0;
 }
 
-/* Read what the policy needs of process PID, with EXTRA_FLAGS
- * (PROC_READ_STAT, PROC_READ_FRESH). Returns 1 with *RET set, 0 if it is to be left
- * alone (gone, kernel thread, zombie), negative errno. */
-static int snapshot_process(Applier *a, pid_t pid, unsigned extra_flags, ProcTask **ret)
-{
-        _cleanup_(proc_task_freep) ProcTask *p = NULL;
-        unsigned flags;
-        int r;
-
-        /* thread names are read per thread */
-        flags = (a->read_plan & ~PROC_READ_THREAD) | extra_flags;
-        if (a->ancestors)
-                flags &= ~PROC_READ_ANCESTORS;
-        if (a->ids && a->uses_ids)
-                flags &= ~PROC_READ_NAMES; /* from the cache below */
-        r = proc_task_read(a->ctx.proc_root, pid, 0, flags, &p);
-        if (r < 0) {
-                a->snapshot_gone = errno_is_gone(r);
-                if (errno_is_gone(r) || r == -EACCES || r == -EIO)
-                        return 0;
-                return r;
-        }
-        a->snapshot_gone = p->zombie;
-        if (p->kernel_thread || p->zombie)
-                return 0;
-        r = snapshot_borrow(a, p);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(p);
-        return 1;
-}
-
 /* Hold the process of snapshot P by a pidfd before anything is changed (see
  * "Pid reuse" above). Returns 1 with *RET_PIDFD (-EBADF without pidfds: a
  * proc root of a test's own, or a kernel without them), 0 if the process
@@ -1030,23 +998,12 @@ static void log_evaluated(Applier *a, const ProcTask *p, pid_t only_tid, const S
  * its name only (the rescan then checks every entry's start time). */
 #define EVAL_KNOWN 0x20000u
 
-/* A snapshot of a process and the decision on it. */
-typedef struct Evaluation {
-        ProcTask *p;
-        BoostFactsCache facts;
-        Settings base;
-        const char *base_rule;
-        bool has_base;
-        Decision d;
-        char *base_rule_owned; /* a kept evaluation's copy of BASE_RULE */
-} Evaluation;
+/* A snapshot of a process and the decision on it (the front door's). */
+typedef TaskDecision Evaluation;
 
 static void evaluation_done(Evaluation *e)
 {
-        e->p = proc_task_free(e->p);
-        boost_facts_cache_done(&e->facts);
-        free(e->base_rule_owned);
-        *e = (Evaluation){};
+        task_decision_done(e);
 }
 
 /* The ProcCache's destructor of a kept evaluation. */
@@ -1062,32 +1019,45 @@ int applier_proc_cache_new(size_t max, uint64_t ttl_usec, ProcCache **ret)
         return proc_cache_new(max, ttl_usec, evaluation_free, ret);
 }
 
-/* Snapshot PID (EXTRA_FLAGS as snapshot_process()) and decide. Returns 1
- * with E filled (evaluation_done() it), 0 if it is to be left alone, negative
- * errno. */
+/* The front door's PREPARE: names and ancestors from latniced's caches,
+ * and the boost budget's word. */
+static int evaluation_prepare(void *userdata, TaskDecision *e)
+{
+        Applier *a = userdata;
+
+        if (a->budget)
+                e->facts.revoked = budget_revoked(a->budget, e->p->view.pid, e->p->starttime);
+        return snapshot_borrow(a, e->p);
+}
+
+/* Snapshot PID (EXTRA_FLAGS: PROC_READ_STAT, PROC_READ_FRESH) and decide,
+ * through the front door (policy/decide-task.h). Returns 1 with E filled
+ * (evaluation_done() it), 0 if it is to be left alone (gone, kernel thread,
+ * zombie), negative errno. */
 static int evaluation_run(Applier *a, pid_t pid, unsigned extra_flags, Evaluation *e)
 {
+        const DecideRequest req = {
+                .policy = a->policy,
+                .proc_root = a->ctx.proc_root,
+                .cgroup_root = a->cgroup_root,
+                .pid = pid,
+                .read = extra_flags,
+                .prepared = (a->ancestors ? PROC_READ_ANCESTORS : 0) |
+                            (a->ids && a->uses_ids ? PROC_READ_NAMES : 0),
+                .prepare = evaluation_prepare,
+                .userdata = a,
+                .skip_untouchable = true,
+                .base_slice_ns = a->ctx.base_slice_ns,
+        };
         int r;
 
-        *e = (Evaluation){};
-        r = snapshot_process(a, pid, extra_flags, &e->p);
+        r = task_decide(&req, e);
+        a->snapshot_gone = e->p ? e->p->zombie : errno_is_gone(r);
         if (r <= 0)
-                return r;
-        if (a->base_settings)
-                e->has_base = a->base_settings(a->userdata, e->p, &e->base, &e->base_rule);
-        e->facts = (BoostFactsCache){ .proc_root = a->ctx.proc_root, .pid = pid,
-                                      .uid = e->p->view.uid,
-                                      .base_slice_ns = a->ctx.base_slice_ns,
-                                      .fresh = extra_flags & PROC_READ_FRESH };
-        if (a->budget)
-                e->facts.revoked = budget_revoked(a->budget, pid, e->p->starttime);
-        r = policy_decide(a->policy, &e->p->view, e->has_base ? &e->base : NULL, e->base_rule,
-                          &e->facts, &e->d, NULL);
-        if (r < 0) {
                 evaluation_done(e);
-                return r == -ESRCH ? 0 : r;
-        }
-        return 1;
+        if (r < 0 && (errno_is_gone(r) || r == -EACCES || r == -EIO))
+                return 0;
+        return r;
 }
 
 /* Is the process of E (or its thread ONLY_TID) to be changed or restored? */
@@ -1178,16 +1148,6 @@ static int evaluation_keep(Applier *a, Evaluation *e, uint64_t now, Evaluation *
         k = malloc(sizeof(*k));
         if (!k)
                 return -ENOMEM;
-        if (e->base_rule) {
-                e->base_rule_owned = strdup(e->base_rule);
-                if (!e->base_rule_owned) {
-                        free(k);
-                        return -ENOMEM;
-                }
-                if (e->d.rule == e->base_rule)
-                        e->d.rule = e->base_rule_owned;
-                e->base_rule = e->base_rule_owned;
-        }
         *k = *e;
         *e = (Evaluation){};
         r = proc_cache_put(a->proc_cache, k->p->view.pid, uid, k, now);
@@ -1263,8 +1223,8 @@ static int budget_note_thread(Applier *a, const Evaluation *e, pid_t tid, const 
 /*
  * Evaluate process PID (or only its thread ONLY_TID): snapshot (EXTRA_FLAGS:
  * PROC_READ_FRESH for a process that has just called exec), decide
- * (policy_decide(), for the process and, with thread rules, per thread),
- * apply. The decision is the same one Explain reports.
+ * (the front door, policy/decide-task.h: for the process and, with thread
+ * rules, per thread), apply. The decision is the same one Explain reports.
  */
 static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
 {
@@ -1331,18 +1291,13 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                 Decision td = d;
 
                 if (per_thread) {
-                        TaskSnapshot view = p->view;
-
                         r = proc_thread_comm(a->ctx.proc_root, pid, tids[i], &name);
                         if (r < 0) {
                                 if (errno_is_gone(r))
                                         continue;
                                 return r;
                         }
-                        view.tid = tids[i];
-                        view.thread = name;
-                        r = policy_decide(a->policy, &view, ev->has_base ? &ev->base : NULL,
-                                          ev->base_rule, &ev->facts, &td, NULL);
+                        r = task_decide_thread(ev, tids[i], name, &td);
                         if (r < 0)
                                 return r == -ESRCH ? 0 : r;
                 }

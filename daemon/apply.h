@@ -39,13 +39,6 @@ typedef struct Applier Applier;
  * one thread. */
 typedef void (*applier_applied_t)(void *userdata, const Task *task);
 
-/* Per-task settings a process gets from outside the rules (the [Unit]
- * fallback of its cgroup): return true and fill *RET (and *RET_RULE, a name
- * for listings, borrowed until the next call) if there are any. The rules'
- * settings are merged on top. Writes nothing: it is part of the decision. */
-typedef bool (*applier_base_settings_t)(void *userdata, const ProcTask *p, Settings *ret,
-                                        const char **ret_rule);
-
 #define APPLIER_UNREAD_MAX 256
 #define APPLIER_GIVEN_BACK_MAX 64
 
@@ -83,13 +76,15 @@ struct Applier {
          * per-user thread budget of the caller). */
         size_t last_n_threads;
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
+        /* The cgroup2 tree whose [Unit] sections give processes their base
+         * settings (policy/unit-base.h); borrowed, NULL: none. */
+        const char *cgroup_root;
         bool respect_manual_changes;
         ProcReadPlan read_plan;    /* policy_read_plan() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */
         bool pidfds;               /* hold processes by pidfd (proc root is /proc) */
         applier_applied_t on_applied;
-        applier_base_settings_t base_settings;
         /* The apply step of [Unit] sections for P's cgroup (optional), after
          * its task settings. */
         void (*configure_units)(void *userdata, const ProcTask *p);

@@ -611,15 +611,14 @@ static bool still_own(Bus *b, pid_t pid, int pidfd, uid_t uid)
         return proc_owned_by(manager_proc_root(b->manager), pid, uid) > 0;
 }
 
-static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* Explain's and ExplainThreads' common part: the pid of M, checked, and the
+ * front door's decision on it (manager_explain(); THREADS: every thread's
+ * too; TRACE optional) into *TD. 0, or a negative errno with ERROR set. */
+static int explain_decide(Bus *b, sd_bus_message *m, bool threads, MatchTrace *trace,
+                          TaskDecision *td, sd_bus_error *error)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_close_ int pidfd = -EBADF;
         uid_t uid = (uid_t) -1;
-        Bus *b = userdata;
-        Decision result = {};
-        MatchTrace trace = {};
-        Settings withheld;
         pid_t pid;
         int r;
 
@@ -630,69 +629,146 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (r != 0)
                 return r < 0 ? r : no_such_process(error, pid);
 
-        r = manager_explain(b->manager, pid, &result, &trace);
+        r = manager_explain(b->manager, pid, threads, trace, td);
         if (r >= 0 && uid != (uid_t) -1 && !still_own(b, pid, pidfd, uid))
                 r = -ESRCH;
-        if (r == -ESRCH) {
-                match_trace_done(&trace);
+        if (r >= 0)
+                return 0;
+        task_decision_done(td);
+        if (r == -ESRCH)
                 return no_such_process(error, pid);
-        }
         if (r == -EBUSY)
                 return sd_bus_error_set_errnof(error, r,
                                                "Cannot explain pid %d now: reading its command "
                                                "line (or an ancestor's) takes too long, the "
                                                "process keeps its memory busy; try again later",
                                                (int) pid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot explain pid %d: %s", (int) pid,
-                                               strerror(-r));
+        return sd_bus_error_set_errnof(error, r, "Cannot explain pid %d: %s", (int) pid,
+                                       strerror(-r));
+}
 
-        r = sd_bus_message_new_method_return(m, &reply);
+/* The boosts D withheld, as settings ("a{sv}"), and why ("s"). */
+static int append_withheld(sd_bus_message *reply, const Decision *d)
+{
+        Settings withheld = d->match.settings;
+        int r;
+
+        withheld.mask = d->withheld;
+        r = bus_append_settings(reply, &withheld);
         if (r < 0)
-                goto finish;
-        r = bus_append_settings(reply, &result.settings);
-        if (r < 0)
-                goto finish;
-        r = sd_bus_message_append(reply, "sb", strempty(result.rule),
-                                  (int) result.match.thread_dependent);
-        if (r < 0)
-                goto finish;
+                return r;
+        return sd_bus_message_append(reply, "s", strempty(d->withheld_reason));
+}
+
+/* Every rule's verdict: "a(ssussa{sv})". */
+static int append_trace(sd_bus_message *reply, const MatchTrace *trace)
+{
+        int r;
+
         r = sd_bus_message_open_container(reply, 'a', "(ssussa{sv})");
         if (r < 0)
-                goto finish;
-        for (size_t i = 0; i < trace.n; i++) {
-                const RuleTrace *t = &trace.rules[i];
+                return r;
+        for (size_t i = 0; i < trace->n; i++) {
+                const RuleTrace *t = &trace->rules[i];
 
                 r = sd_bus_message_open_container(reply, 'r', "ssussa{sv}");
                 if (r < 0)
-                        goto finish;
+                        return r;
                 r = sd_bus_message_append(reply, "ssuss", strempty(t->rule), strempty(t->file),
                                           (uint32_t) t->line, rule_verdict_to_string(t->verdict),
                                           strempty(t->decider));
                 if (r < 0)
-                        goto finish;
+                        return r;
                 r = bus_append_settings(reply, &t->settings);
                 if (r < 0)
-                        goto finish;
+                        return r;
                 r = sd_bus_message_close_container(reply);
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
-        r = sd_bus_message_close_container(reply);
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(task_decision_done) TaskDecision td = {};
+        Bus *b = userdata;
+        MatchTrace trace = {};
+        int r;
+
+        r = explain_decide(b, m, false, &trace, &td, error);
+        if (r < 0) {
+                match_trace_done(&trace);
+                return r;
+        }
+        r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 goto finish;
-        withheld = result.match.settings;
-        withheld.mask = result.withheld;
-        r = bus_append_settings(reply, &withheld);
+        r = bus_append_settings(reply, &td.d.settings);
         if (r < 0)
                 goto finish;
-        r = sd_bus_message_append(reply, "s", strempty(result.withheld_reason));
+        r = sd_bus_message_append(reply, "sb", strempty(td.d.rule),
+                                  (int) td.d.match.thread_dependent);
+        if (r < 0)
+                goto finish;
+        r = append_trace(reply, &trace);
+        if (r < 0)
+                goto finish;
+        r = append_withheld(reply, &td.d);
         if (r < 0)
                 goto finish;
         r = sd_bus_send(NULL, reply, NULL);
 finish:
         match_trace_done(&trace);
         return r;
+}
+
+/* ExplainThreads: every thread's decision, "a(usa{sv}sa{sv}s)": tid, name,
+ * settings, rule, withheld, withheld_reason; empty when the policy has no
+ * thread rules (every thread then gets what Explain says). */
+static int method_explain_threads(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(task_decision_done) TaskDecision td = {};
+        Bus *b = userdata;
+        int r;
+
+        r = explain_decide(b, m, true, NULL, &td, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(usa{sv}sa{sv}s)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < td.n_threads; i++) {
+                const ThreadDecision *t = &td.threads[i];
+
+                r = sd_bus_message_open_container(reply, 'r', "usa{sv}sa{sv}s");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "us", (uint32_t) t->tid, strempty(t->name));
+                if (r < 0)
+                        return r;
+                r = bus_append_settings(reply, &t->d.settings);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "s", strempty(t->d.rule));
+                if (r < 0)
+                        return r;
+                r = append_withheld(reply, &t->d);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 /* SetTask's arguments, checked, and who asks. */
@@ -1080,6 +1156,9 @@ static const sd_bus_vtable daemon_vtable[] = {
                                               thread_dependent, "a(ssussa{sv})", rules,
                                               "a{sv}", withheld, "s", withheld_reason),
                                 method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExplainThreads", SD_BUS_ARGS("u", pid),
+                                SD_BUS_RESULT("a(usa{sv}sa{sv}s)", threads),
+                                method_explain_threads, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetTask", SD_BUS_ARGS("u", pid, "a{sv}", settings),
                                 SD_BUS_NO_RESULT, method_set_task, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetUnit",

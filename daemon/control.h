@@ -19,7 +19,7 @@
 #include "lib/probe.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
-#include "policy/decide.h"
+#include "policy/decide-task.h"
 
 typedef struct Manager Manager;
 
@@ -81,13 +81,16 @@ typedef struct ManagedTask {
  * string pointers stay valid until the next event-loop iteration. */
 int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n);
 
-/* Explain PID with the policy in effect, as the applier decides it
- * (policy_decide(): the [Unit] settings of its cgroup, the rules, boosts
- * withheld): reads /proc, fills RESULT and TRACE (caller calls
- * match_trace_done). Writes nothing. -ESRCH if no such process, -EBUSY if
- * its cmdline (or an ancestor's) could not be read in time. RESULT's
- * strings live until the next event-loop iteration. */
-int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace);
+/* Explain PID with the policy in effect, as the applier decides it, through
+ * the front door (policy/decide-task.h: the [Unit] settings of its cgroup,
+ * the rules, boosts withheld): reads /proc, fills *RET (the caller calls
+ * task_decision_done(); its decision is RET->d), with THREADS every
+ * thread's decision too (when the policy has thread rules), and TRACE
+ * (optional; the caller calls match_trace_done()). Writes nothing. -ESRCH
+ * if no such process, -EBUSY if its cmdline (or an ancestor's) could not be
+ * read in time, -EAGAIN without a policy. */
+int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,
+                    TaskDecision *ret);
 
 /* A process as manager_set_task() read it, once, before changing anything. */
 typedef struct SetTaskTarget {

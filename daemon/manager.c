@@ -151,9 +151,6 @@ struct Manager {
         void *front;
         UnitState *units;
         GroupTable *groups;
-        char *unit_rule;
-        char *explain_rule;            /* Explain's strings, kept until the next one */
-        BoostFactsCache explain_facts;
         bool notify;
 
         uint64_t start_usec, last_reload_usec, last_status_usec;
@@ -216,26 +213,6 @@ static void on_task_applied(void *userdata, const Task *t)
 
         if (m->front)
                 m->front_end->task_applied(m->front, t->pid, t->tid, t->rule, &t->settings);
-}
-
-static bool unit_base_settings(void *userdata, const ProcTask *p, Settings *ret,
-                               const char **ret_rule)
-{
-        Manager *m = userdata;
-        const char *cg = p->view.cgroup;
-
-        if (!m->units || !cg || !m->policy || policy_n_units(m->policy) == 0)
-                return false;
-        /* Decide without writing: the cgroup is configured in the apply
-         * step (unit_configure()). */
-        if (!units_task_fallback_peek(m->units, m->policy, cg, ret))
-                return false;
-        free(m->unit_rule);
-        m->unit_rule = NULL;
-        if (p->view.unit && asprintf(&m->unit_rule, "unit:%s", p->view.unit) < 0)
-                m->unit_rule = NULL;
-        *ret_rule = m->unit_rule ? m->unit_rule : "unit";
-        return true;
 }
 
 /* The apply step of [Unit] sections for a process's cgroup: configure it
@@ -1013,11 +990,9 @@ Manager *manager_free(Manager *m)
         if (m->front)
                 m->front_end->free(m->front);
         m->front = NULL;
+        m->applier.cgroup_root = NULL;
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
-        free(m->unit_rule);
-        free(m->explain_rule);
-        boost_facts_cache_done(&m->explain_facts);
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
@@ -1100,7 +1075,7 @@ static void manager_start_units(Manager *m)
                 log_notice_errno(r, "No cgroup2 hierarchy to configure units in: %m");
                 return;
         }
-        m->applier.base_settings = unit_base_settings;
+        m->applier.cgroup_root = units_cgroup_root(m->units);
         m->applier.configure_units = unit_configure;
         /* Before the first walk, which takes over a killed latniced's [Unit] files. */
         if (units_attach_state(m->units, task_table_state(m->tasks)) < 0)
@@ -1335,42 +1310,45 @@ int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n)
         return 0;
 }
 
-int manager_explain(Manager *m, pid_t pid, Decision *ret_result, MatchTrace *ret_trace)
+/* The budget's word on a process Explain reads (DecideRequest.prepare). */
+static int explain_prepare(void *userdata, TaskDecision *td)
 {
-        _cleanup_(proc_task_freep) ProcTask *p = NULL;
-        Settings base = {};
-        bool has_base = false;
+        Manager *m = userdata;
+
+        td->facts.revoked = budget_revoked(&m->budget, td->p->view.pid, td->p->starttime);
+        return 0;
+}
+
+int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,
+                    TaskDecision *ret)
+{
+        /* All of the task that is shown, and whatever else the policy
+         * reads; decided as the applier decides (Explain writes nothing). */
+        const DecideRequest req = {
+                .policy = m->policy,
+                .proc_root = m->opts.proc_root,
+                .cgroup_root = m->applier.cgroup_root,
+                .pid = pid,
+                .read = PROC_READ_TASK | PROC_READ_ANCESTORS,
+                .prepare = explain_prepare,
+                .userdata = m,
+                .threads = threads,
+                .base_slice_ns = m->applier.ctx.base_slice_ns,
+                .trace = ret_trace,
+        };
         int r;
 
+        *ret = (TaskDecision){};
         if (!m->policy)
                 return -EAGAIN;
-        /* all of the task that is shown, and whatever else the policy reads */
-        r = proc_task_read(m->opts.proc_root, pid, 0,
-                           PROC_READ_TASK | PROC_READ_ANCESTORS |
-                                   (policy_read_plan(m->policy) & ~PROC_READ_THREAD),
-                           &p);
+        r = task_decide(&req, ret);
+        if (r < 0)
+                task_decision_done(ret);
         if (r == -EAGAIN)
                 return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
-        /* The [Unit] settings of its cgroup, as the applier finds them
-         * (Explain writes nothing). */
-        if (m->units && p->view.cgroup && m->policy && policy_n_units(m->policy) > 0)
-                has_base = units_task_fallback_peek(m->units, m->policy, p->view.cgroup, &base);
-        free(m->explain_rule);
-        m->explain_rule = NULL;
-        if (has_base && p->view.unit && asprintf(&m->explain_rule, "unit:%s", p->view.unit) < 0)
-                m->explain_rule = NULL;
-        boost_facts_cache_done(&m->explain_facts);
-        m->explain_facts = (BoostFactsCache){ .proc_root = m->opts.proc_root, .pid = pid,
-                                              .uid = p->view.uid,
-                                              .base_slice_ns = m->applier.ctx.base_slice_ns,
-                                              .revoked = budget_revoked(&m->budget, pid,
-                                                                        p->starttime) };
-        r = policy_decide(m->policy, &p->view, has_base ? &base : NULL,
-                          m->explain_rule ? m->explain_rule : "unit", &m->explain_facts,
-                          ret_result, ret_trace);
-        return r;
+        return 0;
 }
 
 int manager_set_task(Manager *m, pid_t pid, const Settings *s, set_task_check_t check,

@@ -15,11 +15,11 @@
 #include "daemon/state-file.h"
 #include "daemon/systemd-units.h"
 #include "daemon/units.h"
+#include "policy/unit-base.h"
 #include "lib/cgroup.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"
-#include "lib/sched-group.h"
 #include "lib/sched.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
@@ -27,29 +27,9 @@
 /* Examined cgroups remembered for units_seen(); beyond this, the cache is pruned. */
 #define UNITS_SEEN_MAX 16384
 
-typedef enum Knob {
-        KNOB_LATENCY_NICE,
-        KNOB_WEIGHT,
-        KNOB_IDLE,
-        KNOB_UCLAMP_MIN,
-        KNOB_UCLAMP_MAX,
-        _KNOB_MAX,
-} Knob;
-
-static const struct {
-        const char *file;
-        SettingId id;
-} knobs[_KNOB_MAX] = {
-        [KNOB_LATENCY_NICE] = { "cpu.latency.nice", SETTING_LATENCY_NICE },
-        [KNOB_WEIGHT] = { "cpu.weight", SETTING_CPU_WEIGHT },
-        [KNOB_IDLE] = { "cpu.idle", SETTING_CPU_IDLE },
-        [KNOB_UCLAMP_MIN] = { "cpu.uclamp.min", SETTING_UTIL_MIN },
-        [KNOB_UCLAMP_MAX] = { "cpu.uclamp.max", SETTING_UTIL_MAX },
-};
-
 /* The state file's kind of a record of CPUWeight= set through systemd (its
  * orig and written are systemd_weight_to_string() values). */
-#define KIND_SYSTEMD_WEIGHT _KNOB_MAX
+#define KIND_SYSTEMD_WEIGHT _UNIT_KNOB_MAX
 
 typedef enum SystemdRoute {
         ROUTE_UNKNOWN, /* not asked yet */
@@ -66,9 +46,9 @@ typedef struct CgroupEntry {
         bool configured;      /* a [Unit] section matches and was applied */
         Settings wanted;      /* the merged [Unit] settings */
         Settings fallback;    /* what must be applied per task */
-        char *orig[_KNOB_MAX];    /* value before our first write; NULL: untouched */
-        char *written[_KNOB_MAX]; /* the value we wrote last */
-        uint32_t state_slot[_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
+        char *orig[_UNIT_KNOB_MAX];    /* value before our first write; NULL: untouched */
+        char *written[_UNIT_KNOB_MAX]; /* the value we wrote last */
+        uint32_t state_slot[_UNIT_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
         SystemdRoute route;
         bool sd_set;          /* latniced set the unit's CPUWeight= */
         uint64_t sd_orig;     /* the property before that */
@@ -123,77 +103,28 @@ int units_util_to_percent(unsigned util, char **ret)
         return 0;
 }
 
-static int knob_format(Knob k, const Settings *s, char **ret)
+static int knob_format(UnitKnob k, const Settings *s, char **ret)
 {
         int r;
 
         switch (k) {
-        case KNOB_LATENCY_NICE:
+        case UNIT_KNOB_LATENCY_NICE:
                 r = asprintf(ret, "%" PRIi32, s->latency_nice);
                 break;
-        case KNOB_WEIGHT:
+        case UNIT_KNOB_WEIGHT:
                 r = asprintf(ret, "%" PRIu32, s->cpu_weight);
                 break;
-        case KNOB_IDLE:
+        case UNIT_KNOB_IDLE:
                 r = asprintf(ret, "%d", s->cpu_idle ? 1 : 0);
                 break;
-        case KNOB_UCLAMP_MIN:
+        case UNIT_KNOB_UCLAMP_MIN:
                 return units_util_to_percent(s->util_min, ret);
-        case KNOB_UCLAMP_MAX:
+        case UNIT_KNOB_UCLAMP_MAX:
                 return units_util_to_percent(s->util_max, ret);
         default:
                 return -EINVAL;
         }
         return r < 0 ? -ENOMEM : 0;
-}
-
-/* The per-task form of knob K's setting in S, added to FALLBACK. */
-static void knob_fallback(Knob k, const Settings *s, Settings *fallback)
-{
-        switch (k) {
-        case KNOB_LATENCY_NICE:
-                fallback->latency_nice = s->latency_nice;
-                fallback->mask |= SETTING_BIT(SETTING_LATENCY_NICE);
-                break;
-        case KNOB_WEIGHT:
-                fallback->nice = sched_group_weight_to_nice(s->cpu_weight);
-                fallback->mask |= SETTING_BIT(SETTING_NICE);
-                break;
-        case KNOB_IDLE:
-                /* cpu.idle=0 is every task's default: nothing to do per task. */
-                if (s->cpu_idle) {
-                        fallback->policy = SCHED_IDLE;
-                        fallback->mask |= SETTING_BIT(SETTING_POLICY);
-                }
-                break;
-        case KNOB_UCLAMP_MIN:
-                fallback->util_min = s->util_min;
-                fallback->mask |= SETTING_BIT(SETTING_UTIL_MIN);
-                break;
-        case KNOB_UCLAMP_MAX:
-                fallback->util_max = s->util_max;
-                fallback->mask |= SETTING_BIT(SETTING_UTIL_MAX);
-                break;
-        default:
-                break;
-        }
-}
-
-/* The per-task settings that stand for the [Unit] settings in S. */
-static uint32_t task_mask_of(const Settings *s)
-{
-        uint32_t m = 0;
-
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                Settings all = { .mask = SETTINGS_UNIT_MASK, .cpu_idle = true }, f = {};
-                if (!settings_has(s, knobs[k].id))
-                        continue;
-                knob_fallback(k, &all, &f);
-                m |= f.mask;
-        }
-        if (settings_has(s, SETTING_SLICE))
-                m |= SETTING_BIT(SETTING_SLICE);
-        return m;
 }
 
 static char *units_fs_path(const UnitState *u, const char *cgroup_path, const char *file)
@@ -249,7 +180,7 @@ static void entry_forget_knobs(UnitState *u, CgroupEntry *e)
 {
         (void) entry_systemd_restore(u, e);
         e->route = ROUTE_UNKNOWN;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
                 e->orig[k] = mfree(e->orig[k]);
                 e->written[k] = mfree(e->written[k]);
                 state_file_cgroup_release(u->state, &e->state_slot[k]);
@@ -262,7 +193,7 @@ static CgroupEntry *entry_free(CgroupEntry *e)
 {
         if (!e)
                 return NULL;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
                 free(e->orig[k]);
                 free(e->written[k]);
         }
@@ -378,7 +309,7 @@ typedef enum KnobResult {
  * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if
  * it dies before the write). Without a record the write still happens: a
  * warning says it is not given back after a crash. */
-static void knob_record(UnitState *u, CgroupEntry *e, Knob k, const char *orig,
+static void knob_record(UnitState *u, CgroupEntry *e, UnitKnob k, const char *orig,
                         const char *written, const char *previous)
 {
         _cleanup_free_ char *dir = NULL;
@@ -410,17 +341,17 @@ static void knob_record(UnitState *u, CgroupEntry *e, Knob k, const char *orig,
                 log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
                                      "written anyway, but not given back should latniced be "
                                      "killed.",
-                                  e->name, dir, knobs[k].file, state_file_path(u->state));
+                                  e->name, dir, unit_knobs[k].file, state_file_path(u->state));
                 u->state_warned = true;
         }
 }
 
-static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *value)
+static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const char *value)
 {
         _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
         int r;
 
-        fs = units_fs_path(u, e->path, knobs[k].file);
+        fs = units_fs_path(u, e->path, unit_knobs[k].file);
         if (!fs) {
                 log_oom();
                 return KNOB_FAILED;
@@ -447,7 +378,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
         }
         knob_record(u, e, k, e->orig[k] ?: cur, value, e->written[k]);
         if (u->write_hook)
-                u->write_hook(e->path, knobs[k].file, u->write_hook_userdata);
+                u->write_hook(e->path, unit_knobs[k].file, u->write_hook_userdata);
         r = cg_write(fs, NULL, value);
         if (r < 0) {
                 /* Not written: the record says what the file still holds. */
@@ -469,14 +400,14 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, Knob k, const char *v
 }
 
 /* Put back the original value of knob K, unless someone changed it since. */
-static int knob_restore(UnitState *u, CgroupEntry *e, Knob k)
+static int knob_restore(UnitState *u, CgroupEntry *e, UnitKnob k)
 {
         _cleanup_free_ char *fs = NULL, *cur = NULL;
         int r = 0;
 
         if (!e->orig[k])
                 return 0;
-        fs = units_fs_path(u, e->path, knobs[k].file);
+        fs = units_fs_path(u, e->path, unit_knobs[k].file);
         if (!fs)
                 return -ENOMEM;
         r = cg_read(fs, NULL, &cur);
@@ -731,14 +662,14 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
         if (owned > 0)
                 entry_systemd_configure(u, e, &want, &in_files);
 
-        for (Knob k = 0; k < _KNOB_MAX && !gone; k++) {
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX && !gone; k++) {
                 _cleanup_free_ char *value = NULL;
 
                 /* A systemd unit's: below, through systemd (not at all if its
                  * manager did not answer). */
-                if (owned != 0 && (k == KNOB_WEIGHT || k == KNOB_IDLE))
+                if (owned != 0 && (k == UNIT_KNOB_WEIGHT || k == UNIT_KNOB_IDLE))
                         continue;
-                if (!settings_has(&want, knobs[k].id)) {
+                if (!settings_has(&want, unit_knobs[k].id)) {
                         (void) knob_restore(u, e, k);
                         continue;
                 }
@@ -748,10 +679,10 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
                 }
                 switch (knob_write(u, e, k, value)) {
                 case KNOB_OK:
-                        in_files.mask |= SETTING_BIT(knobs[k].id);
+                        in_files.mask |= SETTING_BIT(unit_knobs[k].id);
                         break;
                 case KNOB_MISSING:
-                        knob_fallback(k, &want, &fallback);
+                        unit_knob_fallback(k, &want, &fallback);
                         break;
                 case KNOB_GONE:
                         gone = true;
@@ -808,9 +739,9 @@ static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop)
  * latniced wrote, the original is the record's (E owns it again, and
  * entry_configure() keeps or restores it); anything else is the original
  * already, or someone else's. */
-static void knob_adopt(UnitState *u, CgroupEntry *e, Knob k, StateCgroupRecord *rec)
+static void knob_adopt(UnitState *u, CgroupEntry *e, UnitKnob k, StateCgroupRecord *rec)
 {
-        _cleanup_free_ char *fs = units_fs_path(u, e->path, knobs[k].file), *cur = NULL,
+        _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL,
                             *orig = NULL;
 
         if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
@@ -858,10 +789,10 @@ static void entry_adopt(UnitState *u, CgroupEntry *e)
                 /* A unit keeps CPUWeight= across restarts: any cgroup at its path. */
                 if (rec->kind == KIND_SYSTEMD_WEIGHT)
                         entry_systemd_adopt(u, e, rec);
-                else if (rec->ino != (uint64_t)e->ino || rec->kind >= _KNOB_MAX)
+                else if (rec->ino != (uint64_t)e->ino || rec->kind >= _UNIT_KNOB_MAX)
                         adopted_done(u, rec, true);
                 else
-                        knob_adopt(u, e, (Knob)rec->kind, rec);
+                        knob_adopt(u, e, (UnitKnob)rec->kind, rec);
         }
 }
 
@@ -1177,72 +1108,6 @@ bool units_seen(UnitState *u, const char *cgroup_path)
         return e->dev == dev && e->ino == ino;
 }
 
-/* What entry_configure() would make of the [Unit] settings of the unit-named
- * cgroup PATH not configured yet: the wanted settings and their per-task
- * form (files the cgroup lacks), found without writing. */
-static void entry_peek(UnitState *u, const Policy *p, const char *path, Settings *ret_want,
-                       Settings *ret_fallback)
-{
-        _cleanup_free_ char *dir = NULL;
-        const char *name = strrchr(path, '/');
-        Settings want = {}, fallback = {};
-
-        *ret_want = *ret_fallback = (Settings){};
-        name = name ? name + 1 : path;
-        if (!p || unit_type_from_name(name, strlen(name)) < 0 || !policy_match_unit(p, name, &want))
-                return;
-        want.mask &= SETTINGS_UNIT_MASK;
-        if (cg_path_join(u->root, path, &dir) < 0)
-                return;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (settings_has(&want, knobs[k].id) && !cg_has_file(dir, knobs[k].file))
-                        knob_fallback(k, &want, &fallback);
-        if (settings_has(&want, SETTING_SLICE)) {
-                fallback.slice_ns = want.slice_ns;
-                fallback.mask |= SETTING_BIT(SETTING_SLICE);
-        }
-        *ret_want = want;
-        *ret_fallback = fallback;
-}
-
-bool units_task_fallback_peek(UnitState *u, const Policy *p, const char *cgroup_path,
-                              Settings *ret)
-{
-        _cleanup_free_ char *path = NULL;
-        Settings merged = {};
-
-        if (cg_path_normalize(cgroup_path, &path) < 0)
-                return false;
-        for (char *slash = path + 1;; slash++) {
-                Settings want, fallback;
-                CgroupEntry *e;
-                char saved;
-
-                slash = strchrnul(slash, '/');
-                saved = *slash;
-                *slash = 0;
-                e = entry_get(u, path);
-                if (e && units_seen(u, path)) {
-                        want = e->configured ? e->wanted : (Settings){};
-                        fallback = e->configured ? e->fallback : (Settings){};
-                } else
-                        entry_peek(u, p, path, &want, &fallback);
-                if (want.mask) {
-                        /* What an inner unit sets itself is not inherited
-                         * from the slices around it. */
-                        merged.mask &= ~task_mask_of(&want);
-                        settings_merge(&merged, &fallback);
-                }
-                *slash = saved;
-                if (!saved)
-                        break;
-        }
-        if (!merged.mask)
-                return false;
-        *ret = merged;
-        return true;
-}
-
 bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
                                 Settings *ret)
 {
@@ -1265,7 +1130,7 @@ bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgrou
                 if (e && e->configured) {
                         /* What an inner unit sets itself (in a file or per
                          * task) is not inherited from the slices around it. */
-                        merged.mask &= ~task_mask_of(&e->wanted);
+                        merged.mask &= ~unit_task_mask(&e->wanted);
                         settings_merge(&merged, &e->fallback);
                 }
                 *slash = saved;
@@ -1306,7 +1171,7 @@ int units_restore_all(UnitState *u)
 
         for (size_t i = 0; i < u->n_entries; i++) {
                 CgroupEntry *e = u->entries[i];
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
                         r = knob_restore(u, e, k);
                         if (r < 0 && ret == 0)
                                 ret = r;

@@ -58,7 +58,7 @@
  *                  if (!units_seen(u, cgroup))
  *                          units_apply_cgroup(u, policy, cgroup);
  *                  Settings base;
- *                  if (units_task_fallback_cgroup(u, policy, cgroup, &base))
+ *                  if (unit_task_base(policy, units_cgroup_root(u), cgroup, &base))
  *                          ... merge: base first, then the task's rule
  *                              settings on top (settings_merge(&base, &rule))
  *                              and apply that to every thread of the task.
@@ -147,14 +147,9 @@ bool units_seen(UnitState *u, const char *cgroup_path);
  * writes the [Unit] settings of P to its cgroup files and to those of every
  * ancestor not seen yet (the fallback is what could not be written). Returns
  * false (and leaves *RET untouched) if there is nothing to apply per task.
+ * Deciding does not come here: unit_task_base() (policy/unit-base.h) finds
+ * the same settings without writing, for the front door (policy/front-door.h).
  */
-/* The same per-task settings, found without writing anything: a cgroup not
- * configured yet is judged by the [Unit] sections that match it and the cpu.*
- * files it has (a file that exists but refuses the value is not foreseen).
- * For deciding (Explain, the applier's decision) before the apply step
- * configures the cgroup. */
-bool units_task_fallback_peek(UnitState *u, const Policy *p, const char *cgroup_path,
-                              Settings *ret);
 bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgroup_path,
                                 Settings *ret);
 

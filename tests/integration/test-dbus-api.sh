@@ -48,6 +48,7 @@ want = {
     "GetKernel": ("", "a{sv}"),
     "ListTasks": ("", "a(uusssb)"),
     "Explain": ("u", "a{sv}sba(ssussa{sv})a{sv}s"),
+    "ExplainThreads": ("u", "a(usa{sv}sa{sv}s)"),
     "SetTask": ("ua{sv}", ""),
     "SetUnit": ("sa{sv}b", "s"),
     "Reload": ("", "as"),

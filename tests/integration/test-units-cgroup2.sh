@@ -7,6 +7,8 @@
 #   - a process placed in the test unit's cgroup before latniced starts gets
 #     the unit's settings per task (the cgroup files are missing on a kernel
 #     without the patch set or where the cpu controller is not on cgroup2);
+#   - latnicectl explain shows the unit's per-task settings of such a process,
+#     with the values the kernel reports for it;
 #   - a process that joins the unit later (moves itself there, then execs)
 #     gets them too; a process in another cgroup is left alone;
 #   - a unit whose cgroup appears after latniced started is configured when
@@ -185,6 +187,37 @@ wait_attr "$P1" nice 3 || fail "task in $U1 before the start: nice is $(attr "$P
 expect_attr "$P1" "$want_key" "$want_val" "task in $U1 before the start"
 expect_attr "$P1" policy other "task in $U1 before the start"
 echo "ok - a task already in the unit got the unit's settings per task"
+
+# latnicectl explain shows those [Unit] settings, as latniced applied them:
+# the values in its output are the ones the kernel reports for the task.
+CTL=$BUILD/cli/latnicectl
+PY=/usr/bin/python3
+explain() {
+        "$CTL" --no-pager --policy-dir "$TMP/policy" --cgroup-root "$CG" "$@" 2>&1
+}
+out=$(explain explain "$P1") || fail "latnicectl explain $P1: $out"
+line=$(grep "^\[Unit\] settings of its cgroup (unit:$U1), per task: " <<<"$out") ||
+        fail "latnicectl explain $P1 does not show the [Unit] settings of $U1: $out"
+for kv in "Nice=$(attr "$P1" nice)" "LatencyNice=-7"; do
+        grep -qw -- "$kv" <<<"$line" || fail "latnicectl explain $P1: '$line' lacks $kv"
+done
+grep -q "^Result for process $P1: .*Nice=$(attr "$P1" nice)" <<<"$out" ||
+        fail "latnicectl explain $P1: the result lacks the [Unit] settings: $out"
+grep -q "from the \[Unit\] settings of unit:$U1; no rule matches" <<<"$out" ||
+        fail "latnicectl explain $P1 does not say where its result comes from: $out"
+explain --json explain "$P1" >"$TMP/explain.json" || fail "latnicectl --json explain $P1 failed"
+"$PY" - "$TMP/explain.json" "unit:$U1" "$(attr "$P1" nice)" <<'PYTHON' || fail "latnicectl --json explain $P1: $(cat "$TMP/explain.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = d["unit_settings"]
+assert u["rule"] == sys.argv[2], u
+assert u["settings"] == {"Nice": sys.argv[3], "LatencyNice": "-7"}, u
+assert d["result"]["settings"]["Nice"] == sys.argv[3], d["result"]
+PYTHON
+out=$(explain explain "$C1") || fail "latnicectl explain $C1: $out"
+grep -q "^\[Unit\] settings" <<<"$out" && fail "latnicectl explain $C1 (another unit) shows [Unit] settings: $out"
+grep -q "^Result for process $C1: no rule matches" <<<"$out" || fail "latnicectl explain $C1: $out"
+echo "ok - latnicectl explain shows the [Unit] settings the kernel has for the task"
 
 start_in "$CG/$U1"
 P2=$STARTED
