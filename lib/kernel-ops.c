@@ -4,12 +4,98 @@
  * were called directly before.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "lib/core-sched.h"
 #include "lib/ioprio.h"
 #include "lib/kernel-ops.h"
+#include "lib/macro.h"
 #include "lib/util.h"
+
+static int timer_slack_path(const char *proc_root, pid_t tid, char **ret)
+{
+        if (tid == 0)
+                tid = ln_gettid();
+        if (asprintf(ret, "%s/%d/timerslack_ns", proc_root ?: "/proc", (int) tid) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
+{
+        _cleanup_free_ char *p = NULL, *s = NULL;
+        int r;
+
+        r = timer_slack_path(proc_root, tid, &p);
+        if (r < 0)
+                return r;
+        r = read_one_line_file(p, &s);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        return safe_atou64(s, ret);
+}
+
+int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
+{
+        _cleanup_free_ char *p = NULL;
+        char buf[32];
+        int r;
+
+        r = timer_slack_path(proc_root, tid, &p);
+        if (r < 0)
+                return r;
+        snprintf(buf, sizeof(buf), "%" PRIu64, ns);
+        r = write_string_file(p, buf);
+        return r == -ENOENT ? -ESRCH : r;
+}
+
+static int oom_path(const char *proc_root, pid_t pid, char **ret)
+{
+        if (pid == 0)
+                pid = getpid();
+        if (asprintf(ret, "%s/%d/oom_score_adj", proc_root ?: "/proc", (int)pid) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret)
+{
+        _cleanup_free_ char *p = NULL, *s = NULL;
+        int r, v;
+
+        r = oom_path(proc_root, pid, &p);
+        if (r < 0)
+                return r;
+        r = read_one_line_file(p, &s);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        r = safe_atoi(s, &v);
+        if (r < 0)
+                return r;
+        if (v < OOM_SCORE_ADJ_MIN || v > OOM_SCORE_ADJ_MAX)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int oom_score_adj_write(const char *proc_root, pid_t pid, int value)
+{
+        _cleanup_free_ char *p = NULL;
+        char buf[16];
+        int r;
+
+        if (value < OOM_SCORE_ADJ_MIN || value > OOM_SCORE_ADJ_MAX)
+                return -EINVAL;
+        r = oom_path(proc_root, pid, &p);
+        if (r < 0)
+                return r;
+        snprintf(buf, sizeof(buf), "%d", value);
+        r = write_string_file(p, buf);
+        return r == -ENOENT ? -ESRCH : r;
+}
 
 static int real_sched_getattr(pid_t tid, struct ln_sched_attr *attr, unsigned size)
 {

@@ -58,3 +58,11 @@ static inline const KernelOps *kernel_ops(const KernelOps *k)
 {
         return k ? k : &kernel_ops_real;
 }
+
+/* /proc/PID/oom_score_adj under PROC_ROOT (NULL: "/proc"); for a thread id
+ * the value of its process (all threads share it). 0 or -errno (-ESRCH
+ * gone). The real table's entries. */
+#define OOM_SCORE_ADJ_MIN (-1000)
+#define OOM_SCORE_ADJ_MAX 1000
+int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret);
+int oom_score_adj_write(const char *proc_root, pid_t pid, int value);

@@ -139,6 +139,9 @@ bool settings_equal(const Settings *x, const Settings *y);
 
 /* The value of one setting in policy syntax ("-5", "0.1ms", "batch", "50%"). */
 int setting_format(const Settings *s, SettingId id, char **ret);
+/* "LatencyNice, Slice, Nice": the names of the settings of MASK in SettingId
+ * order; NULL if out of memory. */
+char *settings_names(uint32_t mask);
 /* "LatencyNice=-5 Slice=0.1ms" in SettingId order; "" if empty. */
 char *settings_to_string(const Settings *s);
 
@@ -157,9 +160,12 @@ typedef struct SettingBusValue {
                 uint32_t u;
                 uint64_t t;
                 int b;
-                const char *s; /* static or borrowed */
+                const char *s; /* static, borrowed or OWNED */
         };
+        char *owned; /* a text formatted for S: setting_bus_value_done() frees it */
 } SettingBusValue;
+
+void setting_bus_value_done(SettingBusValue *v);
 
 /* The D-Bus type of ID's value, 0 for an invalid ID. */
 char setting_bus_type(SettingId id);
