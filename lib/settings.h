@@ -147,9 +147,8 @@ char *settings_to_string(const Settings *s);
 
 /*
  * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
- * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
- * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b', IOClass 's'
- * ("realtime", ...), IONice, OOMScoreAdj and CPULatencyNice 'i', GroupScope 's'. The members of
+ * setting_bus_type() of each (a duration 't' in ns, a named value 's' such as
+ * "other" or "realtime", an integer 'i' or 'u', a boolean 'b'). The members of
  * the union share one address, so &v.t serves as the value pointer of
  * sd_bus_message_read_basic()/append_basic() for every type but 's'.
  */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Task attribute registry: one descriptor per attribute a rule, a profile
- * or SetTask sets on a thread (Nice, Policy, Slice, LatencyNice, UtilMin,
- * UtilMax, TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, ...). A
+ * or SetTask sets on a thread (Nice, Policy, Slice, LatencyNice, ...). A
  * descriptor holds everything the rest of latnice needs to know about its
  * attribute: how it is parsed and printed, read into a SchedState, written,
  * restored, how a change by someone else is recognised, whether a value is
