@@ -114,6 +114,21 @@ static int real_set_nice(pid_t tid, int nice)
         return 0;
 }
 
+static int real_affinity_get(pid_t tid, cpu_set_t *ret)
+{
+        CPU_ZERO(ret);
+        if (sched_getaffinity(tid, sizeof(*ret), ret) < 0)
+                return -errno;
+        return 0;
+}
+
+static int real_affinity_set(pid_t tid, const cpu_set_t *cpus)
+{
+        if (sched_setaffinity(tid, sizeof(*cpus), cpus) < 0)
+                return -errno;
+        return 0;
+}
+
 static long real_self_switches(void)
 {
         struct rusage ru;
@@ -139,5 +154,7 @@ const KernelOps kernel_ops_real = {
         .core_sched_clear = core_sched_clear,
         .pidfd_open = pidfd_open_process,
         .pidfd_alive = pidfd_process_alive,
+        .affinity_get = real_affinity_get,
+        .affinity_set = real_affinity_set,
         .self_switches = real_self_switches,
 };

@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,6 +41,11 @@ struct KernelOps {
         int (*core_sched_create)(pid_t tid);
         int (*core_sched_share)(pid_t from, pid_t tid);
         int (*core_sched_clear)(pid_t tid);
+        /* sched_getaffinity(2)/sched_setaffinity(2) of thread TID: the CPUs
+         * it may run on. Setting a set with no CPU of its cpuset (nor an
+         * online one) is -EINVAL. */
+        int (*affinity_get)(pid_t tid, cpu_set_t *ret);
+        int (*affinity_set)(pid_t tid, const cpu_set_t *cpus);
         /* pidfd_open(2) of process PID: a close-on-exec descriptor the caller
          * close()s; and whether the process it names still runs (1), has
          * exited (0), or negative errno (lib/util.h). */

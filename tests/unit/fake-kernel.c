@@ -209,6 +209,10 @@ pid_t fake_process_new(pid_t pid, const char *comm, pid_t ppid, unsigned n_threa
         l->slice_ns = fk.base_slice_ns;
         l->util_max = 1024;
         l->timer_slack_ns = FAKE_TIMER_SLACK_DEFAULT;
+        for (int cpu = 0; cpu < FAKE_CPUS; cpu++) {
+                CPU_SET(cpu, &l->affinity);
+                CPU_SET(cpu, &l->cpuset);
+        }
         proc_sync(pid);
         for (unsigned i = 1; i < n_threads; i++)
                 (void)fake_thread_new(pid);
@@ -240,6 +244,8 @@ static void forked(const FakeTask *c, FakeTask *t)
         t->timer_slack_ns = c->timer_slack_ns;
         t->ioprio = c->ioprio;
         t->cookie = c->cookie;
+        t->affinity = c->affinity;
+        t->cpuset = c->cpuset;
         if (c->reset_on_fork) {
                 if (!sched_policy_is_fair(t->policy)) {
                         t->policy = SCHED_OTHER;
@@ -555,6 +561,32 @@ static int fake_pidfd_alive(int fd)
         return done(FAKE_PIDFD_ALIVE, 0, -EBADF);
 }
 
+/* As the kernel: the CPUs asked for within the cpuset; asking for none of
+ * them is EINVAL. */
+static int fake_affinity_get(pid_t tid, cpu_set_t *ret)
+{
+        const FakeTask *t = living(tid);
+
+        if (!t)
+                return done(FAKE_AFFINITY_GET, tid, -ESRCH);
+        CPU_AND(ret, &t->affinity, &t->cpuset);
+        return done(FAKE_AFFINITY_GET, tid, 0);
+}
+
+static int fake_affinity_set(pid_t tid, const cpu_set_t *cpus)
+{
+        FakeTask *t = living(tid);
+        cpu_set_t both;
+
+        if (!t)
+                return done(FAKE_AFFINITY_SET, tid, -ESRCH);
+        CPU_AND(&both, cpus, &t->cpuset);
+        if (CPU_COUNT(&both) == 0)
+                return done(FAKE_AFFINITY_SET, tid, -EINVAL);
+        t->affinity = *cpus;
+        return done(FAKE_AFFINITY_SET, tid, 0);
+}
+
 /* The model is never switched out around a read. */
 static long fake_self_switches(void)
 {
@@ -575,6 +607,8 @@ const KernelOps fake_kernel_ops = {
         .core_sched_create = fake_core_create,
         .core_sched_share = fake_core_share,
         .core_sched_clear = fake_core_clear,
+        .affinity_get = fake_affinity_get,
+        .affinity_set = fake_affinity_set,
         .pidfd_open = fake_pidfd_open,
         .pidfd_alive = fake_pidfd_alive,
         .self_switches = fake_self_switches,
