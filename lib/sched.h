@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -81,6 +82,7 @@ typedef struct SchedState {
         uint64_t timer_slack_ns;
         int ioprio;              /* raw ioprio_get() (lib/ioprio.h) */
         int oom_score_adj;       /* of the thread's process */
+        cpu_set_t cpu_affinity;  /* sched_getaffinity() */
         uint64_t core_cookie;    /* core scheduling cookie id (lib/core-sched.h), 0: none;
                                   * read only where CoreSched is involved (never by
                                   * sched_state_read()) */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sched.h>
 
 typedef enum SettingId {
         SETTING_LATENCY_NICE, /* -20..19 */
@@ -30,6 +31,7 @@ typedef enum SettingId {
         SETTING_CPU_LATENCY_NICE, /* -20..19, a group's cpu.latency.nice; [Rule] only (a
                                    * [Unit]'s LatencyNice is its cgroup's cpu.latency.nice) */
         SETTING_GROUP_SCOPE,  /* GroupScopeMode: which group the group settings act on; [Rule] only */
+        SETTING_CPU_AFFINITY, /* CpuAffinitySetting: the CPUs a thread may run on */
         _SETTING_MAX,
         _SETTING_INVALID = -EINVAL,
 } SettingId;
@@ -45,7 +47,7 @@ typedef enum SettingId {
          SETTING_BIT(SETTING_CORE_SCHED) |                                                     \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
          SETTING_BIT(SETTING_TIMER_SLACK) | SETTINGS_IO_MASK |                                 \
-         SETTING_BIT(SETTING_OOM_SCORE_ADJ))
+         SETTING_BIT(SETTING_OOM_SCORE_ADJ) | SETTING_BIT(SETTING_CPU_AFFINITY))
 /* Group settings: in a [Unit] section they act on the unit's cgroup, in a
  * [Rule] or [Profile] on the scheduling group that holds the matched process
  * (lib/sched-group.h). */
@@ -70,6 +72,14 @@ typedef struct CoreSchedSetting {
         uint32_t zero;  /* padding made explicit and kept 0 (settings are memcmp'd) */
         uint64_t group; /* CORE_SCHED_RULE: the rule's group (never 0), else 0 */
 } CoreSchedSetting;
+
+/* CPUAffinity=: a CPU list ("0-3,8"), or "cache": the CPUs of the largest
+ * last-level cache (lib/cpu-list.h), found when the value is parsed. */
+typedef struct CpuAffinitySetting {
+        cpu_set_t cpus;
+        uint32_t cache; /* 1: given as "cache" (and printed so) */
+        uint32_t zero;  /* padding made explicit and kept 0 (settings are memcmp'd) */
+} CpuAffinitySetting;
 
 /* GroupScope=: whether the group settings of a rule act on the group that
  * holds the process, shared with whatever else is in it, or, where that
@@ -100,6 +110,7 @@ typedef struct Settings {
         uint32_t cpu_weight;
         int32_t cpu_latency_nice;
         int32_t group_scope; /* GroupScopeMode */
+        CpuAffinitySetting cpu_affinity;
         bool cpu_idle;
 } Settings;
 

@@ -9,9 +9,12 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/core-sched.h"
+#include "lib/cpu-list.h"
 #include "lib/ioprio.h"
+#include "lib/log.h"
 #include "lib/task-attr.h"
 
 #define NSEC_PER_USEC UINT64_C(1000)
@@ -502,6 +505,107 @@ static void core_take(SchedState *dst, const SchedState *src)
         dst->core_cookie = src->core_cookie;
 }
 
+/* ---- CPUAffinity: sched_setaffinity(), per thread ------------------------ */
+
+/* "cache": the CPUs of the largest last-level cache, or where sysfs
+ * describes no cache (some virtual machines) every online CPU. */
+static int cpu_affinity_parse(const SettingField *f, const char *v, void *field,
+                              char **ret_error, unsigned *ret_column)
+{
+        CpuAffinitySetting a = { .cache = streq(v, "cache") };
+        int r;
+
+        if (a.cache) {
+                r = cpu_llc_read(NULL, &a.cpus);
+                if (r == -ENOENT)
+                        r = cpu_online_read(NULL, &a.cpus);
+                if (r < 0) {
+                        setting_error(ret_error,
+                                      "cache: cannot read the CPU caches or the online CPUs "
+                                      "from /sys/devices/system/cpu: %s",
+                                      strerror(-r));
+                        return -EINVAL;
+                }
+        } else {
+                r = cpu_list_parse(v, &a.cpus, ret_error, ret_column);
+                if (r < 0)
+                        return r;
+        }
+        memcpy(field, &a, sizeof(a));
+        return 0;
+}
+
+static int cpu_affinity_format(const SettingField *f, const void *field, char **ret)
+{
+        const CpuAffinitySetting *a = field;
+
+        if (a->cache) {
+                *ret = strdup("cache");
+                return *ret ? 0 : -ENOMEM;
+        }
+        return cpu_list_format(&a->cpus, ret);
+}
+
+static int cpu_affinity_read(const AttrIo *io, SchedState *st)
+{
+        int r = io->k->affinity_get(io->tid, &st->cpu_affinity);
+
+        if (r == -ESRCH)
+                return r;
+        if (r < 0)
+                CPU_ZERO(&st->cpu_affinity);
+        return 0;
+}
+
+/* A list with none of the CPUs the thread's cpuset allows (or none online)
+ * is the policy's error about this thread, logged; the other attributes
+ * still apply. */
+static int cpu_affinity_write(const AttrIo *io, const SchedState *before, const Settings *s,
+                              uint32_t mask)
+{
+        _cleanup_free_ char *list = NULL;
+        int r;
+
+        if (CPU_EQUAL(&before->cpu_affinity, &s->cpu_affinity.cpus))
+                return 0;
+        r = io->k->affinity_set(io->tid, &s->cpu_affinity.cpus);
+        if (r != -EINVAL)
+                return r;
+        (void)cpu_list_format(&s->cpu_affinity.cpus, &list);
+        log_error("CPUAffinity=%s leaves thread %d no CPU to run on (none of them is online and "
+                  "in its cpuset): not applied",
+                  strna(list), (int)io->tid);
+        return -EOPNOTSUPP;
+}
+
+/* An original of no CPU is one never read: nothing to put back. */
+static int cpu_affinity_restore(const AttrIo *io, const SchedState *orig, uint32_t mask)
+{
+        if (CPU_COUNT(&orig->cpu_affinity) == 0)
+                return -EOPNOTSUPP;
+        return io->k->affinity_set(io->tid, &orig->cpu_affinity);
+}
+
+static bool cpu_affinity_changed(const SchedState *now, const SchedState *expected)
+{
+        return !CPU_EQUAL(&now->cpu_affinity, &expected->cpu_affinity);
+}
+
+static void cpu_affinity_take(SchedState *dst, const SchedState *src)
+{
+        dst->cpu_affinity = src->cpu_affinity;
+}
+
+static int cpu_affinity_show(const SchedState *st, uint64_t *ret_ns, char **ret_text)
+{
+        int r;
+
+        if (CPU_COUNT(&st->cpu_affinity) == 0)
+                return 0;
+        r = cpu_list_format(&st->cpu_affinity, ret_text);
+        return r < 0 ? r : 1;
+}
+
 /* ---- The registry -------------------------------------------------------- */
 
 #define FIELD(member) SETTING_FIELD_AT(member)
@@ -657,6 +761,25 @@ static const TaskAttr task_attrs[] = {
                 .restore = core_attr_restore,
                 .changed = core_changed,
                 .take = core_take,
+        },
+        {
+                /* Never a boost: pinning only narrows the CPUs a task may
+                 * use, which any task may do to itself. */
+                .id = SETTING_CPU_AFFINITY,
+                .field = { "CPUAffinity", 's', FIELD(cpu_affinity), cpu_affinity_parse,
+                           cpu_affinity_format },
+                .help = "0-3,8|cache",
+                .group = SETTING_BIT(SETTING_CPU_AFFINITY),
+                .read = cpu_affinity_read,
+                .in_full_read = true,
+                .write = cpu_affinity_write,
+                .restore = cpu_affinity_restore,
+                .changed = cpu_affinity_changed,
+                .take = cpu_affinity_take,
+                .show = ATTR_SHOW_TEXT,
+                .show_column = "CPUS",
+                .show_key = "cpu_affinity",
+                .show_value = cpu_affinity_show,
         },
 };
 
