@@ -98,7 +98,7 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * Pid reuse. A pid names a process only while the process exists: once it
  * has exited and been reaped, the number can be given to a new task.
  * latniced learns a pid from an event, reads /proc/PID and then acts on the
- * number with sched_setattr(), setpriority() and a write to timerslack_ns,
+ * number with sched_setattr(), setpriority() and a write to a /proc file,
  * none of which takes a pidfd. What guards it:
  *
  * - evaluate() reads the snapshot and decides first: most processes match

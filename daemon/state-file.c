@@ -13,7 +13,6 @@
 #include "daemon/secure-path.h"
 #include "daemon/state-file.h"
 #include "lib/ioprio.h"
-#include "lib/kernel-ops.h"
 #include "lib/core-sched.h"
 #include "lib/log.h"
 #include "lib/macro.h"

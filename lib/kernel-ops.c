@@ -15,84 +15,41 @@
 #include "lib/macro.h"
 #include "lib/util.h"
 
-static int timer_slack_path(const char *proc_root, pid_t tid, char **ret)
+static int proc_number_path(const char *proc_root, pid_t tid, const char *name, char **ret)
 {
         if (tid == 0)
                 tid = ln_gettid();
-        if (asprintf(ret, "%s/%d/timerslack_ns", proc_root ?: "/proc", (int) tid) < 0)
+        if (asprintf(ret, "%s/%d/%s", proc_root ?: "/proc", (int)tid, name) < 0)
                 return -ENOMEM;
         return 0;
 }
 
-int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
+static int real_proc_number_read(const char *proc_root, pid_t tid, const char *name,
+                                 int64_t *ret)
 {
         _cleanup_free_ char *p = NULL, *s = NULL;
         int r;
 
-        r = timer_slack_path(proc_root, tid, &p);
+        r = proc_number_path(proc_root, tid, name, &p);
         if (r < 0)
                 return r;
         r = read_one_line_file(p, &s);
         if (r < 0)
                 return r == -ENOENT ? -ESRCH : r;
-        return safe_atou64(s, ret);
+        return safe_atoi64(s, ret);
 }
 
-int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
+static int real_proc_number_write(const char *proc_root, pid_t tid, const char *name,
+                                  int64_t value)
 {
         _cleanup_free_ char *p = NULL;
         char buf[32];
         int r;
 
-        r = timer_slack_path(proc_root, tid, &p);
+        r = proc_number_path(proc_root, tid, name, &p);
         if (r < 0)
                 return r;
-        snprintf(buf, sizeof(buf), "%" PRIu64, ns);
-        r = write_string_file(p, buf);
-        return r == -ENOENT ? -ESRCH : r;
-}
-
-static int oom_path(const char *proc_root, pid_t pid, char **ret)
-{
-        if (pid == 0)
-                pid = getpid();
-        if (asprintf(ret, "%s/%d/oom_score_adj", proc_root ?: "/proc", (int)pid) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret)
-{
-        _cleanup_free_ char *p = NULL, *s = NULL;
-        int r, v;
-
-        r = oom_path(proc_root, pid, &p);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(p, &s);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        r = safe_atoi(s, &v);
-        if (r < 0)
-                return r;
-        if (v < OOM_SCORE_ADJ_MIN || v > OOM_SCORE_ADJ_MAX)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
-int oom_score_adj_write(const char *proc_root, pid_t pid, int value)
-{
-        _cleanup_free_ char *p = NULL;
-        char buf[16];
-        int r;
-
-        if (value < OOM_SCORE_ADJ_MIN || value > OOM_SCORE_ADJ_MAX)
-                return -EINVAL;
-        r = oom_path(proc_root, pid, &p);
-        if (r < 0)
-                return r;
-        snprintf(buf, sizeof(buf), "%d", value);
+        snprintf(buf, sizeof(buf), "%" PRIi64, value);
         r = write_string_file(p, buf);
         return r == -ENOENT ? -ESRCH : r;
 }
@@ -144,10 +101,8 @@ const KernelOps kernel_ops_real = {
         .set_nice = real_set_nice,
         .ioprio_get = ioprio_read,
         .ioprio_set = ioprio_write,
-        .timer_slack_read = timer_slack_read,
-        .timer_slack_write = timer_slack_write,
-        .oom_score_adj_read = oom_score_adj_read,
-        .oom_score_adj_write = oom_score_adj_write,
+        .proc_number_read = real_proc_number_read,
+        .proc_number_write = real_proc_number_write,
         .core_sched_get = core_sched_get,
         .core_sched_create = core_sched_create,
         .core_sched_share = core_sched_share,

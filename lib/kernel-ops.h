@@ -30,12 +30,13 @@ struct KernelOps {
         /* ioprio_get/ioprio_set(IOPRIO_WHO_PROCESS, TID): the raw value. */
         int (*ioprio_get)(pid_t tid, int *ret);
         int (*ioprio_set)(pid_t tid, int ioprio);
-        /* PROC_ROOT/TID/timerslack_ns and PROC_ROOT/PID/oom_score_adj
-         * (PROC_ROOT NULL: "/proc"); lib/sched.h, lib/ioprio.h. */
-        int (*timer_slack_read)(const char *proc_root, pid_t tid, uint64_t *ret);
-        int (*timer_slack_write)(const char *proc_root, pid_t tid, uint64_t ns);
-        int (*oom_score_adj_read)(const char *proc_root, pid_t pid, int *ret);
-        int (*oom_score_adj_write)(const char *proc_root, pid_t pid, int value);
+        /* PROC_ROOT/TID/NAME (PROC_ROOT NULL: "/proc", TID 0 the calling
+         * thread): a per-task /proc file that holds one number, an
+         * attribute's (lib/task-attr.c), read, or written in decimal. */
+        int (*proc_number_read)(const char *proc_root, pid_t tid, const char *name,
+                                int64_t *ret);
+        int (*proc_number_write)(const char *proc_root, pid_t tid, const char *name,
+                                 int64_t value);
         /* prctl(PR_SCHED_CORE) cookies of other threads (lib/core-sched.h). */
         int (*core_sched_get)(pid_t tid, uint64_t *ret);
         int (*core_sched_create)(pid_t tid);
@@ -64,11 +65,3 @@ static inline const KernelOps *kernel_ops(const KernelOps *k)
 {
         return k ? k : &kernel_ops_real;
 }
-
-/* /proc/PID/oom_score_adj under PROC_ROOT (NULL: "/proc"); for a thread id
- * the value of its process (all threads share it). 0 or -errno (-ESRCH
- * gone). The real table's entries. */
-#define OOM_SCORE_ADJ_MIN (-1000)
-#define OOM_SCORE_ADJ_MAX 1000
-int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret);
-int oom_score_adj_write(const char *proc_root, pid_t pid, int value);

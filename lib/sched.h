@@ -125,6 +125,7 @@ bool sched_policy_is_fair(int policy);
  * non-leader thread is that thread; /proc/PID/task/TID/timerslack_ns does not
  * exist on 6.18). PROC_ROOT NULL means "/proc", TID 0 the calling thread.
  * Reading or writing another task's needs CAP_SYS_NICE. Writing 0 resets the
- * slack to the task's default. Implemented in lib/kernel-ops.c. */
+ * slack to the task's default. Through the real kernel of lib/kernel-ops.h
+ * (lib/task-attr.c). */
 int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret);
 int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns);

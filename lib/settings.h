@@ -38,6 +38,10 @@ typedef enum SettingId {
 
 #define SETTING_BIT(id) (1u << (id))
 
+/* OOMScoreAdj=: the range of /proc/PID/oom_score_adj. */
+#define OOM_SCORE_ADJ_MIN (-1000)
+#define OOM_SCORE_ADJ_MAX 1000
+
 /* The two settings that make up one I/O priority (ioprio_set(2)). */
 #define SETTINGS_IO_MASK (SETTING_BIT(SETTING_IO_CLASS) | SETTING_BIT(SETTING_IO_NICE))
 /* Settings a [Rule]/[Profile] or SetTask may carry. */

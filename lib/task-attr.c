@@ -268,9 +268,41 @@ static int util_max_boost(const Settings *s, const SchedState *ref, uint64_t bas
 
 /* ---- TimerSlack: PROC_ROOT/TID/timerslack_ns ----------------------------- */
 
+#define TIMER_SLACK_FILE "timerslack_ns"
+
+static int slack_read(const KernelOps *k, const char *proc_root, pid_t tid, uint64_t *ret)
+{
+        int64_t v;
+        int r = k->proc_number_read(proc_root, tid, TIMER_SLACK_FILE, &v);
+
+        if (r < 0)
+                return r;
+        if (v < 0)
+                return -ERANGE;
+        *ret = (uint64_t)v;
+        return 0;
+}
+
+static int slack_write(const KernelOps *k, const char *proc_root, pid_t tid, uint64_t ns)
+{
+        if (ns > INT64_MAX)
+                return -EINVAL;
+        return k->proc_number_write(proc_root, tid, TIMER_SLACK_FILE, (int64_t)ns);
+}
+
+int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
+{
+        return slack_read(&kernel_ops_real, proc_root, tid, ret);
+}
+
+int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
+{
+        return slack_write(&kernel_ops_real, proc_root, tid, ns);
+}
+
 static int timer_slack_attr_read(const AttrIo *io, SchedState *st)
 {
-        int r = io->k->timer_slack_read(io->proc_root, io->tid, &st->timer_slack_ns);
+        int r = slack_read(io->k, io->proc_root, io->tid, &st->timer_slack_ns);
 
         if (r == -ESRCH)
                 return r;
@@ -284,13 +316,13 @@ static int timer_slack_attr_write(const AttrIo *io, const SchedState *before, co
 {
         if (before->timer_slack_ns == s->timer_slack_ns)
                 return 0;
-        return io->k->timer_slack_write(io->proc_root ?: "/proc", io->tid, s->timer_slack_ns);
+        return slack_write(io->k, io->proc_root, io->tid, s->timer_slack_ns);
 }
 
 /* 0 in ORIG: the default. */
 static int timer_slack_restore(const AttrIo *io, const SchedState *orig, uint32_t mask)
 {
-        return io->k->timer_slack_write(io->proc_root, io->tid, orig->timer_slack_ns);
+        return slack_write(io->k, io->proc_root, io->tid, orig->timer_slack_ns);
 }
 
 static bool timer_slack_changed(const SchedState *now, const SchedState *expected)
@@ -400,15 +432,25 @@ static int io_nice_boost(const Settings *s, const SchedState *ref, uint64_t base
 
 /* ---- OOMScoreAdj: PROC_ROOT/PID/oom_score_adj, per process --------------- */
 
+#define OOM_FILE "oom_score_adj"
+
+/* For a thread id, the value of its process. */
 static int oom_attr_read(const AttrIo *io, SchedState *st)
 {
-        int r = io->k->oom_score_adj_read(io->proc_root, io->tid, &st->oom_score_adj);
+        int64_t v;
+        int r = io->k->proc_number_read(io->proc_root, io->tid, OOM_FILE, &v);
 
         if (r == -ESRCH)
                 return r;
-        if (r < 0)
-                st->oom_score_adj = 0;
+        st->oom_score_adj = r >= 0 && v >= OOM_SCORE_ADJ_MIN && v <= OOM_SCORE_ADJ_MAX ? (int)v : 0;
         return 0;
+}
+
+static int oom_write(const AttrIo *io, int value)
+{
+        if (value < OOM_SCORE_ADJ_MIN || value > OOM_SCORE_ADJ_MAX)
+                return -EINVAL;
+        return io->k->proc_number_write(io->proc_root, io->tid, OOM_FILE, value);
 }
 
 static int oom_attr_write(const AttrIo *io, const SchedState *before, const Settings *s,
@@ -416,12 +458,12 @@ static int oom_attr_write(const AttrIo *io, const SchedState *before, const Sett
 {
         if (before->oom_score_adj == s->oom_score_adj)
                 return 0;
-        return io->k->oom_score_adj_write(io->proc_root, io->tid, s->oom_score_adj);
+        return oom_write(io, s->oom_score_adj);
 }
 
 static int oom_attr_restore(const AttrIo *io, const SchedState *orig, uint32_t mask)
 {
-        return io->k->oom_score_adj_write(io->proc_root, io->tid, orig->oom_score_adj);
+        return oom_write(io, orig->oom_score_adj);
 }
 
 static bool oom_changed(const SchedState *now, const SchedState *expected)
