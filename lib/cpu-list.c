@@ -15,7 +15,7 @@
 #include "lib/macro.h"
 #include "lib/util.h"
 
-_printf_(3, 4) static int list_error(char **ret_error, unsigned *ret_column, const char *fmt, ...)
+_printf_(2, 3) static int list_error(char **ret_error, const char *fmt, ...)
 {
         va_list ap;
 
@@ -59,7 +59,7 @@ int cpu_list_parse(const char *s, cpu_set_t *ret, char **ret_error, unsigned *re
                 if (n == 0) {
                         if (ret_column)
                                 *ret_column = (unsigned)i;
-                        return list_error(ret_error, ret_column,
+                        return list_error(ret_error,
                                           "expected a CPU number in 0..%d or \"cache\", found \"%s\"",
                                           CPU_SETSIZE - 1, s + i);
                 }
@@ -70,7 +70,7 @@ int cpu_list_parse(const char *s, cpu_set_t *ret, char **ret_error, unsigned *re
                         if (n == 0 || hi < lo) {
                                 if (ret_column)
                                         *ret_column = (unsigned)i + 1;
-                                return list_error(ret_error, ret_column,
+                                return list_error(ret_error,
                                                   "expected the last CPU of a range (%d..%d), "
                                                   "found \"%s\"",
                                                   lo, CPU_SETSIZE - 1, s + i + 1);
@@ -84,7 +84,7 @@ int cpu_list_parse(const char *s, cpu_set_t *ret, char **ret_error, unsigned *re
                 if (s[i] != ',') {
                         if (ret_column)
                                 *ret_column = (unsigned)i;
-                        return list_error(ret_error, ret_column,
+                        return list_error(ret_error,
                                           "expected \",\" or the end of the CPU list, found \"%s\"",
                                           s + i);
                 }
