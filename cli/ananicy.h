@@ -96,8 +96,8 @@ typedef struct AnanicyStats {
         size_t types;          /* type definitions that became a [Profile] */
         size_t types_duplicate;/* type definitions replaced by a later one */
         size_t cgroups;        /* cgroup definitions (comments only) */
-        size_t settings;       /* settings written (Nice, LatencyNice, Policy, IOClass,
-                                * IONice, OOMScoreAdj, Profile) */
+        size_t settings;       /* settings written (Nice, LatencyNice, Policy, the I/O
+                                * and OOM ones, Profile) */
         size_t dropped[_DROP_MAX];
         size_t malformed;      /* lines that are not a usable object */
 } AnanicyStats;

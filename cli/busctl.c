@@ -237,15 +237,13 @@ static int parse_assignments(char **args, size_t n, uint32_t allowed, const char
                 if (!key)
                         return cli_error("out of memory");
                 id = setting_from_string(key);
-                if (id < 0)
+                if (id < 0) {
+                        _cleanup_free_ char *names = settings_names(allowed);
+
                         return cli_usage_error("invalid setting '%s': unknown key '%s' (%s takes "
                                                "%s)",
-                                               args[i], key, verb,
-                                               allowed == SETTINGS_UNIT_MASK
-                                                       ? "LatencyNice, Slice, UtilMin, UtilMax, "
-                                                         "CPUWeight, CPUIdle"
-                                                       : "LatencyNice, Slice, Nice, Policy, "
-                                                         "UtilMin, UtilMax, TimerSlack");
+                                               args[i], key, verb, strna(names));
+                }
                 if (!(allowed & SETTING_BIT(id)))
                         return cli_usage_error("invalid setting '%s': %s applies to %s only, "
                                                "not to %s",

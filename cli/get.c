@@ -15,6 +15,7 @@
 #include "lib/proc.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
+#include "lib/task-attr.h"
 
 typedef struct ThreadState {
         pid_t tid;
@@ -28,18 +29,46 @@ static const char *policy_name(int policy)
         return s ? s : "unknown";
 }
 
+/* The columns after UCLAMP: the attributes the registry shows on their own
+ * (lib/task-attr.h). */
+#define FIXED_COLUMNS 7
+#define MAX_COLUMNS (FIXED_COLUMNS + _SETTING_MAX)
+
+/* The value of attribute A of S as a table cell (NULL: empty) in *RET. */
+static int attr_cell(const TaskAttr *a, const SchedState *s, bool utf8, char **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        uint64_t ns = 0;
+        int r;
+
+        *ret = NULL;
+        r = a->show_value(s, &ns, &text);
+        if (r <= 0)
+                return r;
+        if (a->show == ATTR_SHOW_DURATION)
+                *ret = format_duration_ns(ns, utf8);
+        else
+                *ret = TAKE_PTR(text);
+        return *ret ? 0 : -ENOMEM;
+}
+
 static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
                        const CliOptions *o)
 {
         _cleanup_(table_freep) Table *t = NULL;
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+        const char *header[MAX_COLUMNS] = { "TID", "NAME", "POLICY", "NICE", "SLICE", "LATNICE",
+                                            "UCLAMP" };
+        size_t n_columns = FIXED_COLUMNS;
         int r;
 
-        t = cli_table_new(o, 8, (const char *[]){ "TID", "NAME", "POLICY", "NICE", "SLICE",
-                                                  "LATNICE", "UCLAMP", "SLACK" });
+        TASK_ATTR_FOREACH(a)
+                if (a->show != ATTR_SHOW_NONE)
+                        header[n_columns++] = a->show_column;
+        t = cli_table_new(o, n_columns, header);
         if (!t)
                 return -ENOMEM;
-        for (size_t c = 0; c < 8; c++)
+        for (size_t c = 0; c < n_columns; c++)
                 if (c != 1) {
                         table_set_align(t, c, c == 2 ? TABLE_ALIGN_LEFT : TABLE_ALIGN_RIGHT);
                         table_set_shrinkable(t, c, false);
@@ -47,8 +76,9 @@ static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
 
         for (size_t i = 0; i < n; i++) {
                 const SchedState *s = &ts[i].s;
-                _cleanup_free_ char *slice = NULL, *slack = NULL, *policy = NULL;
-                char tid[16], nice[16], ln[16], uclamp[32];
+                _cleanup_free_ char *slice = NULL, *policy = NULL;
+                char *cells[MAX_COLUMNS] = {}, tid[16], nice[16], ln[16], uclamp[32];
+                size_t c = FIXED_COLUMNS;
                 bool fair = sched_policy_is_fair(s->policy);
 
                 snprintf(tid, sizeof(tid), "%d", (int)ts[i].tid);
@@ -70,23 +100,43 @@ static int print_table(const ThreadState *ts, size_t n, const KernelFeatures *k,
                                  s->util_max);
                 else
                         snprintf(uclamp, sizeof(uclamp), "n/a");
-                if (s->timer_slack_ns > 0) {
-                        slack = format_duration_ns(s->timer_slack_ns, utf8);
-                        if (!slack)
-                                return -ENOMEM;
-                }
                 if (fair)
                         policy = strdup(policy_name(s->policy));
                 else if (asprintf(&policy, "%s/%" PRIu32, policy_name(s->policy), s->priority) < 0)
                         policy = NULL;
                 if (!policy)
                         return -ENOMEM;
-                r = table_add_row(t, (const char *[]){ tid, ts[i].name, policy, nice, slice, ln,
-                                                       uclamp, slack });
+                r = 0;
+                TASK_ATTR_FOREACH(a)
+                        if (a->show != ATTR_SHOW_NONE && r >= 0)
+                                r = attr_cell(a, s, utf8, &cells[c++]);
+                if (r >= 0) {
+                        memcpy(cells, (char *[]){ tid, ts[i].name, policy, nice, slice, ln, uclamp },
+                               FIXED_COLUMNS * sizeof(char *));
+                        r = table_add_row(t, (const char **)cells);
+                }
+                for (c = FIXED_COLUMNS; c < n_columns; c++)
+                        free(cells[c]);
                 if (r < 0)
                         return r;
         }
         return table_print(t, stdout);
+}
+
+/* The value of attribute A of S under its key: a number of ns, a text, or
+ * null when unset. */
+static void attr_json(JsonWriter *w, const TaskAttr *a, const SchedState *s)
+{
+        _cleanup_free_ char *text = NULL;
+        uint64_t ns = 0;
+
+        json_key(w, a->show_key);
+        if (a->show_value(s, &ns, &text) <= 0)
+                json_null(w);
+        else if (a->show == ATTR_SHOW_DURATION)
+                json_uint(w, ns);
+        else
+                json_string(w, text);
 }
 
 static void print_json(pid_t pid, const ThreadState *ts, size_t n, const KernelFeatures *k)
@@ -125,11 +175,9 @@ static void print_json(pid_t pid, const ThreadState *ts, size_t n, const KernelF
                         json_uint(&w, s->util_max);
                 else
                         json_null(&w);
-                json_key(&w, "timer_slack_ns");
-                if (s->timer_slack_ns > 0)
-                        json_uint(&w, s->timer_slack_ns);
-                else
-                        json_null(&w);
+                TASK_ATTR_FOREACH(a)
+                        if (a->show != ATTR_SHOW_NONE)
+                                attr_json(&w, a, s);
                 json_kv_bool(&w, "reset_on_fork", s->flags & LN_SCHED_FLAG_RESET_ON_FORK);
                 json_end_object(&w);
         }

@@ -12,6 +12,7 @@
  */
 #include <getopt.h>
 #include <locale.h>
+#include <string.h>
 
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #include "cli/table.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/task-attr.h"
 
 /* The options that belong to one verb or another. */
 typedef enum VerbOption {
@@ -54,6 +56,25 @@ static const Verb verbs[] = {
         { "unset-unit", verb_unset_unit, VERB_OPTION_RUNTIME, false, false },
         { "import-ananicy", verb_import_ananicy, VERB_OPTION_OUTPUT, false, false },
 };
+
+/* "Settings (KEY=VALUE): Nice=-20..19 ...": every task attribute and its
+ * values (lib/task-attr.c), in lines of at most 79 columns. */
+static void help_settings(void)
+{
+        const size_t header = printf("Settings (KEY=VALUE):");
+        size_t col = header;
+
+        TASK_ATTR_FOREACH(a) {
+                size_t n = strlen(a->field.name) + 1 + strlen(a->help);
+
+                if (col + 2 + n > 79) {
+                        printf("\n");
+                        col = 0;
+                }
+                col += printf("%s%s=%s", col == header ? " " : "  ", a->field.name, a->help);
+        }
+        printf("\n");
+}
 
 static void help(void)
 {
@@ -119,12 +140,9 @@ static void help(void)
                "     --tid TID               explain: one thread of the process\n"
                "     --runtime               set-unit, unset-unit: under /run, until reboot\n"
                "  -o --output FILE           import-ananicy: write the policy to FILE\n"
-               "\n"
-               "Settings (KEY=VALUE): LatencyNice=-20..19  Slice=0.1ms..100ms  Nice=-20..19\n"
-               "  Policy=other|batch|idle  UtilMin=, UtilMax=0..1024 or N%%\n"
-               "  TimerSlack=1ns..100ms  IOClass=realtime|best-effort|idle  IONice=0..7\n"
-               "  OOMScoreAdj=-1000..1000  CoreSched=process|rule|none\n"
-               "\n"
+               "\n");
+        help_settings();
+        printf("\n"
                "Exit status: 0 success, 1 failure, 2 usage error.\n"
                "See latnicectl(1) and latnice.policy(5).\n");
 }

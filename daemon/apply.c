@@ -17,6 +17,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/task-attr.h"
 #include "lib/time-util.h"
 #include "lib/util.h"
 #include "policy/boost.h"
@@ -97,7 +98,7 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * Pid reuse. A pid names a process only while the process exists: once it
  * has exited and been reaped, the number can be given to a new task.
  * latniced learns a pid from an event, reads /proc/PID and then acts on the
- * number with sched_setattr(), setpriority() and a write to timerslack_ns,
+ * number with sched_setattr(), setpriority() and a write to a /proc file,
  * none of which takes a pidfd. What guards it:
  *
  * - evaluate() reads the snapshot and decides first: most processes match
@@ -204,9 +205,9 @@ static int task_alive(Applier *a, pid_t pid, pid_t tid, uint64_t starttime)
         return st == starttime;
 }
 
-/* Read TID's state; its timer slack (a /proc file), I/O priority and
- * oom_score_adj (a /proc file) only when MASK has them: they are compared
- * and restored only then. */
+/* Read TID's state; the attributes sched_getattr() does not give (a /proc
+ * file, an ioprio) only when MASK has them: they are compared and restored
+ * only then. */
 static int state_read(const Applier *a, pid_t tid, uint32_t mask, SchedState *ret)
 {
         SchedState s;
@@ -395,18 +396,13 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         r = thread_give_back(a, t, s, now);
         if (r < 0)
                 return r;
-        /* The timer slack was not latniced's so far: what it is now is the
-         * thread's own. */
-        if ((s->mask & SETTING_BIT(SETTING_TIMER_SLACK)) &&
-            !(t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK)))
-                t->orig.timer_slack_ns = now->timer_slack_ns;
-        /* The same for the I/O priority (one value for both settings) and
-         * oom_score_adj. */
-        if ((s->mask & SETTINGS_IO_MASK) && !(t->applied_mask & SETTINGS_IO_MASK))
-                t->orig.ioprio = now->ioprio;
-        if ((s->mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) &&
-            !(t->applied_mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)))
-                t->orig.oom_score_adj = now->oom_score_adj;
+        /* An attribute read on its own (lib/task-attr.h) that was not
+         * latniced's so far: what it is now is the thread's own (one value
+         * for a writer group). */
+        TASK_ATTR_FOREACH(at)
+                if (at->read && at->in_full_read && (s->mask & SETTING_BIT(at->id)) &&
+                    !(t->applied_mask & at->group))
+                        at->take(&t->orig, now);
         return 1;
 }
 
@@ -428,6 +424,29 @@ static void thread_refused(Applier *a, Task *t, bool is_new, int r)
         if (r == -EAGAIN && state_read(a, t->tid, t->applied_mask, &now) >= 0)
                 changed = sched_state_changed(&now, &t->expected, t->applied_mask);
         task_disown(a, t, changed, "while latniced was applying: leaving it alone");
+}
+
+/* The attributes sched_getattr() does not give, in T's expected state: as
+ * BEFORE had them where latniced did not set them (not being ours, not
+ * compared); what was written where the kernel keeps it verbatim; else as
+ * the kernel has them now (the cookie is read only when latniced set it,
+ * daemon/cookies.h). */
+static int settle_extras(Applier *a, Task *t, const SchedState *before, const Settings *s)
+{
+        uint32_t reread = 0;
+
+        TASK_ATTR_FOREACH(at) {
+                if (!at->read)
+                        continue;
+                at->take(&t->expected, before);
+                if (!(t->applied_mask & SETTING_BIT(at->id)))
+                        continue;
+                if (at->expect)
+                        at->expect(&t->expected, s);
+                else
+                        reread |= SETTING_BIT(at->id);
+        }
+        return sched_state_read_extra(a->ctx.kernel, NULL, t->tid, reread, &t->expected);
 }
 
 /* After settings_apply_tid_from() changed APPLIED on T (the pid reuse guard,
@@ -458,33 +477,14 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
                 }
         }
 
-        /* What the kernel made of it; the timer slack is what was written
-         * (the kernel keeps it verbatim) or, not being ours, not compared. */
+        /* What the kernel made of it. */
         r = sched_state_read_attr_ops(a->ctx.kernel, tid, sched_base_slice(), &t->expected);
+        if (r >= 0)
+                r = settle_extras(a, t, before, s);
         if (r < 0) {
                 task_table_remove(a->tasks, tid);
                 return errno_is_gone(r) ? 0 : r;
         }
-        t->expected.timer_slack_ns = (t->applied_mask & SETTING_BIT(SETTING_TIMER_SLACK))
-                                             ? s->timer_slack_ns
-                                             : before->timer_slack_ns;
-        /* The I/O priority and oom_score_adj as the kernel has them now, if
-         * latniced set them; else, not being ours, not compared. */
-        t->expected.ioprio = before->ioprio;
-        t->expected.oom_score_adj = before->oom_score_adj;
-        r = sched_state_read_extra(a->ctx.kernel, NULL, tid,
-                                   t->applied_mask & (SETTINGS_IO_MASK |
-                                                      SETTING_BIT(SETTING_OOM_SCORE_ADJ)),
-                                   &t->expected);
-        if (r < 0) {
-                task_table_remove(a->tasks, tid);
-                return errno_is_gone(r) ? 0 : r;
-        }
-        /* The cookie is read only when latniced set it (daemon/cookies.h). */
-        t->expected.core_cookie = before->core_cookie;
-        if ((t->applied_mask & SETTING_BIT(SETTING_CORE_SCHED)) &&
-            kernel(a)->core_sched_get(tid, &t->expected.core_cookie) < 0)
-                t->expected.core_cookie = 0;
         if (t->applied_mask == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
                 task_table_remove(a->tasks, tid);
@@ -563,7 +563,7 @@ static int thread_dry_run(Applier *a, Task *t, const Settings *s, const char *ru
         return 1;
 }
 
-/* "Nice TimerSlack": the names of the SETTING_BITs of MASK; NULL if out of
+/* "Nice Slice": the names of the SETTING_BITs of MASK; NULL if out of
  * memory. */
 static char *mask_names(uint32_t mask)
 {
@@ -593,9 +593,9 @@ static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, Inhe
 
         if (a->has_inherit) {
                 *buf = a->inherit;
-                /* oom_score_adj is the process's: its main thread gives it back. */
+                /* A per-process attribute: its main thread gives it back. */
                 if (tid != pid)
-                        buf->mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                        buf->mask &= ~task_attr_process_mask();
                 return buf->mask ? buf : NULL;
         }
         if (tid == pid)
@@ -718,8 +718,8 @@ static int thread_write(Applier *a, pid_t tid, const SchedState *now, const Sett
  * The thread's state is read once before (it decides whether the thread is
  * still ours, and it is what settings_apply_tid_from() starts from and what
  * a new entry restores later) and once after (what a manual change is told
- * apart from), each with one sched_getattr(); the timer slack file only when
- * TimerSlack is involved. PIDFD (or -EBADF) holds the process: see "Pid
+ * apart from), each with one sched_getattr(); an attribute read on its own
+ * (a /proc file) only when it is involved. PIDFD (or -EBADF) holds the process: see "Pid
  * reuse" above. */
 static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, const Settings *s,
                         const char *rule, const char *thread_name)
@@ -1263,8 +1263,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                  * from being demoted for others. */
                 Settings cpu = d.settings;
 
-                /* I/O and OOM boosts say nothing about CPU latency. */
-                cpu.mask &= ~(SETTINGS_IO_MASK | SETTING_BIT(SETTING_OOM_SCORE_ADJ));
+                /* Only boosts of CPU latency (not I/O, not the OOM killer's). */
+                cpu.mask &= task_attr_cpu_mask() | ~SETTINGS_TASK_MASK;
                 if (!d.group.mask && settings_may_boost(&cpu, UINT64_MAX))
                         r = group_table_protect(a->groups, pid, p->starttime);
                 else
@@ -1302,11 +1302,11 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                                 return r == -ESRCH ? 0 : r;
                 }
 
-                /* oom_score_adj is the process's: its main thread carries it
-                 * (the only one whose entry restores it), so threads that
-                 * differ in their rules do not fight over it. */
+                /* A per-process attribute: the main thread carries it (the
+                 * only one whose entry restores it), so threads that differ
+                 * in their rules do not fight over it. */
                 if (tids[i] != pid)
-                        td.settings.mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                        td.settings.mask &= ~task_attr_process_mask();
                 /* A merged evaluation goes through threads evaluated
                  * before: one that has what it is to get costs its name
                  * only (a tid reused meanwhile had its exit event, or the

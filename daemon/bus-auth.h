@@ -57,9 +57,10 @@ int bus_auth_privileged(const BusCaller *caller, const char *what, char **ret_wh
  * May CALLER apply S to TARGET (SetTask)? A privileged caller may. Anyone
  * else only to a process of their own (its real uid is the caller's
  * effective uid), and only if, on every thread, S makes it less
- * latency-sensitive: no lower LatencyNice or Nice, no shorter Slice (a
- * LatencyNice that would shorten a custom slice counts), no policy further
- * from SCHED_IDLE, no lower TimerSlack, no higher UtilMin or UtilMax.
+ * latency-sensitive: no value that a task attribute's descriptor calls a
+ * boost over what the thread has now (lib/task-attr.c: the same definition
+ * as the rules' boosts; a lower Nice, a shorter Slice, a LatencyNice that
+ * would shorten a custom slice, a higher UtilMin, ...).
  * BASE_SLICE_NS is the kernel's base slice (0: the default for one CPU).
  * 0, or -EACCES and a message naming the pid, the setting and why in
  * *RET_WHY; -ENOMEM.

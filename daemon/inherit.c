@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "daemon/inherit.h"
+#include "lib/task-attr.h"
 #include "lib/thread-settings.h"
 #include "policy/boost.h"
 
@@ -23,7 +24,7 @@ void inherit_source_init(InheritSource *ret, const Task *t, bool process,
                 .rule = t->rule,
         };
         if (!process || t->tid != t->pid)
-                ret->mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                ret->mask &= ~task_attr_process_mask();
 }
 
 uint32_t inherit_mask(const InheritSource *src, const SchedState *now)

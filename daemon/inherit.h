@@ -11,8 +11,8 @@
  * starts a clone without a negative nice, a custom slice, a latency nice or
  * utilization clamps: sched_state_forked()), and evaluates every child of
  * a boosted process at its fork: what the child still has of latniced's
- * change to its creator (the timer slack, the I/O priority and
- * oom_score_adj, which the kernel never resets) and its own decision does
+ * change to its creator (the attributes the kernel never resets, such as
+ * the I/O priority) and its own decision does
  * not grant goes back to the creator's original. A new thread of a
  * process latniced changed is judged the same way against the main
  * thread's entry.
@@ -42,8 +42,9 @@ typedef struct InheritSource {
 bool task_boosted(const Task *t, uint64_t base_slice_ns);
 
 /* The source for a task that T (the creator's entry) cloned. PROCESS: the
- * clone is a process of its own, which inherits the oom_score_adj of its
- * parent (a thread shares it: it is not the thread's to give back). */
+ * clone is a process of its own, which inherits the per-process attributes
+ * of its parent (lib/task-attr.h; a thread shares them: they are not the
+ * thread's to give back). */
 void inherit_source_init(InheritSource *ret, const Task *t, bool process,
                          uint64_t base_slice_ns);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "lib/bus-settings.h"
+#include "lib/macro.h"
 
 int bus_open_entry(sd_bus_message *m, const char *key, const char *type)
 {
@@ -26,7 +27,7 @@ int bus_close_entry(sd_bus_message *m)
 
 static int append_setting(sd_bus_message *m, const Settings *s, SettingId id)
 {
-        SettingBusValue v;
+        _cleanup_(setting_bus_value_done) SettingBusValue v = {};
         int r;
 
         r = setting_to_bus_value(s, id, &v);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * I/O priority (ioprio_get/ioprio_set) and /proc/PID/oom_score_adj.
+ * I/O priority (ioprio_get/ioprio_set).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,49 +74,4 @@ int ioprio_compose(int cur, int nice, int class, int level)
         if (class == LN_IOPRIO_CLASS_IDLE)
                 level = 0;
         return LN_IOPRIO_VALUE(class, level);
-}
-
-static int oom_path(const char *proc_root, pid_t pid, char **ret)
-{
-        if (pid == 0)
-                pid = getpid();
-        if (asprintf(ret, "%s/%d/oom_score_adj", proc_root ?: "/proc", (int)pid) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret)
-{
-        _cleanup_free_ char *p = NULL, *s = NULL;
-        int r, v;
-
-        r = oom_path(proc_root, pid, &p);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(p, &s);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        r = safe_atoi(s, &v);
-        if (r < 0)
-                return r;
-        if (v < OOM_SCORE_ADJ_MIN || v > OOM_SCORE_ADJ_MAX)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
-int oom_score_adj_write(const char *proc_root, pid_t pid, int value)
-{
-        _cleanup_free_ char *p = NULL;
-        char buf[16];
-        int r;
-
-        if (value < OOM_SCORE_ADJ_MIN || value > OOM_SCORE_ADJ_MAX)
-                return -EINVAL;
-        r = oom_path(proc_root, pid, &p);
-        if (r < 0)
-                return r;
-        snprintf(buf, sizeof(buf), "%d", value);
-        r = write_string_file(p, buf);
-        return r == -ENOENT ? -ESRCH : r;
 }

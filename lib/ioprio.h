@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * I/O priority and OOM score adjustment: the two task attributes that are not
- * scheduler attributes but that background work needs as much as a nice.
+ * I/O priority: a task attribute that is not a scheduler attribute but that
+ * background work needs as much as a nice.
  *
  * An I/O priority is one kernel value, class << 13 | level (ioprio_set(2)),
  * per thread. Class "none" (0) is a thread that never had one: its I/O then
  * runs best-effort at the level its nice gives it, (nice + 20) / 5.
- * oom_score_adj is per process (all threads share it), -1000..1000.
  */
 #pragma once
 
@@ -22,9 +21,6 @@
 #define LN_IOPRIO_VALUE(class, level) (((class) << LN_IOPRIO_CLASS_SHIFT) | ((level) & LN_IOPRIO_LEVEL_MASK))
 #define LN_IOPRIO_CLASS(v) (((v) >> LN_IOPRIO_CLASS_SHIFT) & 0x7)
 #define LN_IOPRIO_LEVEL(v) ((v) & LN_IOPRIO_LEVEL_MASK)
-
-#define OOM_SCORE_ADJ_MIN (-1000)
-#define OOM_SCORE_ADJ_MAX 1000
 
 /* "realtime", "best-effort", "idle", "none"; NULL for anything else. */
 const char *ioprio_class_to_string(int class);
@@ -44,8 +40,3 @@ int ioprio_write(pid_t tid, int ioprio);
  * thread is best-effort. Idle has no levels: its level is 0.
  */
 int ioprio_compose(int cur, int nice, int class, int level);
-
-/* /proc/PID/oom_score_adj under PROC_ROOT (NULL: "/proc"); for a thread id
- * the value of its process. 0 or -errno (-ESRCH gone). */
-int oom_score_adj_read(const char *proc_root, pid_t pid, int *ret);
-int oom_score_adj_write(const char *proc_root, pid_t pid, int value);

@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,17 +30,23 @@ struct KernelOps {
         /* ioprio_get/ioprio_set(IOPRIO_WHO_PROCESS, TID): the raw value. */
         int (*ioprio_get)(pid_t tid, int *ret);
         int (*ioprio_set)(pid_t tid, int ioprio);
-        /* PROC_ROOT/TID/timerslack_ns and PROC_ROOT/PID/oom_score_adj
-         * (PROC_ROOT NULL: "/proc"); lib/sched.h, lib/ioprio.h. */
-        int (*timer_slack_read)(const char *proc_root, pid_t tid, uint64_t *ret);
-        int (*timer_slack_write)(const char *proc_root, pid_t tid, uint64_t ns);
-        int (*oom_score_adj_read)(const char *proc_root, pid_t pid, int *ret);
-        int (*oom_score_adj_write)(const char *proc_root, pid_t pid, int value);
+        /* PROC_ROOT/TID/NAME (PROC_ROOT NULL: "/proc", TID 0 the calling
+         * thread): a per-task /proc file that holds one number, an
+         * attribute's (lib/task-attr.c), read, or written in decimal. */
+        int (*proc_number_read)(const char *proc_root, pid_t tid, const char *name,
+                                int64_t *ret);
+        int (*proc_number_write)(const char *proc_root, pid_t tid, const char *name,
+                                 int64_t value);
         /* prctl(PR_SCHED_CORE) cookies of other threads (lib/core-sched.h). */
         int (*core_sched_get)(pid_t tid, uint64_t *ret);
         int (*core_sched_create)(pid_t tid);
         int (*core_sched_share)(pid_t from, pid_t tid);
         int (*core_sched_clear)(pid_t tid);
+        /* sched_getaffinity(2)/sched_setaffinity(2) of thread TID: the CPUs
+         * it may run on. Setting a set with no CPU of its cpuset (nor an
+         * online one) is -EINVAL. */
+        int (*affinity_get)(pid_t tid, cpu_set_t *ret);
+        int (*affinity_set)(pid_t tid, const cpu_set_t *cpus);
         /* pidfd_open(2) of process PID: a close-on-exec descriptor the caller
          * close()s; and whether the process it names still runs (1), has
          * exited (0), or negative errno (lib/util.h). */

@@ -16,6 +16,7 @@
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
+#include "lib/task-attr.h"
 #include "lib/util.h"
 
 _Static_assert(sizeof(struct ln_sched_attr) == SCHED_ATTR_SIZE_VER2, "sched_attr layout");
@@ -53,43 +54,6 @@ uint64_t sched_base_slice(void)
 bool sched_policy_is_fair(int policy)
 {
         return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
-}
-
-static int timer_slack_path(const char *proc_root, pid_t tid, char **ret)
-{
-        if (tid == 0)
-                tid = ln_gettid();
-        if (asprintf(ret, "%s/%d/timerslack_ns", proc_root ?: "/proc", (int) tid) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
-{
-        _cleanup_free_ char *p = NULL, *s = NULL;
-        int r;
-
-        r = timer_slack_path(proc_root, tid, &p);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(p, &s);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        return safe_atou64(s, ret);
-}
-
-int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
-{
-        _cleanup_free_ char *p = NULL;
-        char buf[32];
-        int r;
-
-        r = timer_slack_path(proc_root, tid, &p);
-        if (r < 0)
-                return r;
-        snprintf(buf, sizeof(buf), "%" PRIu64, ns);
-        r = write_string_file(p, buf);
-        return r == -ENOENT ? -ESRCH : r;
 }
 
 int sched_state_read_attr_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns,
@@ -145,23 +109,15 @@ int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedStat
 
 int sched_state_read_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns, SchedState *ret)
 {
-        const KernelOps *K = kernel_ops(k);
+        const AttrIo io = { .k = kernel_ops(k), .tid = tid };
         SchedState s;
-        uint64_t slack;
         int r;
 
-        r = sched_state_read_attr_ops(K, tid, base_slice_ns, &s);
+        r = sched_state_read_attr_ops(io.k, tid, base_slice_ns, &s);
         if (r < 0)
                 return r;
-        r = K->timer_slack_read(NULL, tid, &slack);
-        if (r == -ESRCH)
-                return r;
-        s.timer_slack_ns = r < 0 ? 0 : slack;
-        r = K->ioprio_get(tid, &s.ioprio);
-        if (r == -ESRCH)
-                return r;
-        r = K->oom_score_adj_read(NULL, tid, &s.oom_score_adj);
-        if (r == -ESRCH)
+        r = task_attr_read(&io, task_attr_extra_mask(true), &s);
+        if (r < 0)
                 return r;
 
         *ret = s;

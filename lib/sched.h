@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -76,9 +77,12 @@ typedef struct SchedState {
         bool has_latency_nice; /* the kernel returned a 60-byte attr */
         int latency_nice;
         uint64_t flags;        /* sched_flags as read back */
-        uint64_t timer_slack_ns; /* from /proc/PID/task/TID/timerslack_ns; 0 if unreadable */
-        int ioprio;              /* raw ioprio_get() (lib/ioprio.h); 0 if unreadable */
-        int oom_score_adj;       /* of the thread's process; 0 if unreadable */
+        /* The attributes sched_getattr() does not give (lib/task-attr.c); 0 if
+         * unreadable. */
+        uint64_t timer_slack_ns;
+        int ioprio;              /* raw ioprio_get() (lib/ioprio.h) */
+        int oom_score_adj;       /* of the thread's process */
+        cpu_set_t cpu_affinity;  /* sched_getaffinity() */
         uint64_t core_cookie;    /* core scheduling cookie id (lib/core-sched.h), 0: none;
                                   * read only where CoreSched is involved (never by
                                   * sched_state_read()) */
@@ -95,9 +99,9 @@ typedef struct SchedState {
  * from it (latency_nice_to_slice()). An explicit slice equal to the default
  * reads as default, which behaves the same. */
 int sched_state_read_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
-/* The same without the timer slack, I/O priority and oom_score_adj (one
- * syscall, no file): those are 0. For callers that compare or restore
- * everything but TimerSlack, IOClass, IONice and OOMScoreAdj. */
+/* The same without the attributes sched_getattr() does not give (one
+ * syscall, no file): those are 0 (lib/task-attr.h task_attr_extra_mask()).
+ * For callers that compare or restore only the others. */
 int sched_state_read_attr_with_base(pid_t tid, uint64_t base_slice_ns, SchedState *ret);
 /* The same two through the kernel K (NULL: the real one; lib/kernel-ops.h). */
 int sched_state_read_ops(const KernelOps *k, pid_t tid, uint64_t base_slice_ns, SchedState *ret);
@@ -121,6 +125,7 @@ bool sched_policy_is_fair(int policy);
  * non-leader thread is that thread; /proc/PID/task/TID/timerslack_ns does not
  * exist on 6.18). PROC_ROOT NULL means "/proc", TID 0 the calling thread.
  * Reading or writing another task's needs CAP_SYS_NICE. Writing 0 resets the
- * slack to the task's default. */
+ * slack to the task's default. Through the real kernel of lib/kernel-ops.h
+ * (lib/task-attr.c). */
 int timer_slack_read(const char *proc_root, pid_t tid, uint64_t *ret);
 int timer_slack_write(const char *proc_root, pid_t tid, uint64_t ns);

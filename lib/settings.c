@@ -15,6 +15,8 @@
 #include "lib/core-sched.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
+#include "lib/setting-field.h"
+#include "lib/task-attr.h"
 
 #ifndef SCHED_BATCH
 #define SCHED_BATCH 3
@@ -89,7 +91,7 @@ static bool is_digit(char c)
 }
 
 /* Set *ret_error to a printf-formatted message; tolerate ENOMEM by leaving it NULL. */
-_printf_(2, 3) static void set_error(char **ret_error, const char *fmt, ...)
+void setting_error(char **ret_error, const char *fmt, ...)
 {
         va_list ap;
         char *m;
@@ -173,7 +175,7 @@ static int parse_int_range(const char *v, Range range, int64_t *ret, char **ret_
         *ret = x;
         return 0;
 fail:
-        set_error(ret_error, "expected an integer in %" PRIi64 "..%" PRIi64 ", found \"%s\"",
+        setting_error(ret_error, "expected an integer in %" PRIi64 "..%" PRIi64 ", found \"%s\"",
                   range.min, range.max, v);
         return -EINVAL;
 }
@@ -195,7 +197,7 @@ static int parse_duration(const char *v, uint64_t min, uint64_t max, const char 
 
         n = parse_decimal_nano(v, &nano);
         if (n == 0) {
-                set_error(ret_error, "expected a duration in %s with a unit (ns, us, ms), found \"%s\"",
+                setting_error(ret_error, "expected a duration in %s with a unit (ns, us, ms), found \"%s\"",
                           range_text, v);
                 if (ret_column)
                         *ret_column = 0;
@@ -208,7 +210,7 @@ static int parse_duration(const char *v, uint64_t min, uint64_t max, const char 
                 if (nano > UINT64_MAX / units[i].mult)
                         goto range;
                 if ((nano * units[i].mult) % UINT64_C(1000000000) != 0) {
-                        set_error(ret_error,
+                        setting_error(ret_error,
                                   "expected a whole number of nanoseconds, found \"%s\"", v);
                         if (ret_column)
                                 *ret_column = 0;
@@ -221,15 +223,15 @@ static int parse_duration(const char *v, uint64_t min, uint64_t max, const char 
                 return 0;
         }
         if (v[n] == 0)
-                set_error(ret_error, "expected a unit (ns, us, ms) after \"%s\", found end of value",
+                setting_error(ret_error, "expected a unit (ns, us, ms) after \"%s\", found end of value",
                           v);
         else
-                set_error(ret_error, "expected a unit (ns, us, ms), found \"%s\"", v + n);
+                setting_error(ret_error, "expected a unit (ns, us, ms), found \"%s\"", v + n);
         if (ret_column)
                 *ret_column = (unsigned)n;
         return -EINVAL;
 range:
-        set_error(ret_error, "expected a duration in %s, found \"%s\"", range_text, v);
+        setting_error(ret_error, "expected a duration in %s, found \"%s\"", range_text, v);
         if (ret_column)
                 *ret_column = 0;
         return -EINVAL;
@@ -258,7 +260,7 @@ static int parse_util(const char *v, uint32_t *ret, char **ret_error)
                 return 0;
         }
 fail:
-        set_error(ret_error, "expected an integer in 0..1024 or a percentage in 0..100%%, found \"%s\"",
+        setting_error(ret_error, "expected an integer in 0..1024 or a percentage in 0..100%%, found \"%s\"",
                   v);
         return -EINVAL;
 }
@@ -309,36 +311,9 @@ static int format_util(uint32_t v, char **ret)
         return 0;
 }
 
-/* ---- The field table ---------------------------------------------------- */
+/* ---- The field helpers (lib/setting-field.h) ---------------------------- */
 
-typedef struct SettingField SettingField;
-
-/* Parse V (blanks stripped) into FIELD, the member of Settings F describes.
- * On error: -EINVAL, FIELD untouched, *RET_ERROR as settings_parse() says,
- * *RET_COLUMN (never NULL) the offset in V if not 0. */
-typedef int (*setting_parse_t)(const SettingField *f, const char *v, void *field, char **ret_error,
-                               unsigned *ret_column);
-/* FIELD in policy syntax. */
-typedef int (*setting_format_t)(const SettingField *f, const void *field, char **ret);
-
-/*
- * One setting: its key, its D-Bus type, where it lives in Settings, how it
- * is parsed and formatted. Every per-setting operation (parse, format,
- * merge, compare, D-Bus value) goes through this table, so a new setting is
- * one line here plus its parser and formatter if no existing one fits.
- */
-struct SettingField {
-        const char *name;
-        char bus_type;  /* 'i' int32_t, 'u' uint32_t, 't' uint64_t, 'b' bool, 's' policy (int32_t) */
-        size_t offset, size;
-        setting_parse_t parse;
-        setting_format_t format;
-        int64_t min, max;       /* integers and durations */
-        const char *range_text; /* durations: the range as the error names it */
-        const char *(*name_of)(int value); /* bus type 's': the value's name */
-};
-
-static int parse_int_field(const SettingField *f, const char *v, void *field, char **ret_error,
+int setting_parse_int_field(const SettingField *f, const char *v, void *field, char **ret_error,
                            unsigned *ret_column)
 {
         int64_t x;
@@ -354,33 +329,33 @@ static int parse_int_field(const SettingField *f, const char *v, void *field, ch
         return 0;
 }
 
-static int parse_duration_field(const SettingField *f, const char *v, void *field,
+int setting_parse_duration_field(const SettingField *f, const char *v, void *field,
                                 char **ret_error, unsigned *ret_column)
 {
         return parse_duration(v, (uint64_t)f->min, (uint64_t)f->max, f->range_text, field,
                               ret_error, ret_column);
 }
 
-static int parse_policy_field(const SettingField *f, const char *v, void *field, char **ret_error,
+int setting_parse_policy_field(const SettingField *f, const char *v, void *field, char **ret_error,
                               unsigned *ret_column)
 {
         int r = sched_policy_from_string(v);
 
         if (r < 0) {
-                set_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
+                setting_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
                 return -EINVAL;
         }
         *(int32_t *)field = r;
         return 0;
 }
 
-static int parse_io_class_field(const SettingField *f, const char *v, void *field,
+int setting_parse_io_class_field(const SettingField *f, const char *v, void *field,
                                 char **ret_error, unsigned *ret_column)
 {
         int r = ioprio_class_from_string(v);
 
         if (r < 0) {
-                set_error(ret_error, "expected realtime, best-effort or idle, found \"%s\"", v);
+                setting_error(ret_error, "expected realtime, best-effort or idle, found \"%s\"", v);
                 return -EINVAL;
         }
         *(int32_t *)field = r;
@@ -388,13 +363,13 @@ static int parse_io_class_field(const SettingField *f, const char *v, void *fiel
 }
 
 /* CoreSched=: the mode; a rule's group is the policy loader's to set. */
-static int parse_core_sched_field(const SettingField *f, const char *v, void *field,
+int setting_parse_core_sched_field(const SettingField *f, const char *v, void *field,
                                   char **ret_error, unsigned *ret_column)
 {
         int r = core_sched_mode_from_string(v);
 
         if (r < 0) {
-                set_error(ret_error, "expected process, rule or none, found \"%s\"", v);
+                setting_error(ret_error, "expected process, rule or none, found \"%s\"", v);
                 return -EINVAL;
         }
         *(CoreSchedSetting *)field = (CoreSchedSetting){ .mode = r };
@@ -419,39 +394,39 @@ int group_scope_from_string(const char *s)
         return -EINVAL;
 }
 
-static int parse_group_scope_field(const SettingField *f, const char *v, void *field,
+static int setting_parse_group_scope_field(const SettingField *f, const char *v, void *field,
                                    char **ret_error, unsigned *ret_column)
 {
         int r = group_scope_from_string(v);
 
         if (r < 0) {
-                set_error(ret_error, "expected shared or own, found \"%s\"", v);
+                setting_error(ret_error, "expected shared or own, found \"%s\"", v);
                 return -EINVAL;
         }
         *(int32_t *)field = r;
         return 0;
 }
 
-static int parse_util_field(const SettingField *f, const char *v, void *field, char **ret_error,
+int setting_parse_util_field(const SettingField *f, const char *v, void *field, char **ret_error,
                             unsigned *ret_column)
 {
         return parse_util(v, field, ret_error);
 }
 
-static int parse_bool_field(const SettingField *f, const char *v, void *field, char **ret_error,
+static int setting_parse_bool_field(const SettingField *f, const char *v, void *field, char **ret_error,
                             unsigned *ret_column)
 {
         int r = parse_boolean(v);
 
         if (r < 0) {
-                set_error(ret_error, "expected yes or no, found \"%s\"", v);
+                setting_error(ret_error, "expected yes or no, found \"%s\"", v);
                 return -EINVAL;
         }
         *(bool *)field = r;
         return 0;
 }
 
-static int format_int_field(const SettingField *f, const void *field, char **ret)
+int setting_format_int_field(const SettingField *f, const void *field, char **ret)
 {
         char *s;
         int n;
@@ -466,7 +441,7 @@ static int format_int_field(const SettingField *f, const void *field, char **ret
         return 0;
 }
 
-static int format_duration_field(const SettingField *f, const void *field, char **ret)
+int setting_format_duration_field(const SettingField *f, const void *field, char **ret)
 {
         return format_duration(*(const uint64_t *)field, ret);
 }
@@ -481,109 +456,80 @@ static int format_string(const char *str, char **ret)
         return 0;
 }
 
-static int format_policy_field(const SettingField *f, const void *field, char **ret)
+int setting_format_policy_field(const SettingField *f, const void *field, char **ret)
 {
         int32_t policy = *(const int32_t *)field;
         const char *str = sched_policy_to_string(policy);
 
         if (!str)
-                return format_int_field(f, field, ret); /* not one we set: the number */
+                return setting_format_int_field(f, field, ret); /* not one we set: the number */
         return format_string(str, ret);
 }
 
-static int format_io_class_field(const SettingField *f, const void *field, char **ret)
+int setting_format_io_class_field(const SettingField *f, const void *field, char **ret)
 {
         const char *str = ioprio_class_to_string(*(const int32_t *)field);
 
         if (!str)
-                return format_int_field(f, field, ret);
+                return setting_format_int_field(f, field, ret);
         return format_string(str, ret);
 }
 
-static int format_core_sched_field(const SettingField *f, const void *field, char **ret)
+int setting_format_core_sched_field(const SettingField *f, const void *field, char **ret)
 {
         const char *str = core_sched_mode_to_string(((const CoreSchedSetting *)field)->mode);
 
         if (!str)
-                return format_int_field(f, field, ret); /* mode is the first member */
+                return setting_format_int_field(f, field, ret); /* mode is the first member */
         return format_string(str, ret);
 }
 
-static int format_group_scope_field(const SettingField *f, const void *field, char **ret)
+static int setting_format_group_scope_field(const SettingField *f, const void *field, char **ret)
 {
         const char *str = group_scope_to_string(*(const int32_t *)field);
 
         if (!str)
-                return format_int_field(f, field, ret);
+                return setting_format_int_field(f, field, ret);
         return format_string(str, ret);
 }
 
-static int format_util_field(const SettingField *f, const void *field, char **ret)
+int setting_format_util_field(const SettingField *f, const void *field, char **ret)
 {
         return format_util(*(const uint32_t *)field, ret);
 }
 
-static int format_bool_field(const SettingField *f, const void *field, char **ret)
+static int setting_format_bool_field(const SettingField *f, const void *field, char **ret)
 {
         return format_string(*(const bool *)field ? "yes" : "no", ret);
 }
 
-#define FIELD(member) .offset = offsetof(Settings, member), .size = sizeof(((Settings *)NULL)->member)
+#define FIELD(member) SETTING_FIELD_AT(member)
 
-static const SettingField setting_fields[_SETTING_MAX] = {
-        [SETTING_LATENCY_NICE] = { "LatencyNice", 'i', FIELD(latency_nice), parse_int_field,
-                                   format_int_field, -20, 19, NULL },
-        [SETTING_SLICE] = { "Slice", 't', FIELD(slice_ns), parse_duration_field,
-                            format_duration_field, 100 * NSEC_PER_USEC, 100 * NSEC_PER_MSEC,
-                            "0.1ms..100ms" },
-        [SETTING_NICE] = { "Nice", 'i', FIELD(nice), parse_int_field, format_int_field, -20, 19,
-                           NULL },
-        [SETTING_POLICY] = { "Policy", 's', FIELD(policy), parse_policy_field, format_policy_field,
-                             0, 0, NULL, sched_policy_to_string },
-        [SETTING_UTIL_MIN] = { "UtilMin", 'u', FIELD(util_min), parse_util_field,
-                               format_util_field, 0, 1024, NULL },
-        [SETTING_UTIL_MAX] = { "UtilMax", 'u', FIELD(util_max), parse_util_field,
-                               format_util_field, 0, 1024, NULL },
-        [SETTING_TIMER_SLACK] = { "TimerSlack", 't', FIELD(timer_slack_ns), parse_duration_field,
-                                  format_duration_field, 1, 100 * NSEC_PER_MSEC, "1ns..100ms" },
-        [SETTING_IO_CLASS] = { "IOClass", 's', FIELD(io_class), parse_io_class_field,
-                               format_io_class_field, 0, 0, NULL, ioprio_class_to_string },
-        [SETTING_IO_NICE] = { "IONice", 'i', FIELD(io_nice), parse_int_field, format_int_field, 0,
-                              7, NULL },
-        [SETTING_OOM_SCORE_ADJ] = { "OOMScoreAdj", 'i', FIELD(oom_score_adj), parse_int_field,
-                                    format_int_field, OOM_SCORE_ADJ_MIN, OOM_SCORE_ADJ_MAX, NULL },
-        [SETTING_CORE_SCHED] = { "CoreSched", 's', FIELD(core_sched), parse_core_sched_field,
-                                 format_core_sched_field, 0, 0, NULL, core_sched_mode_to_string },
-        [SETTING_CPU_WEIGHT] = { "CPUWeight", 'u', FIELD(cpu_weight), parse_int_field,
-                                 format_int_field, 1, 10000, NULL },
-        [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), parse_bool_field,
-                               format_bool_field, 0, 1, NULL },
+/* The group settings; the task attributes' fields are in their descriptors
+ * (lib/task-attr.c). */
+static const SettingField group_fields[_SETTING_MAX] = {
+        [SETTING_CPU_WEIGHT] = { "CPUWeight", 'u', FIELD(cpu_weight), setting_parse_int_field,
+                                 setting_format_int_field, 1, 10000, NULL },
+        [SETTING_CPU_IDLE] = { "CPUIdle", 'b', FIELD(cpu_idle), setting_parse_bool_field,
+                               setting_format_bool_field, 0, 1, NULL },
         [SETTING_CPU_LATENCY_NICE] = { "CPULatencyNice", 'i', FIELD(cpu_latency_nice),
-                                       parse_int_field, format_int_field, -20, 19, NULL },
-        [SETTING_GROUP_SCOPE] = { "GroupScope", 's', FIELD(group_scope), parse_group_scope_field,
-                                  format_group_scope_field, 0, 0, NULL, group_scope_to_string },
+                                       setting_parse_int_field, setting_format_int_field, -20, 19,
+                                       NULL },
+        [SETTING_GROUP_SCOPE] = { "GroupScope", 's', FIELD(group_scope),
+                                  setting_parse_group_scope_field,
+                                  setting_format_group_scope_field, 0, 0, NULL,
+                                  group_scope_to_string },
 };
-
-/* Every field has the size its D-Bus type says. */
-_Static_assert(sizeof(((Settings *)NULL)->latency_nice) == 4 && sizeof(((Settings *)NULL)->nice) == 4 &&
-                       sizeof(((Settings *)NULL)->policy) == 4 &&
-                       sizeof(((Settings *)NULL)->util_min) == 4 &&
-                       sizeof(((Settings *)NULL)->util_max) == 4 &&
-                       sizeof(((Settings *)NULL)->io_class) == 4 &&
-                       sizeof(((Settings *)NULL)->io_nice) == 4 &&
-                       sizeof(((Settings *)NULL)->oom_score_adj) == 4 &&
-                       sizeof(((Settings *)NULL)->cpu_weight) == 4 &&
-                       sizeof(((Settings *)NULL)->cpu_latency_nice) == 4 &&
-                       sizeof(((Settings *)NULL)->group_scope) == 4 &&
-                       sizeof(((Settings *)NULL)->slice_ns) == 8 &&
-                       sizeof(((Settings *)NULL)->timer_slack_ns) == 8,
-               "Settings field sizes match setting_fields[]");
 
 static const SettingField *setting_field(SettingId id)
 {
-        if (id < 0 || id >= _SETTING_MAX)
+        const TaskAttr *a = task_attr(id);
+
+        if (a)
+                return &a->field;
+        if (id < 0 || id >= _SETTING_MAX || !group_fields[id].name)
                 return NULL;
-        return &setting_fields[id];
+        return &group_fields[id];
 }
 
 static void *field_of(Settings *s, const SettingField *f)
@@ -615,10 +561,12 @@ SettingId setting_from_string(const char *key)
         n = strlen(key);
         while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
                 n--;
-        for (SettingId i = 0; i < _SETTING_MAX; i++)
-                if (strlen(setting_fields[i].name) == n &&
-                    strncmp(key, setting_fields[i].name, n) == 0)
+        for (SettingId i = 0; i < _SETTING_MAX; i++) {
+                const char *name = setting_to_string(i);
+
+                if (name && strlen(name) == n && strncmp(key, name, n) == 0)
                         return i;
+        }
         return _SETTING_INVALID;
 }
 
@@ -669,7 +617,7 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
                 return -EINVAL;
         eq = strchr(assignment, '=');
         if (!eq) {
-                set_error(ret_error, "expected KEY=VALUE, found \"%s\"", assignment);
+                setting_error(ret_error, "expected KEY=VALUE, found \"%s\"", assignment);
                 return -EINVAL;
         }
         key = strndup(assignment, (size_t)(eq - assignment));
@@ -677,12 +625,10 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
                 return -ENOMEM;
         id = setting_from_string(key);
         if (id < 0) {
-                set_error(ret_error,
-                          "expected a setting (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-                          "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle, "
-                          "CPULatencyNice, GroupScope), found "
-                          "\"%s\"",
-                          key);
+                _cleanup_free_ char *names = settings_names(UINT32_MAX);
+
+                setting_error(ret_error, "expected a setting (%s), found \"%s\"", strna(names),
+                              key);
                 return -EINVAL;
         }
         return settings_parse(s, id, eq + 1, ret_error, NULL);
@@ -691,9 +637,9 @@ int settings_parse_assignment(Settings *s, const char *assignment, char **ret_er
 void settings_merge(Settings *dst, const Settings *src)
 {
         for (SettingId id = 0; id < _SETTING_MAX; id++) {
-                const SettingField *f = &setting_fields[id];
+                const SettingField *f = setting_field(id);
 
-                if (settings_has(src, id))
+                if (f && settings_has(src, id))
                         memcpy(field_of(dst, f), field_of_const(src, f), f->size);
         }
         dst->mask |= src->mask;
@@ -772,6 +718,7 @@ int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret)
         const SettingField *f = setting_field(id);
         SettingBusValue v = {};
         const void *field;
+        int r;
 
         if (!s || !ret || !f)
                 return -EINVAL;
@@ -793,12 +740,42 @@ int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret)
         case 'b':
                 v.b = *(const bool *)field;
                 break;
-        case 's': /* a named value: Policy, IOClass */
-                v.s = f->name_of(*(const int32_t *)field) ?: "n/a";
+        case 's': /* a named value (Policy, IOClass) or a text (CPUAffinity) */
+                if (f->name_of) {
+                        v.s = f->name_of(*(const int32_t *)field) ?: "n/a";
+                        break;
+                }
+                r = f->format(f, field, &v.owned);
+                if (r < 0)
+                        return r;
+                v.s = v.owned;
                 break;
         default:
                 return -EINVAL;
         }
         *ret = v;
         return 0;
+}
+
+void setting_bus_value_done(SettingBusValue *v)
+{
+        v->owned = mfree(v->owned);
+}
+
+char *settings_names(uint32_t mask)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return NULL;
+        for (SettingId id = 0; id < _SETTING_MAX; id++)
+                if ((mask & SETTING_BIT(id)) && setting_to_string(id))
+                        fprintf(f, "%s%s", ftell(f) > 0 ? ", " : "", setting_to_string(id));
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sched.h>
 
 typedef enum SettingId {
         SETTING_LATENCY_NICE, /* -20..19 */
@@ -30,11 +31,16 @@ typedef enum SettingId {
         SETTING_CPU_LATENCY_NICE, /* -20..19, a group's cpu.latency.nice; [Rule] only (a
                                    * [Unit]'s LatencyNice is its cgroup's cpu.latency.nice) */
         SETTING_GROUP_SCOPE,  /* GroupScopeMode: which group the group settings act on; [Rule] only */
+        SETTING_CPU_AFFINITY, /* CpuAffinitySetting: the CPUs a thread may run on */
         _SETTING_MAX,
         _SETTING_INVALID = -EINVAL,
 } SettingId;
 
 #define SETTING_BIT(id) (1u << (id))
+
+/* OOMScoreAdj=: the range of /proc/PID/oom_score_adj. */
+#define OOM_SCORE_ADJ_MIN (-1000)
+#define OOM_SCORE_ADJ_MAX 1000
 
 /* The two settings that make up one I/O priority (ioprio_set(2)). */
 #define SETTINGS_IO_MASK (SETTING_BIT(SETTING_IO_CLASS) | SETTING_BIT(SETTING_IO_NICE))
@@ -45,7 +51,7 @@ typedef enum SettingId {
          SETTING_BIT(SETTING_CORE_SCHED) |                                                     \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
          SETTING_BIT(SETTING_TIMER_SLACK) | SETTINGS_IO_MASK |                                 \
-         SETTING_BIT(SETTING_OOM_SCORE_ADJ))
+         SETTING_BIT(SETTING_OOM_SCORE_ADJ) | SETTING_BIT(SETTING_CPU_AFFINITY))
 /* Group settings: in a [Unit] section they act on the unit's cgroup, in a
  * [Rule] or [Profile] on the scheduling group that holds the matched process
  * (lib/sched-group.h). */
@@ -70,6 +76,14 @@ typedef struct CoreSchedSetting {
         uint32_t zero;  /* padding made explicit and kept 0 (settings are memcmp'd) */
         uint64_t group; /* CORE_SCHED_RULE: the rule's group (never 0), else 0 */
 } CoreSchedSetting;
+
+/* CPUAffinity=: a CPU list ("0-3,8"), or "cache": the CPUs of the largest
+ * last-level cache (lib/cpu-list.h), found when the value is parsed. */
+typedef struct CpuAffinitySetting {
+        cpu_set_t cpus;
+        uint32_t cache; /* 1: given as "cache" (and printed so) */
+        uint32_t zero;  /* padding made explicit and kept 0 (settings are memcmp'd) */
+} CpuAffinitySetting;
 
 /* GroupScope=: whether the group settings of a rule act on the group that
  * holds the process, shared with whatever else is in it, or, where that
@@ -100,6 +114,7 @@ typedef struct Settings {
         uint32_t cpu_weight;
         int32_t cpu_latency_nice;
         int32_t group_scope; /* GroupScopeMode */
+        CpuAffinitySetting cpu_affinity;
         bool cpu_idle;
 } Settings;
 
@@ -139,14 +154,16 @@ bool settings_equal(const Settings *x, const Settings *y);
 
 /* The value of one setting in policy syntax ("-5", "0.1ms", "batch", "50%"). */
 int setting_format(const Settings *s, SettingId id, char **ret);
+/* "LatencyNice, Slice, Nice": the names of the settings of MASK in SettingId
+ * order; NULL if out of memory. */
+char *settings_names(uint32_t mask);
 /* "LatencyNice=-5 Slice=0.1ms" in SettingId order; "" if empty. */
 char *settings_to_string(const Settings *s);
 
 /*
  * One setting as the D-Bus API carries it in an a{sv} (org.latnice.Daemon1(5)):
- * LatencyNice and Nice 'i', Slice and TimerSlack 't' (ns), UtilMin, UtilMax
- * and CPUWeight 'u', Policy 's' ("other", ...), CPUIdle 'b', IOClass 's'
- * ("realtime", ...), IONice, OOMScoreAdj and CPULatencyNice 'i', GroupScope 's'. The members of
+ * setting_bus_type() of each (a duration 't' in ns, a named value 's' such as
+ * "other" or "realtime", an integer 'i' or 'u', a boolean 'b'). The members of
  * the union share one address, so &v.t serves as the value pointer of
  * sd_bus_message_read_basic()/append_basic() for every type but 's'.
  */
@@ -157,9 +174,12 @@ typedef struct SettingBusValue {
                 uint32_t u;
                 uint64_t t;
                 int b;
-                const char *s; /* static or borrowed */
+                const char *s; /* static, borrowed or OWNED */
         };
+        char *owned; /* a text formatted for S: setting_bus_value_done() frees it */
 } SettingBusValue;
+
+void setting_bus_value_done(SettingBusValue *v);
 
 /* The D-Bus type of ID's value, 0 for an invalid ID. */
 char setting_bus_type(SettingId id);

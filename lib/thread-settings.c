@@ -22,10 +22,9 @@
 #include <sched.h>
 #include <sys/resource.h>
 
-#include "lib/ioprio.h"
-#include "lib/core-sched.h"
 #include "lib/invariant.h"
 #include "lib/kernel-ops.h"
+#include "lib/task-attr.h"
 #include "lib/thread-settings.h"
 #include "lib/macro.h"
 
@@ -64,30 +63,6 @@ static int set_fair(const KernelOps *k, pid_t tid, const SchedState *cur, int po
         }
         /* Never a real-time policy: latniced does not make one. */
         ln_assert(sched_policy_is_fair(policy));
-        return k->sched_setattr(tid, &a);
-}
-
-static int set_latency_nice(const KernelOps *k, pid_t tid, int latency_nice)
-{
-        struct ln_sched_attr a = {
-                .size = SCHED_ATTR_SIZE_VER2,
-                .sched_flags = LN_SCHED_FLAG_LATENCY_NICE | LN_SCHED_FLAG_KEEP_ALL,
-                .sched_latency_nice = latency_nice,
-        };
-        return k->sched_setattr(tid, &a);
-}
-
-static int set_uclamp(const KernelOps *k, pid_t tid, bool set_min, uint32_t min, bool set_max,
-                      uint32_t max)
-{
-        struct ln_sched_attr a = {
-                .size = SCHED_ATTR_SIZE_VER1,
-                .sched_flags = LN_SCHED_FLAG_KEEP_ALL |
-                               (set_min ? LN_SCHED_FLAG_UTIL_CLAMP_MIN : 0) |
-                               (set_max ? LN_SCHED_FLAG_UTIL_CLAMP_MAX : 0),
-                .sched_util_min = min,
-                .sched_util_max = max,
-        };
         return k->sched_setattr(tid, &a);
 }
 
@@ -141,9 +116,11 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
         r = sched_state_read_ops(k, tid, sched_base_slice(), &before);
         if (r < 0)
                 return r;
-        /* sched_state_read() leaves the cookie out: needed only here. */
-        if (settings_has(s, SETTING_CORE_SCHED) && k->core_sched_get(tid, &before.core_cookie) < 0)
-                before.core_cookie = 0;
+        /* sched_state_read() leaves some out (the cookie): read those S needs. */
+        r = sched_state_read_extra(k, c->proc_root, tid, s->mask & ~task_attr_extra_mask(true),
+                                   &before);
+        if (r < 0)
+                return r;
         r = settings_apply_tid_from(c, tid, &before, s, ret_applied, ret_unsupported);
         if (r < 0)
                 return r;
@@ -178,6 +155,9 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
                 .reset_on_fork = c->reset_on_fork || has_reset_on_fork(before),
         };
 
+        TASK_ATTR_FOREACH(a)
+                if ((p.mask & SETTING_BIT(a->id)) && !task_attr_valid(a, s))
+                        return -EINVAL;
         if (p.mask & SETTING_BIT(SETTING_POLICY)) {
                 if (!sched_policy_is_fair(s->policy))
                         return -EINVAL;
@@ -209,8 +189,6 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
                 p.slice = s->slice_ns;
                 p.fair_attr = true;
         }
-        if ((p.mask & SETTING_BIT(SETTING_TIMER_SLACK)) && s->timer_slack_ns == 0)
-                return -EINVAL;
         *ret = p;
         return 0;
 }
@@ -260,117 +238,46 @@ static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, c
         return 0;
 }
 
-/* I/O priority and oom_score_adj. The ioprio is one value: a level alone
- * keeps the class, a class alone the level (see ioprio_compose(); NICE is
- * the nice the thread is getting, which a thread without an I/O class takes
- * its level from). Adds to *DONE; a negative errno means the caller puts
- * DONE back. */
-static int io_oom_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
-                        const Settings *s, uint32_t mask, int nice, uint32_t *done)
+/* The attribute input of thread TID. */
+static AttrIo attr_io(const ApplyContext *c, pid_t tid, int nice)
 {
-        int r;
-
-        if (mask & SETTINGS_IO_MASK) {
-                int v = ioprio_compose(before->ioprio, nice,
-                                       (mask & SETTING_BIT(SETTING_IO_CLASS)) ? s->io_class : -1,
-                                       (mask & SETTING_BIT(SETTING_IO_NICE)) ? s->io_nice : -1);
-
-                if (v != before->ioprio) {
-                        r = kernel_ops(c->kernel)->ioprio_set(tid, v);
-                        if (r < 0)
-                                return r;
-                }
-                *done |= mask & SETTINGS_IO_MASK;
-        }
-        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
-                if (before->oom_score_adj != s->oom_score_adj) {
-                        r = kernel_ops(c->kernel)->oom_score_adj_write(c->proc_root, tid,
-                                                                       s->oom_score_adj);
-                        if (r < 0)
-                                return r;
-                }
-                *done |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
-        }
-        return 0;
+        return (AttrIo){
+                .k = kernel_ops(c->kernel),
+                .proc_root = c->proc_root,
+                .tid = tid,
+                .backend = c->backend,
+                .core_source = c->core_source,
+                .nice = nice,
+        };
 }
 
-/* Latency nice (the real knob), uclamp, timer slack, I/O priority and
- * oom_score_adj. Adds to *DONE and *UNSUPPORTED; a negative errno means the
- * caller puts DONE back. */
-static int extras_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
-                        const Settings *s, uint32_t mask, int nice, uint32_t *done,
-                        uint32_t *unsupported)
-{
-        const uint32_t ubits = mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX));
-        const KernelOps *k = kernel_ops(c->kernel);
-        int r;
-
-        if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) &&
-            c->backend == LATENCY_BACKEND_LATENCY_NICE) {
-                r = before->has_latency_nice && before->latency_nice == s->latency_nice
-                            ? 0
-                            : set_latency_nice(k, tid, s->latency_nice);
-                /* The value is in range: EINVAL here is the unknown flag of a
-                 * kernel without latency nice, like E2BIG. */
-                if (r == -E2BIG || r == -EINVAL || r == -EOPNOTSUPP)
-                        *unsupported |= SETTING_BIT(SETTING_LATENCY_NICE);
-                else if (r < 0)
-                        return r;
-                else
-                        *done |= SETTING_BIT(SETTING_LATENCY_NICE);
-        }
-        if (ubits) {
-                bool has_min = mask & SETTING_BIT(SETTING_UTIL_MIN);
-                bool has_max = mask & SETTING_BIT(SETTING_UTIL_MAX);
-
-                r = set_uclamp(k, tid, has_min, has_min ? s->util_min : before->util_min, has_max,
-                               has_max ? s->util_max : before->util_max);
-                if (r == -EOPNOTSUPP)
-                        *unsupported |= ubits;
-                else if (r < 0)
-                        return r;
-                else
-                        *done |= ubits;
-        }
-        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                if (before->timer_slack_ns != s->timer_slack_ns) {
-                        r = k->timer_slack_write(c->proc_root ?: "/proc", tid, s->timer_slack_ns);
-                        if (r < 0)
-                                return r;
-                }
-                *done |= SETTING_BIT(SETTING_TIMER_SLACK);
-        }
-        return io_oom_apply(c, tid, before, s, mask, nice, done);
-}
-
-/* CoreSched= (see settings_apply_tid()). Adds to *DONE and *UNSUPPORTED; a
+/* Every attribute of MASK but the fair writer's, one write per writer group
+ * (lib/task-attr.h), in registry order. Adds to *DONE and *UNSUPPORTED; a
  * negative errno means the caller puts DONE back. */
-static int core_sched_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
-                            const Settings *s, uint32_t *done, uint32_t *unsupported)
+static int attrs_apply(const ApplyContext *c, pid_t tid, const SchedState *before,
+                       const Settings *s, uint32_t mask, int nice, uint32_t *done,
+                       uint32_t *unsupported)
 {
-        const KernelOps *k = kernel_ops(c->kernel);
-        const pid_t source = c->core_source;
-        uint64_t want = 0;
+        const AttrIo io = attr_io(c, tid, nice);
+        uint32_t written = 0;
         int r;
 
-        if (s->core_sched.mode == CORE_SCHED_NONE)
-                r = before->core_cookie == 0 ? 0 : k->core_sched_clear(tid);
-        else if (source == tid && before->core_cookie != 0)
-                r = 0; /* its own cookie, the caller says so */
-        else if (source > 0 && source != tid) {
-                r = k->core_sched_get(source, &want);
-                if (r >= 0 && (want == 0 || want != before->core_cookie))
-                        r = want == 0 ? k->core_sched_create(tid)
-                                      : k->core_sched_share(source, tid);
-        } else
-                r = k->core_sched_create(tid);
-        if (r == -EINVAL || r == -ENODEV) {
-                *unsupported |= SETTING_BIT(SETTING_CORE_SCHED);
-                return 0;
+        TASK_ATTR_FOREACH(a) {
+                uint32_t bits = mask & a->group;
+
+                if (!a->write || !(mask & SETTING_BIT(a->id)) || (written & SETTING_BIT(a->id)))
+                        continue;
+                written |= a->group;
+                r = a->write(&io, before, s, bits);
+                if (r == ATTR_WRITE_ELSEWHERE)
+                        continue;
+                if (r == -EOPNOTSUPP)
+                        *unsupported |= bits;
+                else if (r < 0)
+                        return r;
+                else
+                        *done |= bits;
         }
-        if (r < 0)
-                return r;
-        *done |= SETTING_BIT(SETTING_CORE_SCHED);
         return 0;
 }
 
@@ -397,10 +304,8 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
         } else {
                 r = fair_apply(kernel_ops(c->kernel), tid, &before, &p, &done);
                 if (r >= 0)
-                        r = extras_apply(c, tid, &before, s, p.mask, p.nice, &done,
-                                         &unsupported);
-                if (r >= 0 && (p.mask & SETTING_BIT(SETTING_CORE_SCHED)))
-                        r = core_sched_apply(c, tid, &before, s, &done, &unsupported);
+                        r = attrs_apply(c, tid, &before, s, p.mask, p.nice, &done,
+                                        &unsupported);
                 if (r < 0) {
                         if (done != 0)
                                 (void)sched_state_restore_full(c->kernel, c->proc_root ?: "/proc",
@@ -418,13 +323,36 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
         return 0;
 }
 
+/* Put back every attribute of MASK but the fair writer's, one restore per
+ * writer group. -ESRCH at once when the thread is gone; else the first
+ * error, after trying them all. */
+static int attrs_restore(const KernelOps *k, const char *proc_root, pid_t tid,
+                         const SchedState *orig, uint32_t mask)
+{
+        const AttrIo io = { .k = k, .proc_root = proc_root, .tid = tid };
+        uint32_t done = 0;
+        int r, ret = 0;
+
+        TASK_ATTR_FOREACH(a) {
+                if (!a->restore || !(mask & SETTING_BIT(a->id)) || (done & SETTING_BIT(a->id)))
+                        continue;
+                done |= a->group;
+                r = a->restore(&io, orig, mask & a->group);
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 && r != -EOPNOTSUPP && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
 int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid_t tid,
                              const SchedState *orig, uint32_t mask)
 {
         const KernelOps *k = kernel_ops(kernel);
         SchedState cur;
         bool rof;
-        int r, ret = 0;
+        int r;
 
         r = sched_state_read_ops(k, tid, sched_base_slice(), &cur);
         if (r < 0)
@@ -456,89 +384,15 @@ int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid
                 if (r < 0)
                         return r;
         }
-        if ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) && orig->has_latency_nice) {
-                r = set_latency_nice(k, tid, orig->latency_nice);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && ret == 0)
-                        ret = r;
-        }
-        if (mask & (SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX))) {
-                r = set_uclamp(k, tid, mask & SETTING_BIT(SETTING_UTIL_MIN), orig->util_min,
-                               mask & SETTING_BIT(SETTING_UTIL_MAX), orig->util_max);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && r != -EOPNOTSUPP && ret == 0)
-                        ret = r;
-        }
-        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                r = k->timer_slack_write(proc_root, tid, orig->timer_slack_ns);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && ret == 0)
-                        ret = r;
-        }
-        if (mask & SETTINGS_IO_MASK) {
-                r = k->ioprio_set(tid, orig->ioprio);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && ret == 0)
-                        ret = r;
-        }
-        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
-                r = k->oom_score_adj_write(proc_root, tid, orig->oom_score_adj);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && ret == 0)
-                        ret = r;
-        }
-        /* The original is no cookie (latniced never takes over one someone
-         * else set): take latniced's away. */
-        if ((mask & SETTING_BIT(SETTING_CORE_SCHED)) && orig->core_cookie == 0) {
-                r = k->core_sched_clear(tid);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0 && r != -EINVAL && r != -ENODEV && ret == 0)
-                        ret = r;
-        }
-        return ret;
+        return attrs_restore(k, proc_root, tid, orig, mask);
 }
 
 int sched_state_read_extra(const KernelOps *kernel, const char *proc_root, pid_t tid,
                            uint32_t mask, SchedState *s)
 {
-        const KernelOps *k = kernel_ops(kernel);
-        int r;
+        const AttrIo io = { .k = kernel_ops(kernel), .proc_root = proc_root, .tid = tid };
 
-        if (mask & SETTING_BIT(SETTING_TIMER_SLACK)) {
-                r = k->timer_slack_read(proc_root, tid, &s->timer_slack_ns);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0)
-                        s->timer_slack_ns = 0;
-        }
-        if (mask & SETTINGS_IO_MASK) {
-                r = k->ioprio_get(tid, &s->ioprio);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0)
-                        s->ioprio = 0;
-        }
-        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ)) {
-                r = k->oom_score_adj_read(proc_root, tid, &s->oom_score_adj);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0)
-                        s->oom_score_adj = 0;
-        }
-        if (mask & SETTING_BIT(SETTING_CORE_SCHED)) {
-                r = k->core_sched_get(tid, &s->core_cookie);
-                if (r == -ESRCH)
-                        return r;
-                if (r < 0) /* no core scheduling here (EINVAL, ENODEV): no cookie */
-                        s->core_cookie = 0;
-        }
-        return 0;
+        return task_attr_read(&io, mask, s);
 }
 
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
@@ -553,30 +407,9 @@ uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, 
         mask &= SETTINGS_TASK_MASK;
         if (sched_policy_is_fair(now->policy) != sched_policy_is_fair(expected->policy))
                 return mask;
-        if (now->policy != expected->policy)
-                changed |= SETTING_BIT(SETTING_POLICY);
-        if (now->nice != expected->nice)
-                changed |= SETTING_BIT(SETTING_NICE);
-        if (now->slice_ns != expected->slice_ns || now->custom_slice != expected->custom_slice)
-                changed |= SETTING_BIT(SETTING_SLICE);
-        if (now->has_latency_nice != expected->has_latency_nice)
-                changed |= SETTING_BIT(SETTING_LATENCY_NICE);
-        else if (expected->has_latency_nice ? now->latency_nice != expected->latency_nice
-                                            : now->slice_ns != expected->slice_ns)
-                changed |= SETTING_BIT(SETTING_LATENCY_NICE); /* else emulated with the slice */
-        if (now->util_min != expected->util_min)
-                changed |= SETTING_BIT(SETTING_UTIL_MIN);
-        if (now->util_max != expected->util_max)
-                changed |= SETTING_BIT(SETTING_UTIL_MAX);
-        if (now->timer_slack_ns != expected->timer_slack_ns)
-                changed |= SETTING_BIT(SETTING_TIMER_SLACK);
-        /* One value: a class or a level someone else set makes both theirs. */
-        if (now->ioprio != expected->ioprio)
-                changed |= SETTINGS_IO_MASK;
-        if (now->oom_score_adj != expected->oom_score_adj)
-                changed |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
-        if (now->core_cookie != expected->core_cookie)
-                changed |= SETTING_BIT(SETTING_CORE_SCHED);
+        TASK_ATTR_FOREACH(a)
+                if ((mask & SETTING_BIT(a->id)) && a->changed(now, expected))
+                        changed |= SETTING_BIT(a->id);
         return changed & mask;
 }
 
@@ -613,32 +446,7 @@ void sched_state_forked(const SchedState *parent, uint64_t base_slice_ns, SchedS
 
 void sched_state_take(SchedState *dst, const SchedState *src, uint32_t mask)
 {
-        if (mask & SETTING_BIT(SETTING_POLICY)) {
-                dst->policy = src->policy;
-                dst->priority = src->priority;
-        }
-        if (mask & SETTING_BIT(SETTING_NICE))
-                dst->nice = src->nice;
-        /* LatencyNice emulated with the slice is the slice. */
-        if ((mask & SETTING_BIT(SETTING_SLICE)) ||
-            ((mask & SETTING_BIT(SETTING_LATENCY_NICE)) && !src->has_latency_nice)) {
-                dst->slice_ns = src->slice_ns;
-                dst->custom_slice = src->custom_slice;
-        }
-        if (mask & SETTING_BIT(SETTING_LATENCY_NICE)) {
-                dst->has_latency_nice = src->has_latency_nice;
-                dst->latency_nice = src->latency_nice;
-        }
-        if (mask & SETTING_BIT(SETTING_UTIL_MIN))
-                dst->util_min = src->util_min;
-        if (mask & SETTING_BIT(SETTING_UTIL_MAX))
-                dst->util_max = src->util_max;
-        if (mask & SETTING_BIT(SETTING_TIMER_SLACK))
-                dst->timer_slack_ns = src->timer_slack_ns;
-        if (mask & SETTINGS_IO_MASK)
-                dst->ioprio = src->ioprio;
-        if (mask & SETTING_BIT(SETTING_OOM_SCORE_ADJ))
-                dst->oom_score_adj = src->oom_score_adj;
-        if (mask & SETTING_BIT(SETTING_CORE_SCHED))
-                dst->core_cookie = src->core_cookie;
+        TASK_ATTR_FOREACH(a)
+                if (mask & SETTING_BIT(a->id))
+                        a->take(dst, src);
 }

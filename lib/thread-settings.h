@@ -21,7 +21,7 @@ typedef struct ApplyContext {
         LatencyBackend backend;  /* resolved: never _LATENCY_BACKEND_AUTO */
         uint64_t base_slice_ns;  /* for the latency nice -> slice mapping; 0: sched_base_slice() */
         bool dry_run;            /* read and decide, change nothing */
-        const char *proc_root;   /* for timerslack_ns; NULL: "/proc" */
+        const char *proc_root;   /* for the /proc files of attributes; NULL: "/proc" */
         /* CoreSched=process or rule: the thread whose cookie TID is to have
          * (TID itself: keep the one it has), 0: a new cookie (see
          * settings_apply_tid()). The caller picks it per process. */
@@ -48,19 +48,14 @@ typedef struct ApplyContext {
  *                 backend none: unsupported
  *   UtilMin/Max   SCHED_FLAG_UTIL_CLAMP_MIN/MAX|KEEP_ALL; EOPNOTSUPP makes
  *                 them unsupported, not an error
- *   TimerSlack    PROC_ROOT/TID/timerslack_ns
- *   CoreSched     none: no cookie (PR_SCHED_CORE_SHARE_TO from the calling
- *                 thread, which must have none); process/rule: the cookie of
- *                 C->core_source (lib/core-sched.h core_sched_share()), or a
- *                 new one (core_sched_create()) when that is 0 or TID has
- *                 none while it is its own source. A thread that already has
- *                 the cookie costs no syscall. EINVAL/ENODEV (no
- *                 CONFIG_SCHED_CORE, no SMT) make it unsupported.
- *   IOClass/IONice ioprio_set(IOPRIO_WHO_PROCESS, tid): one value, so a
- *                 class alone keeps the level and a level alone the class
- *                 (lib/ioprio.h ioprio_compose())
- *   OOMScoreAdj   PROC_ROOT/TID/oom_score_adj: per process, whichever
- *                 thread it is written through
+ *   the others    one write per writer group, as their descriptors say
+ *                 (lib/task-attr.c: the I/O priority is one value, so a
+ *                 class alone keeps the level and a level alone the class;
+ *                 a per-process value is written through whichever thread;
+ *                 CoreSched none takes the cookie away, process/rule gives
+ *                 the cookie of C->core_source or a new one when that is 0
+ *                 or TID has none while it is its own source; no CONFIG_
+ *                 SCHED_CORE or SMT makes it unsupported)
  *
  * Returns 0, and then: RET_BEFORE the state read before any change (what
  * sched_state_restore() needs), RET_APPLIED the settings that now hold (in
@@ -80,22 +75,19 @@ int settings_apply_tid(const ApplyContext *c, pid_t tid, const Settings *s, Sche
 
 /*
  * The same, from CUR: the state of TID the caller has just read (so it is
- * not read again). CUR needs its timer slack, ioprio and oom_score_adj
- * (sched_state_read() or sched_state_read_extra()) only when S has
- * TimerSlack, IOClass/IONice or OOMScoreAdj: it is what a failure puts back. CUR is what
- * settings_apply_tid() returns in RET_BEFORE. Both skip the syscall of a
- * nice, policy and slice, latency nice or timer slack that CUR already has.
+ * not read again). CUR needs the attributes sched_getattr() does not give
+ * (sched_state_read() or sched_state_read_extra()) only when S has them: it
+ * is what a failure puts back. CUR is what settings_apply_tid() returns in
+ * RET_BEFORE. Both skip the syscall of a value CUR already has.
  */
 int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *cur,
                             const Settings *s, uint32_t *ret_applied, uint32_t *ret_unsupported);
 
 /*
  * Fill in what sched_state_read_attr() leaves out and MASK (SETTING_BITs)
- * needs: the timer slack for TimerSlack, the ioprio for IOClass/IONice, the
- * oom_score_adj for OOMScoreAdj (PROC_ROOT NULL: "/proc"). The core scheduling
- * cookie for CoreSched. An unreadable one
- * reads as 0, as in sched_state_read(). 0, or -ESRCH if TID is gone; the
- * others of S are untouched.
+ * needs (the attributes with a read() in lib/task-attr.c; PROC_ROOT NULL:
+ * "/proc"). An unreadable one reads as 0, as in sched_state_read(). 0, or
+ * -ESRCH if TID is gone; the others of S are untouched.
  */
 int sched_state_read_extra(const KernelOps *k, const char *proc_root, pid_t tid, uint32_t mask,
                            SchedState *s);
@@ -104,14 +96,14 @@ int sched_state_read_extra(const KernelOps *k, const char *proc_root, pid_t tid,
  * Put back the attributes of ORIG named by MASK (SETTING_BIT ids):
  * Policy, Nice, Slice (the custom slice or the default), LatencyNice (the
  * latency nice when ORIG has one, and the slice it may have been emulated
- * with), UtilMin/UtilMax, TimerSlack (0 in ORIG: the default), IOClass and
- * IONice (the ioprio), OOMScoreAdj. -ESRCH if
+ * with), and every other attribute as its descriptor restores it
+ * (lib/task-attr.c; a value of 0 where 0 means the default). -ESRCH if
  * gone, -EBUSY if the thread is no longer in the fair class (someone made
  * it RT: it is theirs). Unsupported attributes are skipped.
  */
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask);
-/* Same through kernel K (NULL: the real one) with a proc root for
- * timerslack_ns (NULL: "/proc"). */
+/* Same through kernel K (NULL: the real one) with a proc root for the
+ * attributes' /proc files (NULL: "/proc"). */
 int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t tid,
                              const SchedState *orig, uint32_t mask);
 
@@ -140,8 +132,8 @@ bool sched_state_matches(const SchedState *now, const SchedState *expected, uint
  * policy SCHED_OTHER at nice 0, the slice the default (BASE_SLICE_NS, 0:
  * sched_base_slice()), the latency nice 0 and the utilization clamps none
  * (0 and 1024; a kernel without uclamp reads 0 and 0, and stays so). The
- * child never has the flag. Timer slack, I/O priority,
- * oom_score_adj and the core scheduling cookie are inherited as they are.
+ * child never has the flag. The other attributes (lib/task-attr.c) are
+ * inherited as they are.
  */
 void sched_state_forked(const SchedState *parent, uint64_t base_slice_ns, SchedState *ret);
 

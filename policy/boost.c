@@ -4,31 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/ioprio.h"
+#include "lib/task-attr.h"
 #include "lib/macro.h"
 #include "policy/boost.h"
 
 uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_slice_ns)
 {
+        SchedState ref;
         uint32_t m = 0;
 
-        if (settings_has(s, SETTING_LATENCY_NICE) && s->latency_nice < 0)
-                m |= SETTING_BIT(SETTING_LATENCY_NICE);
-        if (settings_has(s, SETTING_NICE) && s->nice < 0 && s->nice < nice_floor)
-                m |= SETTING_BIT(SETTING_NICE);
-        if (settings_has(s, SETTING_SLICE) && s->slice_ns < base_slice_ns)
-                m |= SETTING_BIT(SETTING_SLICE);
-        if (settings_has(s, SETTING_UTIL_MIN) && s->util_min > 0)
-                m |= SETTING_BIT(SETTING_UTIL_MIN);
-        /* The real-time I/O class needs CAP_SYS_NICE (ioprio_set(2)); a
-         * level within best-effort or idle any user may choose. */
-        if (settings_has(s, SETTING_IO_CLASS) && s->io_class == LN_IOPRIO_CLASS_RT)
-                m |= SETTING_BIT(SETTING_IO_CLASS);
-        /* Lowering oom_score_adj (below what the process had) needs
-         * CAP_SYS_RESOURCE: a negative value shields a task from the OOM
-         * killer at others' expense. */
-        if (settings_has(s, SETTING_OOM_SCORE_ADJ) && s->oom_score_adj < 0)
-                m |= SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+        /* A task attribute: what its descriptor calls a boost over the
+         * defaults (lib/task-attr.c), the same definition as for SetTask. */
+        task_attr_boost_reference(nice_floor, &ref);
+        TASK_ATTR_FOREACH(a)
+                if (a->boost && settings_has(s, a->id) &&
+                    a->boost(s, &ref, base_slice_ns, 0, NULL) > 0)
+                        m |= SETTING_BIT(a->id);
         /* A group's weight above the default takes CPU from other groups. */
         if (settings_has(s, SETTING_CPU_WEIGHT) && s->cpu_weight > 100)
                 m |= SETTING_BIT(SETTING_CPU_WEIGHT);

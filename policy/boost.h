@@ -34,12 +34,10 @@
 
 /*
  * The SETTING_BIT()s of S that are boosts for a user whose lowest nice is
- * NICE_FLOOR: LatencyNice < 0, Nice < min(0, NICE_FLOOR), a Slice below
- * BASE_SLICE_NS, UtilMin > 0, a group CPUWeight above 100, a group
- * CPULatencyNice < 0, IOClass realtime, OOMScoreAdj < 0. Policy, TimerSlack,
- * IONice and CPUIdle never are (any task may switch between other and batch,
- * set its own timer slack and choose its level within the best-effort I/O
- * class; an idle group only yields).
+ * NICE_FLOOR: a task attribute whose descriptor calls its value a boost over
+ * the defaults (lib/task-attr.c; a Nice below min(0, NICE_FLOOR), a Slice
+ * below BASE_SLICE_NS), a group CPUWeight above 100, a group CPULatencyNice
+ * < 0. CPUIdle never is (an idle group only yields).
  */
 uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_slice_ns);
 

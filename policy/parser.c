@@ -639,21 +639,43 @@ static int check_line(FileParser *fp, unsigned line, const char *s, size_t len, 
         return 0;
 }
 
+/* The names of the keys of a section, for messages: PREFIX and the settings
+ * of MASK (from their tables, lib/settings.h), made once and kept; "..." if
+ * out of memory. */
+static const char *section_keys(char **cache, const char *prefix, uint32_t mask)
+{
+        _cleanup_free_ char *names = NULL;
+
+        if (*cache)
+                return *cache;
+        names = settings_names(mask);
+        if (!names || asprintf(cache, "%s%s", prefix, names) < 0) {
+                *cache = NULL;
+                return "...";
+        }
+        return *cache;
+}
+
 static const char *rule_keys(void)
 {
-        return "Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, Nice, Policy, "
-               "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope";
+        static char *cache;
+
+        return section_keys(&cache, "Match, Profile, Final, RequireTrustedExe, ",
+                            SETTINGS_RULE_MASK);
 }
 
 static const char *profile_keys(void)
 {
-        return "LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, TimerSlack, CPUWeight, "
-               "CPUIdle, CPULatencyNice, GroupScope";
+        static char *cache;
+
+        return section_keys(&cache, "", SETTINGS_RULE_MASK);
 }
 
 static const char *unit_keys(void)
 {
-        return "LatencyNice, Slice, UtilMin, UtilMax, CPUWeight, CPUIdle";
+        static char *cache;
+
+        return section_keys(&cache, "", SETTINGS_UNIT_MASK);
 }
 
 static int end_section(FileParser *fp)

@@ -14,6 +14,7 @@
 #include "lib/ioprio.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
+#include "lib/settings.h"
 #include "tests/unit/fake-kernel.h"
 #include "tests/unit/test-util.h"
 
@@ -209,6 +210,10 @@ pid_t fake_process_new(pid_t pid, const char *comm, pid_t ppid, unsigned n_threa
         l->slice_ns = fk.base_slice_ns;
         l->util_max = 1024;
         l->timer_slack_ns = FAKE_TIMER_SLACK_DEFAULT;
+        for (int cpu = 0; cpu < FAKE_CPUS; cpu++) {
+                CPU_SET(cpu, &l->affinity);
+                CPU_SET(cpu, &l->cpuset);
+        }
         proc_sync(pid);
         for (unsigned i = 1; i < n_threads; i++)
                 (void)fake_thread_new(pid);
@@ -240,6 +245,8 @@ static void forked(const FakeTask *c, FakeTask *t)
         t->timer_slack_ns = c->timer_slack_ns;
         t->ioprio = c->ioprio;
         t->cookie = c->cookie;
+        t->affinity = c->affinity;
+        t->cpuset = c->cpuset;
         if (c->reset_on_fork) {
                 if (!sched_policy_is_fair(t->policy)) {
                         t->policy = SCHED_OTHER;
@@ -432,7 +439,7 @@ static int fake_ioprio_set(pid_t tid, int ioprio)
         return done(FAKE_IOPRIO_SET, tid, 0);
 }
 
-static int fake_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
+static int fake_slack_read(pid_t tid, int64_t *ret)
 {
         const FakeTask *t = living(tid);
 
@@ -442,7 +449,7 @@ static int fake_slack_read(const char *proc_root, pid_t tid, uint64_t *ret)
         return done(FAKE_SLACK_READ, tid, 0);
 }
 
-static int fake_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
+static int fake_slack_write(pid_t tid, int64_t ns)
 {
         FakeTask *t = living(tid);
 
@@ -453,7 +460,7 @@ static int fake_slack_write(const char *proc_root, pid_t tid, uint64_t ns)
         return done(FAKE_SLACK_WRITE, tid, 0);
 }
 
-static int fake_oom_read(const char *proc_root, pid_t tid, int *ret)
+static int fake_oom_read(pid_t tid, int64_t *ret)
 {
         const FakeTask *t = living(tid);
 
@@ -463,7 +470,7 @@ static int fake_oom_read(const char *proc_root, pid_t tid, int *ret)
         return done(FAKE_OOM_READ, tid, 0);
 }
 
-static int fake_oom_write(const char *proc_root, pid_t tid, int value)
+static int fake_oom_write(pid_t tid, int64_t value)
 {
         FakeTask *t = living(tid);
 
@@ -555,6 +562,52 @@ static int fake_pidfd_alive(int fd)
         return done(FAKE_PIDFD_ALIVE, 0, -EBADF);
 }
 
+/* The /proc files of one number the model has. */
+static int fake_proc_number_read(const char *proc_root, pid_t tid, const char *name, int64_t *ret)
+{
+        if (streq(name, "timerslack_ns"))
+                return fake_slack_read(tid, ret);
+        if (streq(name, "oom_score_adj"))
+                return fake_oom_read(tid, ret);
+        return -ENOENT;
+}
+
+static int fake_proc_number_write(const char *proc_root, pid_t tid, const char *name,
+                                  int64_t value)
+{
+        if (streq(name, "timerslack_ns"))
+                return fake_slack_write(tid, value);
+        if (streq(name, "oom_score_adj"))
+                return fake_oom_write(tid, value);
+        return -ENOENT;
+}
+
+/* As the kernel: the CPUs asked for within the cpuset; asking for none of
+ * them is EINVAL. */
+static int fake_affinity_get(pid_t tid, cpu_set_t *ret)
+{
+        const FakeTask *t = living(tid);
+
+        if (!t)
+                return done(FAKE_AFFINITY_GET, tid, -ESRCH);
+        CPU_AND(ret, &t->affinity, &t->cpuset);
+        return done(FAKE_AFFINITY_GET, tid, 0);
+}
+
+static int fake_affinity_set(pid_t tid, const cpu_set_t *cpus)
+{
+        FakeTask *t = living(tid);
+        cpu_set_t both;
+
+        if (!t)
+                return done(FAKE_AFFINITY_SET, tid, -ESRCH);
+        CPU_AND(&both, cpus, &t->cpuset);
+        if (CPU_COUNT(&both) == 0)
+                return done(FAKE_AFFINITY_SET, tid, -EINVAL);
+        t->affinity = *cpus;
+        return done(FAKE_AFFINITY_SET, tid, 0);
+}
+
 /* The model is never switched out around a read. */
 static long fake_self_switches(void)
 {
@@ -567,14 +620,14 @@ const KernelOps fake_kernel_ops = {
         .set_nice = fake_set_nice,
         .ioprio_get = fake_ioprio_get,
         .ioprio_set = fake_ioprio_set,
-        .timer_slack_read = fake_slack_read,
-        .timer_slack_write = fake_slack_write,
-        .oom_score_adj_read = fake_oom_read,
-        .oom_score_adj_write = fake_oom_write,
+        .proc_number_read = fake_proc_number_read,
+        .proc_number_write = fake_proc_number_write,
         .core_sched_get = fake_core_get,
         .core_sched_create = fake_core_create,
         .core_sched_share = fake_core_share,
         .core_sched_clear = fake_core_clear,
+        .affinity_get = fake_affinity_get,
+        .affinity_set = fake_affinity_set,
         .pidfd_open = fake_pidfd_open,
         .pidfd_alive = fake_pidfd_alive,
         .self_switches = fake_self_switches,

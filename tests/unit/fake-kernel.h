@@ -19,6 +19,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,7 +43,12 @@ typedef struct FakeTask {
         int ioprio;
         uint64_t cookie;
         int oom_score_adj;      /* the process's: kept on the leader */
+        cpu_set_t affinity;     /* what it asked for (sched_setaffinity) */
+        cpu_set_t cpuset;       /* the CPUs its cpuset allows: FAKE_CPUS unless a test says */
 } FakeTask;
+
+/* The model's CPUs: 0..FAKE_CPUS-1, all online. */
+#define FAKE_CPUS 4
 
 typedef enum FakeOp {
         FAKE_GETATTR,
@@ -58,6 +64,8 @@ typedef enum FakeOp {
         FAKE_CORE_CREATE,
         FAKE_CORE_SHARE,
         FAKE_CORE_CLEAR,
+        FAKE_AFFINITY_GET,
+        FAKE_AFFINITY_SET,
         FAKE_PIDFD_OPEN,
         FAKE_PIDFD_ALIVE,
         _FAKE_OP_MAX,

@@ -140,7 +140,7 @@ static void test_roundtrip(void)
                 [SETTING_CPU_IDLE] = "no",       [SETTING_IO_CLASS] = "best-effort",
                 [SETTING_IO_NICE] = "7",        [SETTING_OOM_SCORE_ADJ] = "-1000",
                 [SETTING_CORE_SCHED] = "rule",  [SETTING_CPU_LATENCY_NICE] = "-20",
-                [SETTING_GROUP_SCOPE] = "own",
+                [SETTING_GROUP_SCOPE] = "own",  [SETTING_CPU_AFFINITY] = "0,2-5",
         };
 
         for (SettingId id = 0; id < _SETTING_MAX; id++) {

@@ -191,7 +191,8 @@ static const BadCase bad_cases[] = {
           "found \"Match\", which only [Rule] sections take" },
         { "[Profile p]\nFinal = yes\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Profile] (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
-          "TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope), found \"Final\", "
+          "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle, "
+          "CPULatencyNice, GroupScope, CPUAffinity), found \"Final\", "
           "which only [Rule] sections take" },
         /* A [Unit]'s group latency nice is its LatencyNice=. */
         { "[Unit a.service]\nCPULatencyNice = -5\n", 0, DIAG_ERROR, 2, 1,
@@ -248,7 +249,8 @@ static const BadCase bad_cases[] = {
         { RM "Foo = 1\n", 0, DIAG_WARNING, 3, 1,
           "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
           "Nice, Policy, "
-          "UtilMin, UtilMax, TimerSlack, CPUWeight, CPUIdle, CPULatencyNice, GroupScope), found unknown key "
+          "UtilMin, UtilMax, TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, "
+          "CPUIdle, CPULatencyNice, GroupScope, CPUAffinity), found unknown key "
           "\"Foo\", ignored" },
         { RM "Nice = 1\nNice = 2\n", 0, DIAG_WARNING, 4, 1,
           "expected \"Nice\" once per section, found it again (the later value wins)" },

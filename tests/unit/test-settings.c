@@ -51,6 +51,7 @@ static void test_fields(void)
                 [SETTING_CORE_SCHED] = "process",
                 [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
                 [SETTING_CPU_LATENCY_NICE] = "-5", [SETTING_GROUP_SCOPE] = "own",
+                [SETTING_CPU_AFFINITY] = "0-3,8",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
@@ -59,7 +60,7 @@ static void test_fields(void)
                 [SETTING_CORE_SCHED] = "rule",
                 [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
                 [SETTING_OOM_SCORE_ADJ] = "200", [SETTING_CPU_LATENCY_NICE] = "7",
-                [SETTING_GROUP_SCOPE] = "shared",
+                [SETTING_GROUP_SCOPE] = "shared", [SETTING_CPU_AFFINITY] = "1",
         };
         Settings all = {};
 
