@@ -225,7 +225,7 @@ static void preempt_from_config(const char *config, const char *cmdline, SchedIn
         for (size_t k = 0; k < ELEMENTSOF(models); k++)
                 if (config_yes(config, models[k].key)) {
                         i->preempt = models[k].m;
-                        i->preempt_source = "kernel config";
+                        i->preempt_source = "the kernel config";
                         break;
                 }
         /* A PREEMPT_DYNAMIC kernel boots with the config's model unless
@@ -235,7 +235,7 @@ static void preempt_from_config(const char *config, const char *cmdline, SchedIn
 
                 if (b != PREEMPT_MODEL_UNKNOWN && b != PREEMPT_MODEL_RT) {
                         i->preempt = b;
-                        i->preempt_source = "boot command line";
+                        i->preempt_source = "the boot command line";
                 }
         }
 }
@@ -256,7 +256,7 @@ static void preempt_from_version(const char *version, SchedInfo *i)
                 full |= n == 7 && strncmp(w, "PREEMPT", n) == 0;
                 w += n;
         }
-        i->preempt_source = "version string";
+        i->preempt_source = "the version string";
         if (rt) {
                 i->preempt = PREEMPT_MODEL_RT;
                 i->preempt_dynamic = 0;
@@ -290,7 +290,7 @@ static int read_preempt_hz(const char *root, SchedInfo *i)
 
                 if (s && sscanf(s, "%u", &hz) == 1 && hz > 0) {
                         i->hz = hz;
-                        i->hz_source = "kernel config";
+                        i->hz_source = "the kernel config";
                 }
         }
 
@@ -374,4 +374,24 @@ void sched_info_done(SchedInfo *i)
 {
         if (i)
                 i->scx_ops = mfree(i->scx_ops);
+}
+
+char *sched_info_preempt_describe(const SchedInfo *i)
+{
+        const char *model = i->preempt != PREEMPT_MODEL_UNKNOWN ? preempt_model_to_string(i->preempt)
+                            : i->preempt_hint                   ? i->preempt_hint
+                            : i->preempt_dynamic > 0            ? "dynamic, which one unknown"
+                                                                : "unknown";
+        const char *dyn = i->preempt_dynamic > 0 && i->preempt != PREEMPT_MODEL_UNKNOWN ? "dynamic" : NULL;
+        const char *src = i->preempt_source ? i->preempt_source
+                          : i->preempt_hint || i->preempt_dynamic > 0 ? "the version string"
+                                                                      : NULL;
+        char *s;
+
+        if (!dyn && !src)
+                return strdup(model);
+        if (asprintf(&s, "%s (%s%s%s%s)", model, strempty(dyn), dyn && src ? "; " : "",
+                     src ? "from " : "", strempty(src)) < 0)
+                return NULL;
+        return s;
 }

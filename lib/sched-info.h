@@ -46,12 +46,12 @@ typedef enum ScxState {
 typedef struct SchedInfo {
         PreemptModel preempt;
         int preempt_dynamic;        /* 1: switchable (PREEMPT_DYNAMIC), 0: not, -1: unknown */
-        const char *preempt_source; /* static: "debugfs", "kernel config", "boot command line",
-                                     * "version string", or NULL when unknown */
+        const char *preempt_source; /* static: "debugfs", "the kernel config", "the boot command line",
+                                     * "the version string", or NULL when unknown */
         const char *preempt_hint;   /* static, when PREEMPT is UNKNOWN but the version string
                                      * narrows it: "none or voluntary", "full or lazy" */
         unsigned hz;                /* 0: unknown */
-        const char *hz_source;      /* static: "kernel config", NULL when unknown */
+        const char *hz_source;      /* static: "the kernel config", NULL when unknown */
         int autogroup;              /* 1 on, 0 off, -1 unknown (not compiled in) */
         ScxState scx;
         char *scx_ops;              /* the loaded scheduler's name (root/ops), NULL if none */
@@ -76,3 +76,7 @@ int scx_state_read(const char *root, ScxState *ret_state, char **ret_ops);
  * -ENOMEM (*RET then untouched). */
 int sched_info_read(const char *root, SchedInfo *ret);
 void sched_info_done(SchedInfo *i);
+
+/* The preemption model for people: "full (dynamic; from debugfs)", "none or
+ * voluntary (from the version string)", "unknown". NULL on ENOMEM. */
+char *sched_info_preempt_describe(const SchedInfo *i);

@@ -122,7 +122,7 @@ static void test_debugfs(void)
         put("proc/sys/kernel/version", "#1 SMP PREEMPT_RT Mon\n");
         SchedInfo i = info();
         check(i.preempt == PREEMPT_MODEL_RT);
-        check_streq(i.preempt_source, "version string");
+        check_streq(i.preempt_source, "the version string");
 }
 
 /* The kernel config, and preempt= on the command line of a dynamic one. */
@@ -134,22 +134,22 @@ static void test_config(void)
                 int dynamic;
                 const char *source;
         } cases[] = {
-                { "CONFIG_PREEMPT_NONE=y\n", "ro quiet", PREEMPT_MODEL_NONE, 0, "kernel config" },
-                { "CONFIG_PREEMPT_VOLUNTARY=y\n", "", PREEMPT_MODEL_VOLUNTARY, 0, "kernel config" },
+                { "CONFIG_PREEMPT_NONE=y\n", "ro quiet", PREEMPT_MODEL_NONE, 0, "the kernel config" },
+                { "CONFIG_PREEMPT_VOLUNTARY=y\n", "", PREEMPT_MODEL_VOLUNTARY, 0, "the kernel config" },
                 { "# CONFIG_PREEMPT_NONE is not set\nCONFIG_PREEMPT=y\n", "", PREEMPT_MODEL_FULL, 0,
-                  "kernel config" },
+                  "the kernel config" },
                 { "CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_BUILD=y\n", "", PREEMPT_MODEL_LAZY, 0,
-                  "kernel config" },
+                  "the kernel config" },
                 { "CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT=y\n", "preempt=none", PREEMPT_MODEL_RT, 0,
-                  "kernel config" },
+                  "the kernel config" },
                 { "CONFIG_PREEMPT_VOLUNTARY=y\nCONFIG_PREEMPT_DYNAMIC=y\n", "ro", PREEMPT_MODEL_VOLUNTARY,
-                  1, "kernel config" },
+                  1, "the kernel config" },
                 { "CONFIG_PREEMPT_NONE=y\nCONFIG_PREEMPT_DYNAMIC=y\n", "ro preempt=full quiet",
-                  PREEMPT_MODEL_FULL, 1, "boot command line" },
+                  PREEMPT_MODEL_FULL, 1, "the boot command line" },
                 { "CONFIG_PREEMPT_NONE=y\nCONFIG_PREEMPT_DYNAMIC=y\n", "preempt=lazy",
-                  PREEMPT_MODEL_LAZY, 1, "boot command line" },
+                  PREEMPT_MODEL_LAZY, 1, "the boot command line" },
                 /* preempt= without PREEMPT_DYNAMIC changes nothing */
-                { "CONFIG_PREEMPT_NONE=y\n", "preempt=full", PREEMPT_MODEL_NONE, 0, "kernel config" },
+                { "CONFIG_PREEMPT_NONE=y\n", "preempt=full", PREEMPT_MODEL_NONE, 0, "the kernel config" },
         };
 
         for (size_t k = 0; k < ELEMENTSOF(cases); k++) {
@@ -169,7 +169,7 @@ static void test_config(void)
                 check(i.preempt_dynamic == cases[k].dynamic);
                 check_streq(i.preempt_source, cases[k].source);
                 check(i.hz == 250);
-                check_streq(i.hz_source, "kernel config");
+                check_streq(i.hz_source, "the kernel config");
                 sched_info_done(&i);
         }
 }
@@ -278,6 +278,28 @@ static void test_scx(void)
         check(s == SCX_STATE_UNKNOWN);
 }
 
+static void check_describe(const SchedInfo *i, const char *want)
+{
+        _cleanup_free_ char *d = sched_info_preempt_describe(i);
+
+        check_streq(d, want);
+}
+
+static void test_describe(void)
+{
+        check_describe(&(SchedInfo){ .preempt = PREEMPT_MODEL_FULL, .preempt_dynamic = 1,
+                                     .preempt_source = "debugfs" },
+                       "full (dynamic; from debugfs)");
+        check_describe(&(SchedInfo){ .preempt = PREEMPT_MODEL_NONE, .preempt_dynamic = 0,
+                                     .preempt_source = "the kernel config" },
+                       "none (from the kernel config)");
+        check_describe(&(SchedInfo){ .preempt_dynamic = 0, .preempt_hint = "none or voluntary" },
+                       "none or voluntary (from the version string)");
+        check_describe(&(SchedInfo){ .preempt_dynamic = 1 },
+                       "dynamic, which one unknown (from the version string)");
+        check_describe(&(SchedInfo){ .preempt_dynamic = -1 }, "unknown");
+}
+
 static void test_autogroup(void)
 {
         SchedInfo i;
@@ -311,6 +333,7 @@ int main(void)
 #endif
         test_scx();
         test_autogroup();
+        test_describe();
         /* the real machine: never an error */
         {
                 SchedInfo i;
