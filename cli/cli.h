@@ -90,6 +90,10 @@ int verb_unset_unit(int argc, char **argv, const CliOptions *o);
  * 1 and *RET_REASON (latniced's words), or 0: no, or latniced cannot be
  * asked (not running, no bus); nothing is printed. */
 int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
+/* The running latniced's sched_ext state and scheduler (its SchedExtState
+ * and SchedExtScheduler properties): 1 and *RET_STATE ("enabled", ...) and
+ * *RET_OPS (NULL if none), or 0: latniced cannot be asked. -ENOMEM. */
+int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);

@@ -17,6 +17,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/sched-effect.h"
 #include "lib/time-util.h"
 #include "lib/util.h"
 #include "policy/boost.h"
@@ -1352,6 +1353,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                  * differ in their rules do not fight over it. */
                 if (tids[i] != pid)
                         td.settings.mask &= ~SETTING_BIT(SETTING_OOM_SCORE_ADJ);
+                (void)sched_ext_mask_settings(a->sched_ext, &td.settings);
                 /* A merged evaluation goes through threads evaluated
                  * before: one that has what it is to get costs its name
                  * only (a tid reused meanwhile had its exit event, or the

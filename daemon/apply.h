@@ -84,6 +84,10 @@ struct Applier {
         size_t last_n_threads;
         ApplyContext ctx;          /* backend, base slice, dry run, proc root */
         bool respect_manual_changes;
+        /* A sched_ext scheduler runs: what it does not read is not written
+         * (lib/sched-effect.h: sched_ext_mask_settings() on every thread's
+         * settings before anything is compared or applied). */
+        bool sched_ext;
         ProcReadPlan read_plan;    /* policy_read_plan() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */
