@@ -41,6 +41,8 @@ if [ -n "$MMHOG_MIB" ] && [ ! -x "$MMHOG" ]; then
         exit 2
 fi
 [ "$(id -u)" -eq 0 ] || { echo "apply-latency: needs root" >&2; exit 77; }
+# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
+bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
 
 T=$(mktemp -d)
 BUSY=()

@@ -47,6 +47,8 @@ while [ $# -gt 0 ]; do
         esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
+# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
+bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
 for p in dbus-daemon pipewire wireplumber pipewire-pulse pw-play paplay pactl pw-metadata weston \
         weston-simple-shm weston-simple-egl Xvfb glxgears stress-ng; do
         command -v "$p" >/dev/null || { echo "SKIP: $p is not installed"; exit 77; }

@@ -43,6 +43,8 @@ KEEPERS=${6:-20}
 RATE=${7:-1000}
 APPLY=${8:-$(dirname "$LATNICED")/../bench/apply-latency}
 [ "$(id -u)" -eq 0 ] || { echo "exec-storm: needs root" >&2; exit 77; }
+# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
+bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
 
 T=$(mktemp -d)
 KP=()

@@ -68,6 +68,8 @@ done
 [[ $size =~ ^[1-9][0-9]*$ ]] || { echo "io-effect: --size wants MiB, a positive integer, not '$size'" >&2; exit 2; }
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "io-effect: --repeats wants a positive integer, not '$repeats'" >&2; exit 2; }
 command -v ionice >/dev/null || { echo "io-effect: ionice (util-linux) is needed" >&2; exit 1; }
+# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
+bash "$(dirname "$0")/machine.sh"
 
 work=$(mktemp -d "$dir/latnice-io-effect.XXXXXX")
 [ -n "$out" ] || out=$work/out

@@ -29,6 +29,8 @@ if [ $do_build -eq 1 ]; then
         ninja -C "$build" bench/policy-scale cli/latnicectl >/dev/null
 fi
 [ -x "$bin" ] || { echo "policy-scale: $bin not built" >&2; exit 1; }
+# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
+bash "$(dirname "$0")/machine.sh" "$build/cli/latnicectl"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

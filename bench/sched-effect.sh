@@ -117,6 +117,9 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out/hist"
 : >>"$out/na.tsv" # runs of a condition that means nothing in a topology
+# The machine it runs on, first, and with the results (bench/machine.sh,
+# docs/benchmarks.md).
+bash "$here/machine.sh" "$build/cli/latnicectl" | tee "$out/machine.txt"
 
 # The attribute wrapper and the sleeper: from the build tree, else compiled here.
 setattr="$build/bench/setattr"

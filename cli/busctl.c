@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/kernel-note.h"
 #include "cli/daemon-find.h"
 #include "cli/json.h"
 #include "cli/table.h"
@@ -207,6 +208,44 @@ int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason)
         if (!s)
                 return -ENOMEM;
         *ret_reason = s;
+        return 1;
+}
+
+int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops)
+{
+        static const char *const props[] = { "SchedExtState", "SchedExtScheduler" };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char *got[2] = {};
+
+        *ret_state = *ret_ops = NULL;
+        if (bus_connect(o, &bus) < 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(props); i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                const char *v;
+
+                /* Never start latniced for this, and never wait long for it. */
+                if (sd_bus_message_new_method_call(bus, &m, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
+                                                   "org.freedesktop.DBus.Properties", "Get") < 0 ||
+                    sd_bus_message_append(m, "ss", LATNICE_BUS_INTERFACE, props[i]) < 0 ||
+                    sd_bus_message_set_auto_start(m, false) < 0 ||
+                    sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0 ||
+                    sd_bus_message_read(reply, "v", "s", &v) < 0) {
+                        free(got[0]);
+                        return 0; /* not there, or a latniced before the property */
+                }
+                got[i] = strdup(v);
+                if (!got[i]) {
+                        free(got[0]);
+                        return -ENOMEM;
+                }
+        }
+        *ret_state = got[0];
+        if (*got[1])
+                *ret_ops = got[1];
+        else
+                free(got[1]);
         return 1;
 }
 
@@ -515,6 +554,9 @@ static int print_reply_json(sd_bus_message *reply)
 typedef struct StatusInfo {
         const char *version, *backend;
         const char *core_sched;
+        const char *preemption, *sched_ext_state, *sched_ext_scheduler;
+        uint32_t hz;
+        char **in_effect;
         int dry_run, sched_ext_active;
         uint64_t start, last_reload, events, lost, rescans, applied, failed, managed,
                 user_owned, rules, files, units, fd_exhaustions, put_off, batched, shared_groups,
@@ -526,6 +568,7 @@ static void status_info_done(StatusInfo *i)
 {
         strv_free(i->diagnostics);
         strv_free(i->dirs);
+        strv_free(i->in_effect);
 }
 
 static int status_read(sd_bus_message *reply, StatusInfo *i)
@@ -578,6 +621,17 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                 } else if (streq(contents, "s") && streq(key, "CoreScheduling")) {
                         r = sd_bus_message_read(reply, "v", "s", &i->core_sched);
                         done = true;
+                } else if (streq(contents, "s") &&
+                           (streq(key, "Preemption") || streq(key, "SchedExtState") ||
+                            streq(key, "SchedExtScheduler"))) {
+                        r = sd_bus_message_read(reply, "v", "s",
+                                                streq(key, "Preemption")      ? &i->preemption
+                                                : streq(key, "SchedExtState") ? &i->sched_ext_state
+                                                                              : &i->sched_ext_scheduler);
+                        done = true;
+                } else if (streq(contents, "u") && streq(key, "HZ")) {
+                        r = sd_bus_message_read(reply, "v", "u", &i->hz);
+                        done = true;
                 } else if (streq(contents, "b") &&
                            (streq(key, "DryRun") || streq(key, "SchedExtActive"))) {
                         r = sd_bus_message_read(reply, "v", "b",
@@ -585,8 +639,11 @@ static int status_read(sd_bus_message *reply, StatusInfo *i)
                                                                      : &i->sched_ext_active);
                         done = true;
                 } else if (streq(contents, "as") &&
-                           (streq(key, "Diagnostics") || streq(key, "PolicyDirectories"))) {
-                        char ***l = streq(key, "Diagnostics") ? &i->diagnostics : &i->dirs;
+                           (streq(key, "Diagnostics") || streq(key, "PolicyDirectories") ||
+                            streq(key, "SettingsInEffect"))) {
+                        char ***l = streq(key, "Diagnostics")         ? &i->diagnostics
+                                    : streq(key, "PolicyDirectories") ? &i->dirs
+                                                                      : &i->in_effect;
                         r = sd_bus_message_enter_container(reply, 'v', "as");
                         if (r >= 0) {
                                 *l = strv_free(*l);
@@ -769,6 +826,38 @@ static int status_call(int argc, char **argv, const CliOptions *o, sd_bus **ret_
         return r != 0 ? r : call_no_args(o, *ret_bus, "GetStatus", ret_reply);
 }
 
+/* The preemption model, HZ, sched_ext and what acts, as latniced sees
+ * them (a latniced before these entries: nothing). -ENOMEM. */
+static int print_scheduler(const StatusInfo *i)
+{
+        _cleanup_free_ char *scx = NULL;
+
+        if (i->preemption && *i->preemption) {
+                printf("   Preemption: %s", i->preemption);
+                if (i->hz)
+                        printf(", HZ %" PRIu32 "\n", i->hz);
+                else
+                        printf(", HZ unknown\n");
+        }
+        if (i->sched_ext_state && *i->sched_ext_state) {
+                scx = kernel_sched_ext_note(i->sched_ext_state, i->sched_ext_scheduler &&
+                                                                        *i->sched_ext_scheduler
+                                                                ? i->sched_ext_scheduler
+                                                                : NULL);
+                if (!scx)
+                        return -ENOMEM;
+                printf("    sched_ext: %s\n", scx);
+        } else if (i->sched_ext_active)
+                printf("    sched_ext: active: slice and latency nice have no effect\n");
+        if (i->in_effect) {
+                printf("    In effect:");
+                for (char **n = i->in_effect; *n; n++)
+                        printf(" %s=%s", *n, n[1] ? "," : "");
+                printf("%s\n", i->in_effect[0] ? "" : " none");
+        }
+        return 0;
+}
+
 int verb_status(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -810,8 +899,9 @@ int verb_status(int argc, char **argv, const CliOptions *o)
                 if (kernel_of_daemon(bus, &eevdf, &latency_nice) >= 0)
                         cli_print_latency_note(o, eevdf, latency_nice);
         }
-        if (i.sched_ext_active)
-                printf("    sched_ext: active: slice and latency nice have no effect\n");
+        r = print_scheduler(&i);
+        if (r < 0)
+                return log_oom(), 1;
         if (i.core_sched)
                 printf("   Core sched: %s\n", i.core_sched);
         printf("      Dry run: %s\n", i.dry_run ? "yes (nothing is changed)" : "no");

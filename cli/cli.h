@@ -10,6 +10,9 @@
  */
 #pragma once
 
+#include "lib/probe.h"
+#include "lib/sched-info.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +44,7 @@ typedef struct CliOptions {
         pid_t tid;             /* explain --tid, 0 if not given */
         bool runtime;          /* set-unit/unset-unit --runtime */
         const char *output;    /* import-ananicy -o, NULL if not given */
+        bool machine;          /* kernel --machine */
 } CliOptions;
 
 /* Offline verbs (cli/check.c, cli/explain.c, cli/kernel.c, cli/get.c, cli/run.c,
@@ -53,6 +57,9 @@ int verb_kernel(int argc, char **argv, const CliOptions *o);
  * 12's 6.1), a "Note:" saying so and what still acts (cli/kernel-note.h);
  * nothing on other kernels. Used by kernel and status. */
 void cli_print_latency_note(const CliOptions *o, bool eevdf_slice, bool latency_nice_syscall);
+/* latnicectl kernel's lines on the scheduler: the preemption model, HZ,
+ * sched_ext and the settings that act (lib/sched-effect.h). -ENOMEM. */
+int cli_print_scheduler(const CliOptions *o, const SchedInfo *si, const KernelFeatures *k);
 /* When not in the host's PID and user namespaces (where latniced cannot run),
  * say so on stderr. Returns R. */
 int cli_namespace_note(int r);
@@ -83,6 +90,10 @@ int verb_unset_unit(int argc, char **argv, const CliOptions *o);
  * 1 and *RET_REASON (latniced's words), or 0: no, or latniced cannot be
  * asked (not running, no bus); nothing is printed. */
 int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
+/* The running latniced's sched_ext state and scheduler (its SchedExtState
+ * and SchedExtScheduler properties): 1 and *RET_STATE ("enabled", ...) and
+ * *RET_OPS (NULL if none), or 0: latniced cannot be asked. -ENOMEM. */
+int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);

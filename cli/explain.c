@@ -13,6 +13,8 @@
 #include "cli/table-fit.h"
 #include "cli/table.h"
 #include "lib/macro.h"
+#include "lib/sched-info.h"
+#include "lib/sched-effect.h"
 #include "lib/proc.h"
 #include "lib/group-subtree.h"
 #include "lib/sched-group.h"
@@ -394,17 +396,62 @@ typedef struct Explanation {
         uid_t shared_uid;
 
         char *budget_reason;    /* latniced took the boosts back (its budget), or NULL */
+        char *scx_state, *scx_ops; /* the sched_ext state (latniced's, else sysfs's) */
+        Settings scx_task, scx_group; /* what latniced writes under it (sched-effect.h) */
+        uint32_t scx_masked;    /* what it leaves out or caps; 0: nothing */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
 
 static void explanation_done(Explanation *e)
 {
+        free(e->scx_state);
+        free(e->scx_ops);
         task_decision_done(&e->td);
         match_trace_done(&e->trace);
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
+}
+
+/* Under a sched_ext scheduler (as latniced sees it, else as sysfs says),
+ * what latniced writes of the result: E->scx_*. 0 or -ENOMEM. */
+static int explain_sched_ext(Explanation *e, const CliOptions *o)
+{
+        int r = cli_daemon_sched_ext(o, &e->scx_state, &e->scx_ops);
+
+        if (r == 0) {
+                ScxState st;
+
+                r = scx_state_read(NULL, &st, &e->scx_ops);
+                if (r >= 0 && !(e->scx_state = strdup(scx_state_to_string(st))))
+                        r = -ENOMEM;
+        }
+        if (r < 0)
+                return r;
+        e->scx_task = e->td.d.settings;
+        e->scx_group = e->td.d.group;
+        if (streq(e->scx_state, "enabled") || streq(e->scx_state, "enabling")) {
+                e->scx_masked = sched_ext_mask_settings(true, &e->scx_task);
+                e->scx_masked |= sched_ext_mask_settings(true, &e->scx_group);
+        }
+        return 0;
+}
+
+/* What a sched_ext scheduler leaves of the result, said once. */
+static void print_sched_ext(const Explanation *e, const CliOptions *o)
+{
+        _cleanup_free_ char *t = NULL, *g = NULL;
+
+        if (!e->scx_masked)
+                return;
+        t = settings_to_string(&e->scx_task);
+        g = settings_to_string(&e->scx_group);
+        printf("  %sUnder sched_ext%s (scheduler %s, %s): it reads no slice, no latency nice and "
+               "no group settings, so latniced writes only %s%s%s, Nice= kept within -%d..%d\n",
+               cli_color(o, "yellow"), cli_color(o, "reset"), e->scx_ops ? e->scx_ops : "unknown",
+               e->scx_state, t && *t ? t : "nothing", g && *g ? " and for the group " : "",
+               g && *g ? g : "", SCHED_EXT_NICE_CAP, SCHED_EXT_NICE_CAP);
 }
 
 /* The PIDs of ARGV (NULL-terminated copy in *RET): all numbers, at least one,
@@ -572,6 +619,8 @@ static int explain_gather(Explanation *e, const CliOptions *o)
                         &e->td);
         if (r >= 0 && e->td.d.group.mask)
                 r = explain_group(e, o);
+        if (r >= 0)
+                r = explain_sched_ext(e, o);
         if (errno_is_gone(r))
                 return cli_error("no process with PID %d", (int)e->pid);
         if (r < 0 && !e->td.p) {
@@ -621,6 +670,15 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
                 json_null(&w);
         json_key(&w, "result");
         json_result(&w, &e->td.d);
+        json_key(&w, "sched_ext");
+        json_begin_object(&w);
+        json_kv_string(&w, "state", e->scx_state);
+        json_kv_string(&w, "scheduler", e->scx_ops);
+        json_key(&w, "task_settings_written");
+        json_settings(&w, &e->scx_task);
+        json_key(&w, "group_settings_written");
+        json_settings(&w, &e->scx_group);
+        json_end_object(&w);
         json_key(&w, "group");
         json_begin_object(&w);
         json_kv_string(&w, "name", e->group.kind == SCHED_GROUP_NONE ? NULL : e->group.name);
@@ -763,6 +821,7 @@ static int explain_text(const Explanation *e, const CliOptions *o)
                 snprintf(what, sizeof(what), "process %d", (int)e->pid);
         print_unit_base(&e->td, o);
         print_result(&e->td, &e->td.d, o, what);
+        print_sched_ext(e, o);
         print_group(e, o);
         if (e->td.d.match.thread_dependent && e->tid == 0 && e->td.n_threads == 0)
                 printf("A thread: predicate took part: see --tid TID.\n");

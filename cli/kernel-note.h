@@ -14,3 +14,8 @@
  * KernelFeatures.latency_nice_syscall. NULL when both latency settings act,
  * else a sentence (static) saying which do not and what still acts. */
 const char *kernel_latency_note(bool eevdf_slice, bool latency_nice_syscall);
+
+/* The sched_ext line of latnicectl kernel and status, from the state
+ * (scx_state_to_string(): "absent", "disabled", "enabled", ...) and the
+ * scheduler's name (NULL if none or unknown). Allocated; NULL on ENOMEM. */
+char *kernel_sched_ext_note(const char *state, const char *ops);

@@ -15,6 +15,10 @@
 #include "lib/macro.h"
 #include "lib/namespace.h"
 #include "lib/probe.h"
+#include "lib/sched-effect.h"
+#include "lib/sched-info.h"
+#include "lib/strv.h"
+#include "lib/util.h"
 
 static const char *autogroup_string(int a)
 {
@@ -29,8 +33,21 @@ static const char *smt_string(const CoreSchedSupport *c)
         return c->smt_control;
 }
 
-static void print_json(const KernelFeatures *k)
+/* The setting names of MASK as a JSON array ("Nice", ...). */
+static void json_settings(JsonWriter *w, const char *key, uint32_t mask)
 {
+        json_key(w, key);
+        json_begin_array(w);
+        for (int id = 0; id < _SETTING_MAX; id++)
+                if (mask & SETTING_BIT(id))
+                        json_string(w, setting_to_string(id));
+        json_end_array(w);
+}
+
+static void print_json(const KernelFeatures *k, const SchedInfo *si)
+{
+        _cleanup_free_ char *preempt = sched_info_preempt_describe(si);
+        uint32_t acts = sched_effect_mask(k, scx_state_active(si->scx));
         JsonWriter w;
 
         json_writer_init(&w, stdout);
@@ -47,6 +64,18 @@ static void print_json(const KernelFeatures *k)
         json_kv_bool(&w, "cgroup2_cpu", k->cgroup2_cpu);
         json_kv_string(&w, "cgroup_root", k->cgroup_root[0] ? k->cgroup_root : NULL);
         json_kv_bool(&w, "sched_ext_active", k->sched_ext_active);
+        json_kv_string(&w, "sched_ext_state", scx_state_to_string(si->scx));
+        json_kv_string(&w, "sched_ext_scheduler", si->scx_ops);
+        json_kv_string(&w, "preemption_model", preempt_model_to_string(si->preempt));
+        json_kv_string(&w, "preemption", preempt);
+        json_key(&w, "hz");
+        if (si->hz)
+                json_uint(&w, si->hz);
+        else
+                json_null(&w);
+        json_settings(&w, "settings_in_effect", acts);
+        json_settings(&w, "settings_without_effect",
+                      SETTINGS_RULE_MASK & ~SETTING_BIT(SETTING_GROUP_SCOPE) & ~acts);
         json_kv_string(&w, "autogroup", autogroup_string(k->autogroup));
         json_kv_bool(&w, "core_scheduling", k->core_sched.status == CORE_SCHED_OK);
         json_kv_string(&w, "core_scheduling_status", core_sched_status_to_string(&k->core_sched));
@@ -134,11 +163,52 @@ int cli_namespace_note(int r)
         return r;
 }
 
-static int print_text(const KernelFeatures *k, const CliOptions *o)
+/* A long value after a 26-column label, wrapped under itself. */
+static void print_wrapped(const CliOptions *o, const char *label, const char *value)
+{
+        _cleanup_free_ char *wrapped =
+                text_wrap(value, o->tty && o->columns > 46 ? o->columns - 26 : 54, false);
+        const char *v = wrapped ? wrapped : value;
+
+        printf("%-26s", label);
+        for (const char *p = v; p && *p;) {
+                const char *nl = strchr(p, '\n');
+                int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+                printf("%*s%.*s\n", p == v ? 0 : 26, "", n, p);
+                p = nl ? nl + 1 : NULL;
+        }
+}
+
+int cli_print_scheduler(const CliOptions *o, const SchedInfo *si, const KernelFeatures *k)
+{
+        _cleanup_free_ char *preempt = sched_info_preempt_describe(si), *scx = NULL,
+                            *acts = NULL, *not = NULL;
+        uint32_t m = sched_effect_mask(k, scx_state_active(si->scx));
+
+        scx = kernel_sched_ext_note(scx_state_to_string(si->scx), si->scx_ops);
+        acts = sched_effect_names(m);
+        not = sched_effect_names(SETTINGS_RULE_MASK & ~SETTING_BIT(SETTING_GROUP_SCOPE) & ~m);
+        if (!preempt || !scx || !acts || !not)
+                return -ENOMEM;
+        printf("Preemption:               %s\n", preempt);
+        if (si->hz)
+                printf("HZ:                       %u (from %s)\n", si->hz, si->hz_source);
+        else
+                printf("HZ:                       unknown (no kernel config in /boot or "
+                       "/proc/config.gz)\n");
+        print_wrapped(o, "sched_ext:", scx);
+        print_wrapped(o, "Settings that act:", *acts ? acts : "none");
+        print_wrapped(o, "Settings that do not:", *not ? not : "none");
+        return 0;
+}
+
+static int print_text(const KernelFeatures *k, const SchedInfo *si, const CliOptions *o)
 {
         _cleanup_free_ char *base = NULL;
         bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
         const char *backend = latency_backend_to_string(k->best_backend);
+        int r;
 
         base = format_duration_ns(k->base_slice_ns, utf8);
         if (!base)
@@ -165,8 +235,9 @@ static int print_text(const KernelFeatures *k, const CliOptions *o)
                yes_no(k->uclamp_cgroup));
         printf("cgroup v2 cpu controller: %s%s%s%s\n", yes_no(k->cgroup2_cpu),
                k->cgroup_root[0] ? " (" : "", k->cgroup_root, k->cgroup_root[0] ? ")" : "");
-        printf("sched_ext:                %s\n",
-               k->sched_ext_active ? "active: slice and latency nice have no effect" : "inactive");
+        r = cli_print_scheduler(o, si, k);
+        if (r < 0)
+                return r;
         printf("Core scheduling:          %s\n", core_sched_status_to_string(&k->core_sched));
         printf("SMT:                      %s\n", smt_string(&k->core_sched));
         printf("Autogroup:                %s%s\n", autogroup_string(k->autogroup),
@@ -205,9 +276,35 @@ static int print_text(const KernelFeatures *k, const CliOptions *o)
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
 }
 
+/* --machine: what a benchmark's result depends on, one "machine: " line
+ * each (bench/machine.sh adds the CPU, virtualization and cgroup lines). */
+static int print_machine(const KernelFeatures *k, const SchedInfo *si)
+{
+        _cleanup_free_ char *version = NULL, *preempt = sched_info_preempt_describe(si),
+                            *acts = sched_effect_names(sched_effect_mask(k, scx_state_active(si->scx)));
+
+        if (!preempt || !acts)
+                return -ENOMEM;
+        if (read_one_line_file("/proc/sys/kernel/version", &version) == -ENOMEM)
+                return -ENOMEM;
+        printf("machine: kernel: %s %s\n", k->release[0] ? k->release : "unknown",
+               strempty(version));
+        printf("machine: preemption: %s\n", preempt);
+        if (si->hz)
+                printf("machine: HZ: %u (from %s)\n", si->hz, si->hz_source);
+        else
+                printf("machine: HZ: unknown (no kernel config)\n");
+        printf("machine: autogroup: %s\n", autogroup_string(si->autogroup));
+        printf("machine: sched_ext: %s%s%s\n", scx_state_to_string(si->scx),
+               si->scx_ops ? ", scheduler " : "", strempty(si->scx_ops));
+        printf("machine: latnice settings that act: %s\n", *acts ? acts : "none");
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
+}
+
 int verb_kernel(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_free_ char **args = NULL;
+        _cleanup_(sched_info_done) SchedInfo si = {};
         KernelFeatures k;
         size_t n;
         int r;
@@ -219,13 +316,17 @@ int verb_kernel(int argc, char **argv, const CliOptions *o)
                 return cli_usage_error("kernel takes no arguments, found '%s'", args[0]);
 
         r = kernel_probe(o->cgroup_root, &k);
+        if (r >= 0)
+                r = sched_info_read(NULL, &si);
         if (r < 0)
                 return cli_error("failed to probe the kernel: out of memory");
-        if (o->json) {
-                print_json(&k);
+        if (o->machine)
+                r = print_machine(&k, &si);
+        else if (o->json) {
+                print_json(&k, &si);
                 return ferror(stdout) ? CLI_EXIT_FAILURE : CLI_EXIT_SUCCESS;
-        }
-        r = print_text(&k, o);
+        } else
+                r = print_text(&k, &si, o);
         if (r == -ENOMEM)
                 return cli_error("out of memory");
         if (r < 0)

@@ -30,6 +30,7 @@ typedef enum VerbOption {
         VERB_OPTION_TID = 1 << 1,
         VERB_OPTION_RUNTIME = 1 << 2,
         VERB_OPTION_OUTPUT = 1 << 3,
+        VERB_OPTION_MACHINE = 1 << 4,
 } VerbOption;
 
 typedef struct Verb {
@@ -42,7 +43,7 @@ typedef struct Verb {
 
 static const Verb verbs[] = {
         { "status", verb_status, 0, true, false },
-        { "kernel", verb_kernel, 0, true, false },
+        { "kernel", verb_kernel, VERB_OPTION_MACHINE, true, false },
         { "list", verb_list, 0, true, false },
         { "explain", verb_explain, VERB_OPTION_ALL | VERB_OPTION_TID, true, false },
         { "get", verb_get, 0, true, false },
@@ -98,9 +99,12 @@ static void help(void)
                "                             Remove what set-unit configured, and reload\n"
                "\n"
                "Commands that work without latniced:\n"
-               "  kernel                     What the kernel supports (without EEVDF, as on\n"
+               "  kernel [--machine]         What the kernel supports (without EEVDF, as on\n"
                "                             Debian 12's 6.1: that LatencyNice= and Slice= do\n"
-               "                             nothing); the latency-nice -> slice table\n"
+               "                             nothing), its preemption model, HZ, sched_ext and\n"
+               "                             which settings act; the latency-nice -> slice\n"
+               "                             table (--machine: the machine lines benchmarks\n"
+               "                             print)\n"
                "  explain PID... [--tid TID] [--all]\n"
                "                             The rules that apply to each process, the\n"
                "                             predicate that decided, and the resulting settings\n"
@@ -157,6 +161,7 @@ enum {
         ARG_CGROUP_ROOT,
         ARG_TID,
         ARG_RUNTIME,
+        ARG_MACHINE,
 };
 
 static const struct option options[] = {
@@ -173,6 +178,7 @@ static const struct option options[] = {
         { "all", no_argument, NULL, 'a' },
         { "tid", required_argument, NULL, ARG_TID },
         { "runtime", no_argument, NULL, ARG_RUNTIME },
+        { "machine", no_argument, NULL, ARG_MACHINE },
         { "output", required_argument, NULL, 'o' },
         {},
 };
@@ -184,7 +190,7 @@ typedef struct Parsed {
         char **dirs;             /* --policy-dir values, argc + 1 slots */
         size_t n_dirs;
         unsigned verb_options;   /* VerbOption bits given */
-        const char *verb_option_names[4]; /* as given, for errors, by bit */
+        const char *verb_option_names[5]; /* as given, for errors, by bit */
         bool exit_now;           /* --help, --version */
 } Parsed;
 
@@ -264,6 +270,10 @@ static int parse_option(int c, char **argv, CliOptions *o, Parsed *p)
         case ARG_RUNTIME:
                 o->runtime = true;
                 verb_option_seen(p, VERB_OPTION_RUNTIME, "--runtime");
+                return 0;
+        case ARG_MACHINE:
+                o->machine = true;
+                verb_option_seen(p, VERB_OPTION_MACHINE, "--machine");
                 return 0;
         case 'o':
                 if (!*optarg)

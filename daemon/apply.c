@@ -17,6 +17,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/sched-effect.h"
 #include "lib/task-attr.h"
 #include "lib/time-util.h"
 #include "lib/util.h"
@@ -1307,6 +1308,7 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                  * in their rules do not fight over it. */
                 if (tids[i] != pid)
                         td.settings.mask &= ~task_attr_process_mask();
+                (void)sched_ext_mask_settings(a->sched_ext, &td.settings);
                 /* A merged evaluation goes through threads evaluated
                  * before: one that has what it is to get costs its name
                  * only (a tid reused meanwhile had its exit event, or the

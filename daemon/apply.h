@@ -80,6 +80,10 @@ struct Applier {
          * settings (policy/unit-base.h); borrowed, NULL: none. */
         const char *cgroup_root;
         bool respect_manual_changes;
+        /* A sched_ext scheduler runs: what it does not read is not written
+         * (lib/sched-effect.h: sched_ext_mask_settings() on every thread's
+         * settings before anything is compared or applied). */
+        bool sched_ext;
         ProcReadPlan read_plan;    /* policy_read_plan() */
         bool thread_rules;         /* policy_has_thread_rules() */
         bool uses_ids;             /* the policy looks at user or group */

@@ -308,11 +308,80 @@ static int property_get_status_string(sd_bus *bus, const char *path, const char 
                 return sd_bus_message_append(reply, "s", strempty(st.version));
         if (streq(property, "Backend"))
                 return sd_bus_message_append(reply, "s", strempty(st.backend));
+        if (streq(property, "PreemptionModel"))
+                return sd_bus_message_append(reply, "s", strempty(st.preemption_model));
+        if (streq(property, "Preemption"))
+                return sd_bus_message_append(reply, "s", strempty(st.preemption));
+        if (streq(property, "SchedExtState"))
+                return sd_bus_message_append(reply, "s", strempty(st.sched_ext_state));
+        if (streq(property, "SchedExtScheduler"))
+                return sd_bus_message_append(reply, "s", strempty(st.sched_ext_scheduler));
         if (streq(property, "KernelRelease")) {
                 kf = manager_kernel(b->manager);
                 return sd_bus_message_append(reply, "s", kf ? kf->release : "");
         }
         return -EINVAL;
+}
+
+/* The names of the settings in MASK ("Nice", ...), an "as". */
+static int append_setting_names(sd_bus_message *reply, uint32_t mask)
+{
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+
+        for (int id = 0; r >= 0 && id < _SETTING_MAX; id++)
+                if (mask & SETTING_BIT(id))
+                        r = sd_bus_message_append(reply, "s", setting_to_string(id));
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_scheduler(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error)
+{
+        Bus *b = userdata;
+        ManagerStatus st = {};
+
+        manager_get_status(b->manager, &st);
+        if (streq(property, "HZ"))
+                return sd_bus_message_append(reply, "u", st.hz);
+        if (streq(property, "SettingsInEffect"))
+                return append_setting_names(reply, st.settings_in_effect);
+        return -EINVAL;
+}
+
+/* KEY => an "as" of the settings in MASK, as an a{sv} entry. */
+static int append_settings_entry(sd_bus_message *reply, const char *key, uint32_t mask)
+{
+        int r = sd_bus_message_open_container(reply, 'e', "sv");
+
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", key);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r >= 0)
+                r = append_setting_names(reply, mask);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* The scheduler entries of GetStatus and GetKernel. */
+static int append_scheduler_entries(sd_bus_message *reply, const ManagerStatus *st)
+{
+        int r = append_entry(reply, "PreemptionModel", "s", strempty(st->preemption_model));
+
+        if (r >= 0)
+                r = append_entry(reply, "Preemption", "s", strempty(st->preemption));
+        if (r >= 0)
+                r = append_entry(reply, "HZ", "u", st->hz);
+        if (r >= 0)
+                r = append_entry(reply, "SchedExtState", "s", strempty(st->sched_ext_state));
+        if (r >= 0)
+                r = append_entry(reply, "SchedExtScheduler", "s",
+                                 strempty(st->sched_ext_scheduler));
+        if (r >= 0)
+                r = append_settings_entry(reply, "SettingsInEffect", st->settings_in_effect);
+        return r;
 }
 
 static int property_get_status_bool(sd_bus *bus, const char *path, const char *interface,
@@ -356,6 +425,8 @@ static int method_get_status(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = append_entry(reply, "SchedExtActive", "b", (int) st.sched_ext_active);
         if (r >= 0)
                 r = append_entry(reply, "CoreScheduling", "s", strempty(st.core_sched));
+        if (r >= 0)
+                r = append_scheduler_entries(reply, &st);
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(counter_properties); i++)
                 r = append_entry(reply, counter_properties[i].name, "t",
                                  *(const uint64_t *) ((const char *) &st +
@@ -407,6 +478,8 @@ static int method_get_kernel(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = append_entry(reply, "CgroupCPU", "b", (int) kf->cgroup2_cpu);
         if (r >= 0)
                 r = append_entry(reply, "SchedExtActive", "b", (int) kf->sched_ext_active);
+        if (r >= 0)
+                r = append_scheduler_entries(reply, &st);
         if (r >= 0)
                 r = append_entry(reply, "CoreScheduling", "s",
                                  core_sched_status_to_string(&kf->core_sched));
@@ -1122,6 +1195,14 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_PROPERTY("Backend", "s", property_get_status_string, 0, 0),
         SD_BUS_PROPERTY("DryRun", "b", property_get_status_bool, 0, 0),
         SD_BUS_PROPERTY("SchedExtActive", "b", property_get_status_bool, 0, 0),
+        SD_BUS_PROPERTY("SchedExtState", "s", property_get_status_string, 0, 0),
+        SD_BUS_PROPERTY("SchedExtScheduler", "s", property_get_status_string, 0, 0),
+        SD_BUS_PROPERTY("SettingsInEffect", "as", property_get_scheduler, 0, 0),
+        SD_BUS_PROPERTY("PreemptionModel", "s", property_get_status_string, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Preemption", "s", property_get_status_string, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("HZ", "u", property_get_scheduler, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("StartTimestamp", "t", property_get_counter, 0,
                         SD_BUS_VTABLE_PROPERTY_CONST),
         COUNTER("LastReloadTimestamp"),

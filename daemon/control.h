@@ -42,6 +42,12 @@ typedef struct ManagerStatus {
         const char *backend;          /* latency backend in use: "latency-nice", "slice", "none" */
         bool dry_run;
         bool sched_ext_active;
+        const char *sched_ext_state;      /* scx_state_to_string(), live */
+        const char *sched_ext_scheduler;  /* its name, NULL if none */
+        const char *preemption_model;     /* preempt_model_to_string() */
+        const char *preemption;           /* sched_info_preempt_describe() */
+        uint32_t hz;                      /* 0: unknown */
+        uint32_t settings_in_effect;      /* sched_effect_mask(): the SETTING_BIT()s that act now */
         const char *core_sched;       /* core_sched_status_to_string(): "yes" or why not */
         uint64_t start_usec;          /* CLOCK_REALTIME */
         uint64_t last_reload_usec;

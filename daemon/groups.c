@@ -15,6 +15,7 @@
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/sched-effect.h"
 #include "lib/proc.h"
 #include "lib/trust.h"
 #include "policy/boost.h"
@@ -66,6 +67,7 @@ struct GroupTable {
         void (*on_watch)(void *userdata); /* a group to re-check came (group_table_set_watch) */
         void *watch_userdata;
         uint64_t incomplete_since; /* first sweep after a scan that put evaluations off */
+        bool sched_ext;            /* group_table_set_sched_ext() */
 };
 
 /* Taken-over groups nobody asks for wait for a complete scan at most that
@@ -1149,12 +1151,16 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
 
 int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
 {
+        Settings masked = *s;
         GroupEntry *e;
         bool booster;
         int r;
 
         if (!t)
                 return 0;
+        /* Under a sched_ext scheduler none of the group settings is read. */
+        if (sched_ext_mask_settings(t->sched_ext, &masked))
+                s = &masked;
         if (!(s->mask & SETTINGS_GROUP_MASK)) {
                 group_table_release(t, pid);
                 return 0;
@@ -1194,6 +1200,12 @@ int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
                          e->group.name, (int)pid);
         }
         return 0;
+}
+
+void group_table_set_sched_ext(GroupTable *t, bool sched_ext)
+{
+        if (t)
+                t->sched_ext = sched_ext;
 }
 
 void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void *userdata)

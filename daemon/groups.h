@@ -90,6 +90,10 @@ void group_table_rescan_begin(GroupTable *t);
  * now and then (latniced: every GROUP_RECHECK_USEC) until it returns 0.
  */
 #define GROUP_RECHECK_USEC (1000 * 1000)
+/* A sched_ext scheduler runs (SCHED_EXT): requests lose what it does not
+ * read (lib/sched-effect.h), all group settings; the next request of each
+ * process gives its group back. */
+void group_table_set_sched_ext(GroupTable *t, bool sched_ext);
 void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void *userdata);
 /* PID forked (the child), exec'd or changed its uid: if it is in the
  * subtree of a group latniced changed for another user, that group is

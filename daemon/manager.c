@@ -18,6 +18,7 @@
 #include "daemon/events.h"
 #include "daemon/manager.h"
 #include "daemon/ratelimit.h"
+#include "daemon/scx-watch.h"
 #include "daemon/tasks.h"
 #include "daemon/user-budget.h"
 #include "lib/bounded-read.h"
@@ -25,6 +26,8 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/sched-effect.h"
+#include "lib/sched-info.h"
 #include "lib/strv.h"
 #include "lib/time-util.h"
 #include "daemon/units.h"
@@ -138,6 +141,10 @@ struct Manager {
         RateLimiter *renames;
         UserBudget *threads;
         KernelFeatures kernel;
+        SchedInfo sched;               /* preemption model, HZ (read at start) */
+        ScxWatch *scx;                 /* the sched_ext state, followed */
+        uint32_t effect_mask;          /* sched_effect_mask(): what acts now */
+        char *preempt_text;            /* sched_info_preempt_describe() */
         DaemonConfig config;
         Policy *policy;
         char **diagnostics;
@@ -993,6 +1000,9 @@ Manager *manager_free(Manager *m)
         m->applier.cgroup_root = NULL;
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
+        m->scx = scx_watch_free(m->scx);
+        sched_info_done(&m->sched);
+        free(m->preempt_text);
         m->events = proc_events_free(m->events);
         sd_event_source_disable_unref(m->rescan_timer);
         sd_event_source_disable_unref(m->rename_timer);
@@ -1033,9 +1043,6 @@ static void log_kernel(const KernelFeatures *k)
                  k->base_slice_from_debugfs ? "debugfs" : "computed", k->ncpus,
                  k->autogroup > 0 ? "on" : k->autogroup == 0 ? "off" : "n/a");
         log_info("Core scheduling (CoreSched=): %s.", core_sched_status_to_string(&k->core_sched));
-        if (k->sched_ext_active)
-                log_warning("sched_ext is active: slice and latency nice have no effect while "
-                            "it runs.");
         if (k->autogroup > 0)
                 log_notice("Autogroup is on: nice values only compete within a task's "
                            "autogroup.");
@@ -1098,6 +1105,68 @@ void manager_set_front_end(Manager *m, const ManagerFrontEnd *fe)
         m->front_end = fe;
 }
 
+/* ---- sched_ext ------------------------------------------------------- */
+
+/* Under a sched_ext scheduler (or not): mask decisions, and say so. At
+ * start-up (STARTING) only a loaded scheduler is worth a line. */
+static void sched_ext_use(Manager *m, ScxState state, const char *ops, bool starting)
+{
+        bool active = scx_state_active(state);
+
+        if (active && !m->applier.sched_ext)
+                log_warning("sched_ext scheduler %s is %s: it reads no slice and no latency "
+                            "nice, and group weights only if it implements them, so latniced "
+                            "stops writing Slice=, LatencyNice=, CPUWeight=, CPUIdle= and "
+                            "CPULatencyNice=, keeps Nice= within -%d..%d and Policy=idle, and "
+                            "gives back the slices and groups it set.",
+                            ops ? ops : "(unnamed)", scx_state_to_string(state),
+                            SCHED_EXT_NICE_CAP, SCHED_EXT_NICE_CAP);
+        else if (!active && m->applier.sched_ext)
+                log_notice("sched_ext is %s: latniced writes Slice=, LatencyNice= and the group "
+                           "settings again, and Nice= as the rules say.",
+                           scx_state_to_string(state));
+        m->applier.sched_ext = active;
+        m->kernel.sched_ext_active = active;
+        group_table_set_sched_ext(m->groups, active);
+        m->effect_mask = sched_effect_mask(&m->kernel, active);
+        if (!starting)
+                schedule_rescan(m, "sched_ext");
+}
+
+static void on_scx_changed(void *userdata, ScxState state, const char *ops)
+{
+        Manager *m = userdata;
+
+        log_info("sched_ext: %s%s%s.", scx_state_to_string(state), ops ? ", scheduler " : "",
+                 strempty(ops));
+        sched_ext_use(m, state, ops, false);
+}
+
+/* LATNICED_SCHED_EXT_ROOT: a test's fake tree (latniced(8)). */
+static int manager_watch_sched_ext(Manager *m)
+{
+        const char *root = getenv("LATNICED_SCHED_EXT_ROOT");
+        int r;
+
+        r = sched_info_read(NULL, &m->sched);
+        if (r < 0)
+                return log_oom();
+        m->preempt_text = sched_info_preempt_describe(&m->sched);
+        if (!m->preempt_text)
+                return log_oom();
+        if (m->sched.hz)
+                log_info("Preemption model %s, HZ %u.", m->preempt_text, m->sched.hz);
+        else
+                log_info("Preemption model %s, HZ unknown (no kernel config).", m->preempt_text);
+        if (root && *root)
+                log_notice("Reading sched_ext below %s (LATNICED_SCHED_EXT_ROOT, for tests).", root);
+        r = scx_watch_new(m->event, root && *root ? root : NULL, on_scx_changed, m, &m->scx);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the sched_ext state: %m");
+        sched_ext_use(m, scx_watch_state(m->scx), scx_watch_ops(m->scx), true);
+        return 0;
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -1109,6 +1178,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to probe the kernel: %m");
         log_kernel(&m->kernel);
+        r = manager_watch_sched_ext(m);
+        if (r < 0)
+                return r;
 
         (void)manager_load_config(m);
         m->applier.respect_manual_changes = m->config.respect_manual_changes;
@@ -1257,6 +1329,12 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .backend = latency_backend_to_string(m->applier.ctx.backend),
                 .dry_run = m->opts.dry_run,
                 .sched_ext_active = m->kernel.sched_ext_active,
+                .sched_ext_state = scx_state_to_string(scx_watch_state(m->scx)),
+                .sched_ext_scheduler = scx_watch_ops(m->scx),
+                .preemption_model = preempt_model_to_string(m->sched.preempt),
+                .preemption = m->preempt_text,
+                .hz = m->sched.hz,
+                .settings_in_effect = m->effect_mask,
                 .core_sched = core_sched_status_to_string(&m->kernel.core_sched),
                 .start_usec = m->start_usec,
                 .last_reload_usec = m->last_reload_usec,
@@ -1348,6 +1426,11 @@ int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,
                 return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
+        /* what latniced writes: under sched_ext, less (lib/sched-effect.h) */
+        (void)sched_ext_mask_settings(m->applier.sched_ext, &ret->d.settings);
+        (void)sched_ext_mask_settings(m->applier.sched_ext, &ret->d.group);
+        for (size_t i = 0; i < ret->n_threads; i++)
+                (void)sched_ext_mask_settings(m->applier.sched_ext, &ret->threads[i].d.settings);
         return 0;
 }
 

@@ -22,7 +22,7 @@ latnice_need_packages() {
 # Build dependencies.
 LATNICE_BUILD_PACKAGES=(
         gcc pkg-config meson ninja-build scdoc
-        libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libsmartcols-dev
+        libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libsmartcols-dev zlib1g-dev
 )
 # What the tests use on top.
 LATNICE_TEST_PACKAGES=(

@@ -99,6 +99,9 @@ _latnicectl()
         get)
                 COMPREPLY=($(compgen -W "$(_latnicectl_pids)" -- "$cur"))
                 ;;
+        kernel)
+                COMPREPLY=($(compgen -W "--machine $global" -- "$cur"))
+                ;;
         set)
                 if [[ $prev == set ]]; then
                         COMPREPLY=($(compgen -W "$(_latnicectl_pids)" -- "$cur"))

@@ -72,6 +72,22 @@ has() {
         grep -Eq "$2" "$1" || { echo "--- output of $3:" >&2; cat "$1" >&2; fail "$3: no line matching /$2/"; }
 }
 
+# machine_lines FILE WHAT: the benchmark's output starts with the lines of
+# the machine it ran on (bench/machine.sh), every one of them.
+machine_lines() {
+        head -n1 "$1" | grep -q '^machine: kernel: ' ||
+                { echo "--- output of $2:" >&2; head -n 5 "$1" >&2; fail "$2: does not start with the machine lines"; }
+        has "$1" '^machine: kernel: [^ ]+ #' "$2"
+        has "$1" '^machine: preemption: (none|voluntary|full|lazy|rt|unknown|dynamic)' "$2"
+        has "$1" '^machine: HZ: ([0-9]+ \(from|unknown)' "$2"
+        has "$1" '^machine: autogroup: (on|off|unsupported)$' "$2"
+        has "$1" '^machine: sched_ext: (absent|disabled|enabling|enabled|disabling|unknown)' "$2"
+        has "$1" '^machine: latnice settings that act: .*Nice=' "$2"
+        has "$1" '^machine: CPU: .+, [0-9]+ online of [0-9]+$' "$2"
+        has "$1" '^machine: virtualization: ' "$2"
+        has "$1" '^machine: cgroup(2| v1): /' "$2"
+}
+
 cd "$SRC"
 
 # ---- policy-scale: small rule sets --------------------------------------------
@@ -80,6 +96,7 @@ bash bench/policy-scale.sh "$BUILD" --counts "100 1000" --no-build >"$TMP/ps.out
         { cat "$TMP/ps.out" >&2; fail "policy-scale exited with $?"; }
 cat "$TMP/ps.out"
 has "$TMP/ps.out" '^set +rules +load_ms +match_ns +hit_ns +miss_ns' policy-scale
+machine_lines "$TMP/ps.out" policy-scale
 num='[0-9]+(\.[0-9]+)?'
 for set in default generated-100 generated-1000; do
         has "$TMP/ps.out" "^$set +[0-9]+ +$num +$num +$num +$num +[0-9]+ KiB +[0-9]+ KiB$" policy-scale
@@ -95,6 +112,7 @@ for phase in idle busy hostile; do
         has "$TMP/al.out" "^$phase: daemon CPU $num us per process" apply-latency
 done
 has "$TMP/al.out" '^VmRSS: [0-9]+ kB' apply-latency
+machine_lines "$TMP/al.out" apply-latency
 no_leak apply-latency
 
 # ---- exec-storm: 500 processes, 3 long-lived ones in the middle, 10 matched ones beside a storm
@@ -107,6 +125,7 @@ has "$TMP/es.out" '^with latniced: +done 500 [0-9]+ \([0-9]+ execs/s\)' exec-sto
 has "$TMP/es.out" "^latniced CPU: [0-9]+ ms, $num us per process" exec-storm
 has "$TMP/es.out" '^long-lived matched processes started during the storm: 3, missed: [0-9]+$' exec-storm
 has "$TMP/es.out" '^rescans after lost events: [0-9]+$' exec-storm
+machine_lines "$TMP/es.out" exec-storm
 has "$TMP/es.out" '^exec to applied beside a full-rate storm, one matched process every 20 ms \(apply-latency 10\):$' exec-storm
 has "$TMP/es.out" "^  processes 10 applied [0-9]+ missed [0-9]+ +p50 $num us +p90 $num us +p99 $num us +max $num us" exec-storm
 no_leak exec-storm
@@ -187,6 +206,8 @@ bash bench/sched-effect.sh --smoke --topology flat,sessions --conditions base,h-
         { cat "$TMP/se.out" >&2; fail "sched-effect exited with $?"; }
 tail -n 14 "$TMP/se.out"
 [ -s "$TMP/se/latency.md" ] || fail "sched-effect wrote no latency.md"
+machine_lines "$TMP/se.out" sched-effect
+machine_lines "$TMP/se/machine.txt" "sched-effect's machine.txt"
 row="\| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \| +[0-9]+ \|"
 for t in flat sessions; do
         for c in base h-idle latniced; do
@@ -325,5 +346,6 @@ else
                 has "$TMP/io.out" "^\\| $c \\| $num \\| $num""x \\| ($num|-) \\|$" io-effect
         done
         ls -d "$TMP"/latnice-io-effect.* 2>/dev/null && fail "io-effect left its files behind"
+        machine_lines "$TMP/io.out" io-effect
 fi
 echo "PASS"

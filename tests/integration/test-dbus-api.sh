@@ -66,6 +66,10 @@ for p in i.findall("property"):
     props[p.get("name")] = (p.get("type"), ann.get("org.freedesktop.DBus.Property.EmitsChangedSignal"))
 for name in ("Version", "KernelRelease", "StartTimestamp"):
     assert props.pop(name)[1] == "const", name
+for name, t in (("PreemptionModel", "s"), ("Preemption", "s"), ("HZ", "u")):
+    assert props.pop(name) == (t, "const"), name
+for name, t in (("SchedExtState", "s"), ("SchedExtScheduler", "s"), ("SettingsInEffect", "as")):
+    assert props.pop(name) == (t, "false"), name
 for name, t in (("Backend", "s"), ("DryRun", "b"), ("SchedExtActive", "b"),
                 ("LastReloadTimestamp", "t"), ("Events", "t"), ("LostEvents", "t"),
                 ("Rescans", "t"), ("Applied", "t"), ("Failed", "t"), ("ManagedTasks", "t"),
@@ -87,7 +91,7 @@ echo "ok - introspection: methods, signal and properties with their signatures"
         fail "property Rules is not 1"
 bctl --json=short call org.latnice.Daemon1 /org/latnice/Daemon1 org.freedesktop.DBus.Properties \
         GetAll s org.latnice.Daemon1 | py_assert \
-        'len(d["data"][0]) == 24 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
+        'len(d["data"][0]) == 30 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
         "GetAll"
 echo "ok - properties"
 
