@@ -210,6 +210,31 @@ int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason)
         return 1;
 }
 
+int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *state = NULL, *fact = NULL;
+
+        *ret_state = *ret_fact = NULL;
+        if (bus_connect(o, &bus) < 0 || method_new(bus, "GetFocus", &m) < 0 ||
+            sd_bus_message_append(m, "u", (uint32_t)pid) < 0 ||
+            sd_bus_message_set_auto_start(m, false) < 0 ||
+            sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0 ||
+            sd_bus_message_read(reply, "ss", &state, &fact) < 0 || !state || !*state)
+                return 0;
+        *ret_state = strdup(state);
+        *ret_fact = strdup(strempty(fact));
+        if (!*ret_state || !*ret_fact) {
+                free(*ret_state);
+                free(*ret_fact);
+                *ret_state = *ret_fact = NULL;
+                return -ENOMEM;
+        }
+        return 1;
+}
+
 static int bus_parse_error(int r)
 {
         log_error_errno(r, "Cannot parse the reply of latniced: %m");

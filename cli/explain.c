@@ -438,6 +438,8 @@ typedef struct Explanation {
         uid_t shared_uid;
 
         char *budget_reason;    /* latniced took the boosts back (its budget), or NULL */
+        char *focus_state;      /* latniced's focus store: "yes", "no", or NULL */
+        char *focus_fact;       /* and why, in its words */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -450,6 +452,8 @@ static void explanation_done(Explanation *e)
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
+        free(e->focus_state);
+        free(e->focus_fact);
         proc_task_free(e->task);
 }
 
@@ -600,6 +604,10 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM)
                 return cli_error("out of memory");
         e->facts.revoked = e->budget_reason;
+        /* The focus is latniced's to know (daemon/focus.h): ask it. */
+        if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact) == -ENOMEM)
+                return cli_error("out of memory");
+        e->task->view.focused = e->focus_state;
         r = policy_decide(e->policy, &e->task->view, NULL, NULL, &e->facts, &e->result, &e->trace);
         if (r == 0 && e->tid == 0 && policy_has_thread_rules(e->policy))
                 /* Per-thread results when thread rules exist (and no single thread was asked for). */
@@ -627,6 +635,8 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
         else
                 json_null(&w);
         json_kv_string(&w, "thread", e->task->view.thread);
+        json_kv_string(&w, "focused", e->focus_state);
+        json_kv_string(&w, "focus", e->focus_fact);
         json_key(&w, "task");
         json_task(&w, e->task);
         json_key(&w, "policy");
@@ -766,6 +776,8 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         int r;
 
         print_task(e->task, o);
+        if (e->focus_fact)
+                fact("focus:", e->focus_fact, o);
         if (e->tid > 0) {
                 _cleanup_free_ char *n = cell_sanitize(strempty(e->task->view.thread));
                 printf("  %-10s %d (%s)\n", "thread:", (int)e->tid, n ? n : "?");

@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/control.h"
+#include "daemon/focus.h"
 
 typedef struct Bus Bus;
 
@@ -19,3 +20,9 @@ Bus *bus_free(Bus *b);
 
 /* Signal TaskApplied(pid, tid, rule, settings) to listeners. No-op on NULL. */
 void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule, const Settings *s);
+
+/* Signal FocusChanged(cgroup, pid, state, fact): the attribute of app cgroup
+ * CGROUP changed (PID 0), or PID was named the foreground process (CGROUP
+ * its app cgroup, or NULL). Root only receives it (the bus policy), as
+ * TaskApplied. No-op on NULL. */
+void bus_emit_focus_changed(Bus *b, FocusStore *store, const char *cgroup, pid_t pid);

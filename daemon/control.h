@@ -105,3 +105,26 @@ const char *manager_proc_root(Manager *m);
 
 /* Policy directories in effect (borrowed, NULL-terminated; admin dir last). */
 char *const *manager_policy_dirs(Manager *m);
+
+/* ---- Focus (daemon/focus.h) ------------------------------------------ */
+
+/*
+ * Make PID the foreground process of its user (SetFocus,
+ * SetForegroundProcess), named through METHOD (a static string) by the
+ * process CALLER_PID of CALLER_UID: refused with -EACCES unless PRIVILEGED
+ * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, or it
+ * is a kernel thread. The processes whose focus changed are evaluated
+ * again. *RET_ERROR (NULL on entry) gets a message on failure.
+ */
+int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
+                      pid_t caller_pid, const char *method, char **ret_error);
+
+/*
+ * What the focus store says of PID, as text: *RET_STATE "yes", "no" or ""
+ * (static), *RET_FACT (owned by the caller) the live fact, like "focused
+ * since 12:03:11 (user.xdg.inactive-since on CGROUP)" or "focused
+ * (SetForegroundProcess from pid 812)", "" when unknown; *RET_UID the
+ * process's real uid. -ESRCH, -ENOMEM.
+ */
+int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uid_t *ret_uid);

@@ -3,8 +3,10 @@
  * Focus store (see focus.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/focus.h"
 #include "lib/macro.h"
@@ -238,6 +240,11 @@ int focus_store_set_foreground(FocusStore *s, uid_t uid, pid_t pid, const char *
         return 0;
 }
 
+bool focus_store_has_foreground(const FocusStore *s, uid_t uid)
+{
+        return foreground_find(s, uid) != NULL;
+}
+
 static FocusFact fact_from_bus(const FocusForeground *f, FocusState st)
 {
         return (FocusFact){ .state = st, .source = FOCUS_SOURCE_BUS, .cgroup = f->cgroup,
@@ -292,4 +299,41 @@ size_t focus_store_n_foregrounds(const FocusStore *s)
 const char *focus_state_to_string(FocusState st)
 {
         return st == FOCUS_YES ? "yes" : st == FOCUS_NO ? "no" : NULL;
+}
+
+static void format_clock(uint64_t mono, uint64_t mono_now, uint64_t real_now, char *buf,
+                         size_t size)
+{
+        uint64_t real = mono <= mono_now ? real_now - MIN(real_now, mono_now - mono) : real_now;
+        time_t t = (time_t)(real / 1000000);
+        struct tm tm;
+
+        if (!localtime_r(&t, &tm) || strftime(buf, size, "%H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "?");
+}
+
+int focus_fact_format(const FocusFact *f, uint64_t mono_now, uint64_t real_now, char **ret)
+{
+        const char *what = f->state == FOCUS_YES ? "focused" : "unfocused";
+        char when[32];
+        int r;
+
+        format_clock(f->since_usec, mono_now, real_now, when, sizeof(when));
+        if (f->state == FOCUS_UNKNOWN)
+                r = asprintf(ret, "%s", "");
+        else if (f->source == FOCUS_SOURCE_XATTR)
+                r = asprintf(ret, "%s since %s (user.xdg.inactive-since on %s)", what, when,
+                             f->cgroup);
+        else if (f->state == FOCUS_YES)
+                r = asprintf(ret, "focused (%s from pid %d, %s)", f->method, (int)f->caller_pid,
+                             when);
+        else
+                r = asprintf(ret, "unfocused (pid %d of the same user is in the foreground, %s "
+                             "from pid %d, %s)", (int)f->foreground_pid, f->method,
+                             (int)f->caller_pid, when);
+        if (r < 0) {
+                *ret = NULL;
+                return -ENOMEM;
+        }
+        return 0;
 }

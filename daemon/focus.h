@@ -105,6 +105,9 @@ int focus_store_set_foreground(FocusStore *s, uid_t uid, pid_t pid, const char *
                                pid_t caller_pid, const char *method, uint64_t now,
                                pid_t *ret_old_pid, char **ret_old_cgroup);
 
+/* Has UID named a foreground process? */
+bool focus_store_has_foreground(const FocusStore *s, uid_t uid);
+
 /* What the store knows of process PID (parent PPID, 0 if unknown) of UID in
  * CGROUP (NULL if unknown). */
 FocusFact focus_store_lookup(const FocusStore *s, uid_t uid, pid_t pid, pid_t ppid,
@@ -115,3 +118,13 @@ size_t focus_store_n_scopes(const FocusStore *s);
 size_t focus_store_n_foregrounds(const FocusStore *s);
 
 const char *focus_state_to_string(FocusState st); /* "yes", "no", NULL */
+
+/*
+ * F as a sentence for explain and the journal: "focused since 12:03:11
+ * (user.xdg.inactive-since on CGROUP)", "unfocused since 12:04:40 (...)",
+ * "focused (SetForegroundProcess from pid 812, 12:03:11)", "unfocused (pid
+ * 900 of the same user is in the foreground, SetFocus from pid 812)"; ""
+ * when unknown. Times are local times of the CLOCK_MONOTONIC µs in F, with
+ * MONO_NOW and REAL_NOW (CLOCK_REALTIME µs) taken at one moment. -ENOMEM.
+ */
+int focus_fact_format(const FocusFact *f, uint64_t mono_now, uint64_t real_now, char **ret);
