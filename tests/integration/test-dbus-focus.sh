@@ -144,7 +144,14 @@ expect_nice "$A" 0 "focus-xattr: attribute removed, nice restored"
 expect_nice "$B" 0 "focus-xattr: attribute removed, nice restored"
 
 # --- focus-dbus ------------------------------------------------------------
+ctl monitor >"$TMP/monitor" 2>&1 &
+MON=$!
+CHILDREN+=("$MON")
+wait_for "latnicectl monitor to start" grep -q Following "$TMP/monitor"
 call SetFocus u "$A" >/dev/null
+wait_for "monitor to show SetFocus" grep -q "focus pid $A: focused (SetFocus from pid" "$TMP/monitor"
+echo "ok - focus-dbus: monitor shows: $(grep -m1 "focus pid $A" "$TMP/monitor")"
+kill "$MON"
 expect_nice "$A" -5 "focus-dbus: SetFocus(A)"
 expect_nice "$B" 7 "focus-dbus: another app of the same user is unfocused"
 ctl explain "$A" >"$TMP/explain" 2>&1 || true
