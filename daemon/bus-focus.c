@@ -7,21 +7,15 @@
 #include <string.h>
 
 #include "daemon/bus-focus.h"
+#include "daemon/caller-limit.h"
 #include "daemon/bus.h"
 #include "lib/bus-names.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"
-#include "lib/token-bucket.h"
-
-typedef struct FocusCaller {
-        uid_t uid;
-        TokenBucket bucket;
-} FocusCaller;
 
 struct BusFocus {
-        FocusCaller callers[FOCUS_CALLERS_MAX];
-        size_t n_callers;
+        CallerLimit limit;
         sd_bus_slot *s76_slot;
         bool s76_owned;
 };
@@ -32,6 +26,8 @@ int bus_focus_new(BusFocus **ret)
 
         if (!f)
                 return -ENOMEM;
+        f->limit.burst = FOCUS_CALL_BURST;
+        f->limit.interval_usec = FOCUS_CALL_INTERVAL_USEC;
         *ret = f;
         return 0;
 }
@@ -43,32 +39,6 @@ BusFocus *bus_focus_free(BusFocus *f)
         sd_bus_slot_unref(f->s76_slot);
         free(f);
         return NULL;
-}
-
-/* May UID call now? Takes a token. A full table forgets a caller whose
- * bucket is full again (it lost nothing), or else refuses. */
-static bool caller_may(BusFocus *f, uid_t uid, uint64_t now)
-{
-        FocusCaller *c = NULL;
-
-        for (size_t i = 0; i < f->n_callers && !c; i++)
-                if (f->callers[i].uid == uid)
-                        c = &f->callers[i];
-        if (!c) {
-                for (size_t i = 0; i < f->n_callers; i++)
-                        if (token_bucket_full(&f->callers[i].bucket, now)) {
-                                f->callers[i] = f->callers[--f->n_callers];
-                                break;
-                        }
-                if (f->n_callers >= FOCUS_CALLERS_MAX)
-                        return false;
-                c = &f->callers[f->n_callers++];
-                *c = (FocusCaller){ .uid = uid };
-        }
-        if (!token_bucket_ready(&c->bucket, FOCUS_CALL_BURST, FOCUS_CALL_INTERVAL_USEC, now))
-                return false;
-        token_bucket_take(&c->bucket, FOCUS_CALL_BURST, FOCUS_CALL_INTERVAL_USEC, 1, 0, now);
-        return true;
 }
 
 static pid_t caller_pid(sd_bus_message *m)
@@ -94,7 +64,7 @@ static int set_focus(sd_bus_message *m, Bus *b, const char *method, sd_bus_error
         r = bus_caller_get(m, &c, error);
         if (r < 0)
                 return r;
-        if (!caller_may(bus_focus_of(b), c.uid, now_usec(CLOCK_MONOTONIC)))
+        if (!caller_limit_take(&bus_focus_of(b)->limit, c.uid, now_usec(CLOCK_MONOTONIC)))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "%s: more than %u calls at once from uid %u, or more "
                                          "than one per %u ms after them: try again later",

@@ -10,7 +10,7 @@
  *
  * A caller may name only a process of its own uid (root: any), and at most
  * FOCUS_CALL_BURST calls at once, then one per FOCUS_CALL_INTERVAL_USEC, per
- * caller uid (lib/token-bucket.h).
+ * caller uid (daemon/caller-limit.h).
  */
 #pragma once
 
@@ -26,7 +26,6 @@
 
 #define FOCUS_CALL_BURST 20u
 #define FOCUS_CALL_INTERVAL_USEC 50000u /* 20 a second */
-#define FOCUS_CALLERS_MAX 64
 
 typedef struct Bus Bus;
 typedef struct BusFocus BusFocus;
