@@ -249,6 +249,31 @@ int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops)
         return 1;
 }
 
+int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *state = NULL, *fact = NULL;
+
+        *ret_state = *ret_fact = NULL;
+        if (bus_connect(o, &bus) < 0 || method_new(bus, "GetFocus", &m) < 0 ||
+            sd_bus_message_append(m, "u", (uint32_t)pid) < 0 ||
+            sd_bus_message_set_auto_start(m, false) < 0 ||
+            sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0 ||
+            sd_bus_message_read(reply, "ss", &state, &fact) < 0 || !state || !*state)
+                return 0;
+        *ret_state = strdup(state);
+        *ret_fact = strdup(strempty(fact));
+        if (!*ret_state || !*ret_fact) {
+                free(*ret_state);
+                free(*ret_fact);
+                *ret_state = *ret_fact = NULL;
+                return -ENOMEM;
+        }
+        return 1;
+}
+
 static int bus_parse_error(int r)
 {
         log_error_errno(r, "Cannot parse the reply of latniced: %m");
@@ -1222,6 +1247,58 @@ static int on_task_applied(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return 0;
 }
 
+/* FocusChanged(cgroup, pid, state, fact): one line, "focus" instead of a rule. */
+static int on_focus_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const CliOptions *o = userdata;
+        const char *cgroup, *state, *fact;
+        uint32_t pid;
+        struct timespec ts;
+        int r;
+
+        r = sd_bus_message_read(m, "suss", &cgroup, &pid, &state, &fact);
+        if (r < 0) {
+                log_warning_errno(r, "Ignoring a malformed FocusChanged signal: %m");
+                return 0;
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_writer_set_pretty(&w, false);
+                json_begin_object(&w);
+                json_kv_uint(&w, "timestamp_usec",
+                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
+                json_kv_string(&w, "event", "focus");
+                json_kv_string(&w, "cgroup", cgroup);
+                json_kv_uint(&w, "pid", pid);
+                json_kv_string(&w, "focused", state);
+                json_kv_string(&w, "fact", fact);
+                json_end_object(&w);
+                r = json_writer_finish(&w);
+        } else {
+                _cleanup_free_ char *f_clean = cell_sanitize(fact), *c_clean = cell_sanitize(cgroup);
+                struct tm tm;
+                char when[32] = "";
+                time_t t = ts.tv_sec;
+
+                if (localtime_r(&t, &tm))
+                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+                if (pid > 0)
+                        printf("%s.%03ld focus pid %" PRIu32 ": %s\n", when, ts.tv_nsec / 1000000,
+                               pid, f_clean ? f_clean : "?");
+                else
+                        printf("%s.%03ld focus %s: %s\n", when, ts.tv_nsec / 1000000,
+                               c_clean ? c_clean : "?", f_clean && *f_clean ? f_clean
+                                                                         : "no longer known");
+                r = fflush(stdout) == 0 ? 0 : -EIO;
+        }
+        if (r < 0)
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        return 0;
+}
+
 static int on_monitor_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         log_error("Lost the connection to the bus");
@@ -1245,7 +1322,7 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL, *s4 = NULL;
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         sigset_t mask;
         int r, code = 0;
@@ -1278,6 +1355,10 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
                                         "org.freedesktop.DBus", "NameOwnerChanged",
                                         on_name_owner_changed, NULL);
         if (r >= 0)
+                r = sd_bus_match_signal(bus, &s4, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
+                                        LATNICE_BUS_INTERFACE, "FocusChanged", on_focus_changed,
+                                        (void *) o);
+        if (r >= 0)
                 r = sd_bus_match_signal(bus, &s3, NULL, "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected",
                                         on_monitor_disconnect, NULL);
@@ -1294,7 +1375,8 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m"), 1;
         if (!o->json && !o->quiet) {
-                printf("Following TaskApplied signals of latniced (Ctrl-C to stop).\n");
+                printf("Following TaskApplied and FocusChanged signals of latniced (Ctrl-C to "
+                       "stop).\n");
                 fflush(stdout);
         }
         r = sd_event_loop(event);

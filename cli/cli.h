@@ -95,6 +95,11 @@ int cli_daemon_budget_reason(const CliOptions *o, pid_t pid, char **ret_reason);
  * *RET_OPS (NULL if none), or 0: latniced cannot be asked. -ENOMEM. */
 int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops);
 
+/* What the running latniced knows of PID's focus (GetFocus): 1 and
+ * *RET_STATE ("yes" or "no") and *RET_FACT (latniced's words: "focused since
+ * 12:03:11 (...)"), or 0: unknown, or latniced cannot be asked. */
+int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact);
+
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);
 /* After loading P from them: every --policy-dir exists and together they

@@ -399,6 +399,8 @@ typedef struct Explanation {
         char *scx_state, *scx_ops; /* the sched_ext state (latniced's, else sysfs's) */
         Settings scx_task, scx_group; /* what latniced writes under it (sched-effect.h) */
         uint32_t scx_masked;    /* what it leaves out or caps; 0: nothing */
+        char *focus_state;      /* latniced's focus store: "yes", "no", or NULL */
+        char *focus_fact;       /* and why, in its words */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -412,6 +414,8 @@ static void explanation_done(Explanation *e)
         sched_group_done(&e->group);
         free(e->members);
         free(e->budget_reason);
+        free(e->focus_state);
+        free(e->focus_fact);
 }
 
 /* Under a sched_ext scheduler (as latniced sees it, else as sysfs says),
@@ -592,6 +596,15 @@ static int explain_cgroup_root(const CliOptions *o, char **ret)
         return r == -ENOMEM ? r : 0;
 }
 
+/* The snapshot's live facts, which latniced knows and /proc does not. */
+static int explain_prepare(void *userdata, TaskDecision *td)
+{
+        const Explanation *e = userdata;
+
+        td->p->view.focused = e->focus_state;
+        return 0;
+}
+
 /* Read the task and decide (E->policy is read already), through the front
  * door, as latniced decides. A CLI exit status. */
 static int explain_gather(Explanation *e, const CliOptions *o)
@@ -604,6 +617,9 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM ||
             explain_cgroup_root(o, &cgroup_root) < 0)
                 return cli_error("out of memory");
+        /* The focus is latniced's to know (daemon/focus.h): ask it. */
+        if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact) == -ENOMEM)
+                return cli_error("out of memory");
         /* All of the task that is shown, and whatever else the policy reads;
          * per-thread results when thread rules exist (and no single thread
          * was asked for). */
@@ -615,6 +631,8 @@ static int explain_gather(Explanation *e, const CliOptions *o)
                                                 .read = PROC_READ_TASK | PROC_READ_ANCESTORS,
                                                 .threads = true,
                                                 .revoked = e->budget_reason,
+                                                .prepare = explain_prepare,
+                                                .userdata = e,
                                                 .trace = &e->trace },
                         &e->td);
         if (r >= 0 && e->td.d.group.mask)
@@ -647,6 +665,8 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
         else
                 json_null(&w);
         json_kv_string(&w, "thread", e->td.p->view.thread);
+        json_kv_string(&w, "focused", e->focus_state);
+        json_kv_string(&w, "focus", e->focus_fact);
         json_key(&w, "task");
         json_task(&w, e->td.p);
         json_key(&w, "policy");
@@ -804,6 +824,8 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         int r;
 
         print_task(e->td.p, o);
+        if (e->focus_fact)
+                fact("focus:", e->focus_fact, o);
         if (e->tid > 0) {
                 _cleanup_free_ char *n = cell_sanitize(strempty(e->td.p->view.thread));
                 printf("  %-10s %d (%s)\n", "thread:", (int)e->tid, n ? n : "?");

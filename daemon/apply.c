@@ -834,7 +834,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         return 1;
 }
 
-/* Point P's user and group names and its ancestors into latniced's caches
+/* Point P's user and group names and its ancestors into latniced's caches, and
+ * set its focus from the focus store
  * (borrowed: valid until the next lookup there, so again before every use
  * of a snapshot kept longer). -ENOMEM only. */
 static int snapshot_borrow(Applier *a, ProcTask *p)
@@ -850,6 +851,10 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
                 if (r < 0)
                         return r;
         }
+        if (a->focus)
+                p->view.focused = focus_state_to_string(
+                        focus_store_lookup(a->focus, p->view.uid, p->view.pid, p->ppid,
+                                           p->view.cgroup).state);
         if (a->ancestors && (a->read_plan & PROC_READ_ANCESTORS)) {
                 r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
                                        &p->view.n_ancestors);

@@ -23,6 +23,7 @@
 #include "daemon/ancestors.h"
 #include "daemon/budget.h"
 #include "daemon/control.h"
+#include "daemon/focus.h"
 #include "daemon/groups.h"
 #include "daemon/idcache.h"
 #include "daemon/inherit.h"
@@ -66,6 +67,7 @@ struct Applier {
         AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
         IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
         GroupTable *groups;        /* borrowed, optional: group settings of rules */
+        FocusStore *focus;         /* borrowed, optional: the "focused" key (daemon/focus.h) */
         /* Borrowed, optional: what is known of a process for its threads (a
          * thread event then reads only the thread's name), and "boosts
          * withheld" and "thread rules applied" said once per process and

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "daemon/bus.h"
+#include "daemon/bus-focus.h"
 #include "daemon/bus-auth.h"
 #include "daemon/bus-util.h"
 #include "daemon/bus-visibility.h"
@@ -30,6 +31,7 @@
 #include "lib/probe.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
+#include "lib/time-util.h"
 #include "lib/settings.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
@@ -47,6 +49,7 @@ struct Bus {
         sd_bus_slot *disconnect_slot;
         pid_t pid_max;
         char *address;
+        BusFocus *focus;
 };
 
 
@@ -209,6 +212,21 @@ static int caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error)
         if (r == -EPERM)
                 return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, why);
         return r;
+}
+
+int bus_caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error)
+{
+        return caller_get(m, ret, error);
+}
+
+Manager *bus_manager(Bus *b)
+{
+        return b->manager;
+}
+
+BusFocus *bus_focus_of(Bus *b)
+{
+        return b->focus;
 }
 
 /* The caller of M, if it may call WHAT (bus_auth_privileged()). */
@@ -636,6 +654,11 @@ static int read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *err
                                          (int) b->pid_max - 1);
         *ret = (pid_t) pid;
         return 0;
+}
+
+int bus_read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *error)
+{
+        return read_pid_arg(b, m, ret, error);
 }
 
 static int no_such_process(sd_bus_error *error, pid_t pid)
@@ -1249,8 +1272,16 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_RESULT("as", diagnostics),
                                 method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
 
+        SD_BUS_METHOD_WITH_ARGS("SetFocus", SD_BUS_ARGS("u", pid), SD_BUS_NO_RESULT,
+                                bus_method_set_focus, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetFocus", SD_BUS_ARGS("u", pid),
+                                SD_BUS_RESULT("s", state, "s", fact), bus_method_get_focus,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+
         SD_BUS_SIGNAL_WITH_ARGS("TaskApplied",
                                 SD_BUS_ARGS("u", pid, "u", tid, "s", rule, "s", settings), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("FocusChanged",
+                                SD_BUS_ARGS("s", cgroup, "u", pid, "s", state, "s", fact), 0),
 
         SD_BUS_VTABLE_END,
 };
@@ -1351,6 +1382,11 @@ static int bus_setup(Manager *m, sd_event *event, const char *address, Bus **ret
                 goto fail;
         }
 
+        r = bus_focus_new(&b->focus);
+        if (r < 0)
+                goto fail;
+        bus_focus_setup(b, b->bus);
+
         r = sd_bus_attach_event(b->bus, event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 goto fail;
@@ -1374,6 +1410,7 @@ static Bus *bus_free(Bus *b)
                 (void) sd_bus_detach_event(b->bus);
                 b->bus = sd_bus_flush_close_unref(b->bus);
         }
+        b->focus = bus_focus_free(b->focus);
         free(b->address);
         free(b);
         return NULL;
@@ -1397,6 +1434,39 @@ static void bus_emit_task_applied(Bus *b, pid_t pid, pid_t tid, const char *rule
                                 (int) tid);
 }
 
+static void bus_emit_focus_changed(Bus *b, FocusStore *store, const char *cgroup,
+                                   pid_t pid)
+{
+        _cleanup_free_ char *fact = NULL;
+        FocusFact f = {};
+        uid_t uid;
+        int r;
+
+        if (!b || !b->bus || !b->disconnect_slot)
+                return;
+        /* the fact of the app: of its cgroup's owner, or of the foreground process */
+        if (pid > 0) {
+                const char *state;
+
+                if (manager_get_focus(b->manager, pid, &state, &fact, &uid) < 0)
+                        return;
+                f.state = streq(state, "yes") ? FOCUS_YES : streq(state, "no") ? FOCUS_NO
+                                                                             : FOCUS_UNKNOWN;
+        } else {
+                if (!focus_app_cgroup(cgroup, &uid, NULL))
+                        return;
+                f = focus_store_lookup(store, uid, 0, 0, cgroup);
+                if (focus_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
+                                      &fact) < 0)
+                        return (void)log_oom();
+        }
+        r = sd_bus_emit_signal(b->bus, LATNICE_BUS_PATH, LATNICE_BUS_INTERFACE, "FocusChanged",
+                               "suss", strempty(cgroup), (uint32_t)MAX(pid, 0),
+                               strempty(focus_state_to_string(f.state)), strempty(fact));
+        if (r < 0)
+                log_debug_errno(r, "Cannot emit FocusChanged: %m");
+}
+
 static int front_start(Manager *m, sd_event *event, const char *address, void **ret)
 {
         return bus_setup(m, event, address, (Bus **) ret);
@@ -1408,6 +1478,11 @@ static void front_task_applied(void *fe, pid_t pid, pid_t tid, const char *rule,
         bus_emit_task_applied(fe, pid, tid, rule, s);
 }
 
+static void front_focus_changed(void *fe, FocusStore *store, const char *cgroup, pid_t pid)
+{
+        bus_emit_focus_changed(fe, store, cgroup, pid);
+}
+
 static void front_free(void *fe)
 {
         bus_free(fe);
@@ -1417,5 +1492,6 @@ const ManagerFrontEnd bus_front_end = {
         .name = "D-Bus",
         .start = front_start,
         .task_applied = front_task_applied,
+        .focus_changed = front_focus_changed,
         .free = front_free,
 };

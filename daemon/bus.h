@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/control.h"
+#include "daemon/focus.h"
 
 typedef struct Bus Bus;
 

@@ -22,6 +22,7 @@
 #include "policy/decide-task.h"
 
 typedef struct Manager Manager;
+typedef struct FocusStore FocusStore; /* daemon/focus.h */
 
 /* A front end of the manager; the D-Bus service (daemon/bus.c) is the one
  * latniced has. The manager starts it once it listens to the proc connector
@@ -34,6 +35,10 @@ typedef struct ManagerFrontEnd {
         int (*start)(Manager *m, sd_event *event, const char *address, void **ret);
         void (*task_applied)(void *fe, pid_t pid, pid_t tid, const char *rule,
                              const Settings *s);
+        /* App cgroup CGROUP's focus changed (PID 0), or PID was named the
+         * foreground process (CGROUP its app cgroup, or NULL); STORE says
+         * what is known now. Optional. */
+        void (*focus_changed)(void *fe, FocusStore *store, const char *cgroup, pid_t pid);
         void (*free)(void *fe);
 } ManagerFrontEnd;
 
@@ -129,3 +134,26 @@ const char *manager_proc_root(Manager *m);
 
 /* Policy directories in effect (borrowed, NULL-terminated; admin dir last). */
 char *const *manager_policy_dirs(Manager *m);
+
+/* ---- Focus (daemon/focus.h) ------------------------------------------ */
+
+/*
+ * Make PID the foreground process of its user (SetFocus,
+ * SetForegroundProcess), named through METHOD (a static string) by the
+ * process CALLER_PID of CALLER_UID: refused with -EACCES unless PRIVILEGED
+ * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, or it
+ * is a kernel thread. The processes whose focus changed are evaluated
+ * again. *RET_ERROR (NULL on entry) gets a message on failure.
+ */
+int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
+                      pid_t caller_pid, const char *method, char **ret_error);
+
+/*
+ * What the focus store says of PID, as text: *RET_STATE "yes", "no" or ""
+ * (static), *RET_FACT (owned by the caller) the live fact, like "focused
+ * since 12:03:11 (user.xdg.inactive-since on CGROUP)" or "focused
+ * (SetForegroundProcess from pid 812)", "" when unknown; *RET_UID the
+ * process's real uid. -ESRCH, -ENOMEM.
+ */
+int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uid_t *ret_uid);

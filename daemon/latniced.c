@@ -45,6 +45,9 @@ static void help(void)
                "  -b, --bus BUS           system, session, none, or a D-Bus address\n"
                "                          (default system)\n"
                "      --cgroup-root DIR   the cgroup2 hierarchy (default: from /proc/self/mounts)\n"
+               "      --user-slice PATH   where the users' slices are in it, whose app cgroups'\n"
+               "                          user.xdg.inactive-since tells the focus (default\n"
+               "                          /user.slice; tests)\n"
                "      --proc-root DIR     where /proc is (tests)\n"
                "      --recv-buffer BYTES proc connector receive buffer (default %u; tests use\n"
                "                          a tiny one to force lost events)\n"
@@ -83,6 +86,7 @@ static int parse_argv(int argc, char *argv[])
                 ARG_PROC_ROOT,
                 ARG_RECV_BUFFER,
                 ARG_STATE_FILE,
+                ARG_USER_SLICE,
         };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -95,6 +99,7 @@ static int parse_argv(int argc, char *argv[])
                 { "proc-root", required_argument, NULL, ARG_PROC_ROOT },
                 { "recv-buffer", required_argument, NULL, ARG_RECV_BUFFER },
                 { "state-file", required_argument, NULL, ARG_STATE_FILE },
+                { "user-slice", required_argument, NULL, ARG_USER_SLICE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -137,6 +142,14 @@ static int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_CGROUP_ROOT:
                         arg.cgroup_root = optarg;
+                        break;
+                case ARG_USER_SLICE:
+                        if (optarg[0] != '/') {
+                                log_error("--user-slice: expected a path below the cgroup2 "
+                                          "root starting with '/', got \"%s\"", optarg);
+                                return -EINVAL;
+                        }
+                        arg.user_slice = optarg;
                         break;
                 case ARG_PROC_ROOT:
                         arg.proc_root = optarg;

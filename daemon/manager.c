@@ -11,6 +11,9 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "daemon/focus-eval.h"
+#include "policy/keys.h"
+#include "daemon/focus-watch.h"
 #include "daemon/adopt.h"
 #include "daemon/apply.h"
 #include "daemon/budget.h"
@@ -171,6 +174,8 @@ struct Manager {
         uint64_t n_fd_exhausted;
         WarningLimit fd_warnings, deferred_warnings, thread_warnings;
         BoundedReader *cmdline_reader;
+        FocusStore *focus;             /* daemon/focus.h */
+        FocusWatch *focus_watch;
 };
 
 static LatencyBackend resolve_backend(Manager *m)
@@ -968,6 +973,10 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         if (r < 0)
                 return r;
         m->applier.groups = m->groups;
+        r = focus_store_new(&m->focus);
+        if (r < 0)
+                return r;
+        m->applier.focus = m->focus;
         group_table_set_watch(m->groups, on_group_watch, m);
         m->applier.on_applied = on_task_applied;
         m->applier.deferred = on_evaluation_deferred;
@@ -998,6 +1007,8 @@ Manager *manager_free(Manager *m)
                 m->front_end->free(m->front);
         m->front = NULL;
         m->applier.cgroup_root = NULL;
+        m->focus_watch = focus_watch_free(m->focus_watch);
+        m->focus = focus_store_free(m->focus);
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
         m->scx = scx_watch_free(m->scx);
@@ -1167,6 +1178,113 @@ static int manager_watch_sched_ext(Manager *m)
         return 0;
 }
 
+/* ---- focus (daemon/focus.h) ------------------------------------------ */
+
+/* Tell the front end: app cgroup CGROUP's focus changed (PID 0), or PID was
+ * named the foreground process. */
+static void manager_emit_focus(Manager *m, const char *cgroup, pid_t pid)
+{
+        if (m->front && m->front_end->focus_changed)
+                m->front_end->focus_changed(m->front, m->focus, cgroup, pid);
+}
+
+static void on_focus_changed(void *userdata, const char *cgroup)
+{
+        Manager *m = userdata;
+        int n;
+
+        n = focus_eval_cgroup(&m->applier, m->kernel.cgroup_root, cgroup);
+        log_debug("Focus of %s changed: %d process(es) evaluated again.", cgroup, MAX(n, 0));
+        manager_emit_focus(m, cgroup, 0);
+}
+
+/* Follow user.xdg.inactive-since below the users' slice, if there is one. */
+static void manager_start_focus(Manager *m)
+{
+        const char *slice = m->opts.user_slice ?: "/user.slice";
+        int r;
+
+        if (!m->kernel.cgroup_root[0])
+                return;
+        r = focus_watch_new(m->event, m->kernel.cgroup_root, slice, m->focus, on_focus_changed,
+                            m, &m->focus_watch);
+        if (r == -ENOENT)
+                log_info("No %s%s: the focus is known only from D-Bus calls.",
+                         m->kernel.cgroup_root, slice);
+        else if (r < 0)
+                log_warning_errno(r, "Cannot follow the focus below %s%s: %m",
+                                  m->kernel.cgroup_root, slice);
+        else
+                log_debug("Following the focus below %s%s (%zu cgroups watched).",
+                          m->kernel.cgroup_root, slice, focus_watch_n_watches(m->focus_watch));
+}
+
+int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
+                      pid_t caller_pid, const char *method, char **ret_error)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        _cleanup_free_ char *old_cgroup = NULL, *app = NULL;
+        pid_t old_pid = 0;
+        size_t end;
+        bool first;
+        int r;
+
+        r = proc_task_read(m->opts.proc_root, pid, 0,
+                           PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP, &p);
+        if (r < 0 || p->kernel_thread || p->zombie) {
+                (void)asprintf(ret_error, "No process %d", (int)pid);
+                return r < 0 && !errno_is_gone(r) ? r : -ESRCH;
+        }
+        if (!privileged && p->view.uid != caller_uid) {
+                (void)asprintf(ret_error, "pid %d is not yours (uid %u): a user may name only "
+                               "their own processes as the focused one", (int)pid,
+                               (unsigned)p->view.uid);
+                return -EACCES;
+        }
+        first = !focus_store_has_foreground(m->focus, p->view.uid);
+        r = focus_store_set_foreground(m->focus, p->view.uid, pid, p->view.cgroup, caller_pid,
+                                       method, now_usec(CLOCK_MONOTONIC), &old_pid,
+                                       &old_cgroup);
+        if (r < 0)
+                return r;
+        log_debug("%s: pid %d of uid %u is in the foreground (from pid %d of uid %u).", method,
+                  (int)pid, (unsigned)p->view.uid, (int)caller_pid, (unsigned)caller_uid);
+        if (focus_app_cgroup(p->view.cgroup, NULL, &end))
+                app = strndup(p->view.cgroup, end);
+        if (first && m->policy &&
+            (policy_used_keys(m->policy) & POLICY_KEY(match_key_from_string_n("focused", 7))))
+                /* every other app of the user is unfocused from now on */
+                schedule_rescan(m, "first focus");
+        if (old_pid != pid || !streq_ptr(old_cgroup, app))
+                (void)focus_eval_process(&m->applier, manager_proc_root(m),
+                                         m->kernel.cgroup_root, old_pid, old_cgroup);
+        (void)focus_eval_process(&m->applier, manager_proc_root(m), m->kernel.cgroup_root, pid,
+                                 app);
+        manager_emit_focus(m, app, pid);
+        return 0;
+}
+
+int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uid_t *ret_uid)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        FocusFact f;
+        int r;
+
+        r = proc_task_read(m->opts.proc_root, pid, 0,
+                           PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP, &p);
+        if (r < 0)
+                return errno_is_gone(r) ? -ESRCH : r;
+        f = focus_store_lookup(m->focus, p->view.uid, pid, p->ppid, p->view.cgroup);
+        r = focus_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
+                              ret_fact);
+        if (r < 0)
+                return r;
+        *ret_state = strempty(focus_state_to_string(f.state));
+        *ret_uid = p->view.uid;
+        return 0;
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -1270,6 +1388,8 @@ int manager_start(Manager *m)
                                          m->front_end->name, m->opts.bus);
                 }
         }
+
+        manager_start_focus(m);
 
         r = manager_check_fds();
         if (r < 0)

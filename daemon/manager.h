@@ -23,6 +23,7 @@ typedef struct ManagerOptions {
         int log_level;            /* -1: from the configuration, else info */
         const char *bus;          /* "system", "session", "none" or an address */
         const char *cgroup_root;  /* NULL: the cgroup2 mount */
+        const char *user_slice;   /* the users' slice in it; NULL: "/user.slice" (focus) */
         const char *proc_root;    /* NULL: "/proc" */
         size_t recv_buffer;       /* proc connector receive buffer; 0: default */
         const char *state_file;   /* NULL: STATE_FILE_DEFAULT (daemon/state-file.h) */

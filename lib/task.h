@@ -43,6 +43,11 @@ typedef struct TaskSnapshot {
          * matched and any "thread:" predicate is false. */
         const char *thread;
 
+        /* Whether the process has the user's focus ("focused" key): "yes",
+         * "no", or NULL when unknown. Not from /proc: latniced's focus store
+         * (daemon/focus.h) fills it in, latnicectl asks latniced. */
+        const char *focused;
+
         /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */
         const TaskNames *ancestors;
         size_t n_ancestors;

@@ -86,6 +86,11 @@ static bool match_thread(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->thread);
 }
 
+static bool match_focused(const Expr *e, const TaskSnapshot *t)
+{
+        return expr_match_value(e, t->focused);
+}
+
 /* env:NAME=glob: the value of NAME, the first entry of that name as getenv()
  * finds it; the argument is "NAME=" (split_env()). */
 static bool match_env(const Expr *e, const TaskSnapshot *t)
@@ -180,6 +185,11 @@ static const MatchKeyInfo keys[] = {
         /* keys that no code names: rows only */
         { .name = "env", .trust = KEY_TRUST_USER, .reads = PROC_READ_ENVIRON,
           .match = match_env, .split_argument = split_env },
+        /* "yes" or "no": the focus store judges by the uid, the cgroup and
+         * the parent (daemon/focus.h); the user chooses it (their compositor
+         * or they themselves write the attribute and call SetFocus) */
+        { .name = "focused", .trust = KEY_TRUST_USER,
+          .reads = PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_STAT, .match = match_focused },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */

@@ -45,7 +45,10 @@ typedef struct ProfileExpect {
 typedef struct Sample {
         unsigned line;
         char **rules;      /* expected set of matching rules, NULL-terminated */
-        char *fields[8];   /* the raw columns, "-" already turned into NULL */
+        char *fields[9];   /* the raw columns, "-" already turned into NULL */
+        char *env;         /* the live column's env: entries, NUL-separated */
+        size_t env_size;
+        const char *focused;
         TaskNames *ancestors;
         size_t n_ancestors;
         Settings expected; /* mask 0: nothing */
@@ -55,7 +58,8 @@ typedef struct Sample {
         char *exe_base;
 } Sample;
 
-enum { COL_RULES, COL_ARGV0, COL_COMM, COL_EXE, COL_CMDLINE, COL_THREAD, COL_ANCESTORS, COL_EXPECTED };
+enum { COL_RULES, COL_ARGV0, COL_COMM, COL_EXE, COL_CMDLINE, COL_THREAD, COL_ANCESTORS, COL_EXPECTED,
+       COL_LIVE };
 
 typedef struct Table {
         ProfileExpect *profiles;
@@ -143,18 +147,48 @@ static const ProfileExpect *table_profile(const Table *t, const char *name)
         return NULL;
 }
 
+/* The live column: "focused:yes", "focused:no", "env:NAME=value", comma-separated. */
+static int parse_live(Sample *s, unsigned lineno)
+{
+        size_t n;
+        char **items = split(s->fields[COL_LIVE], ',', &n);
+        int r = 0;
+
+        for (size_t i = 0; i < n && r == 0; i++) {
+                const char *it = items[i];
+
+                if (streq(it, "focused:yes") || streq(it, "focused:no"))
+                        s->focused = it[8] == 'y' ? "yes" : "no";
+                else if (strncmp(it, "env:", 4) == 0 && strchr(it + 4, '=')) {
+                        size_t l = strlen(it + 4) + 1;
+
+                        s->env = xrealloc(s->env, s->env_size + l + 1, 1);
+                        memcpy(s->env + s->env_size, it + 4, l);
+                        s->env_size += l;
+                        s->env[s->env_size] = 0;
+                } else {
+                        test_fail("%s:%u: live fact \"%s\": expected focused:yes, focused:no "
+                                  "or env:NAME=value", SAMPLES, lineno, it);
+                        r = -EINVAL;
+                }
+        }
+        strv_free(items);
+        return r;
+}
+
 static int parse_sample(Table *t, char *line, unsigned lineno)
 {
         size_t n;
         char **cols = split(line, '\t', &n);
         Sample s = { .line = lineno };
 
-        if (n != 8) {
-                test_fail("%s:%u: expected 8 tab-separated columns, found %zu", SAMPLES, lineno, n);
+        if (n != 8 && n != 9) {
+                test_fail("%s:%u: expected 8 or 9 tab-separated columns, found %zu", SAMPLES,
+                          lineno, n);
                 strv_free(cols);
                 return -EINVAL;
         }
-        for (size_t i = 0; i < 8; i++) {
+        for (size_t i = 0; i < n; i++) {
                 if (streq(cols[i], "-"))
                         free(cols[i]);
                 else
@@ -211,6 +245,8 @@ static int parse_sample(Table *t, char *line, unsigned lineno)
                 free(names); /* the strings now belong to s.ancestors */
         }
 
+        if (s.fields[COL_LIVE] && parse_live(&s, lineno) < 0)
+                return -EINVAL;
         s.argv0_base = xstrdup(basename_of(s.fields[COL_ARGV0]));
         s.exe_base = s.fields[COL_EXE] ? xstrdup(basename_of(s.fields[COL_EXE])) : NULL;
         t->samples = xrealloc(t->samples, t->n_samples + 1, sizeof(Sample));
@@ -237,6 +273,9 @@ static void table_fix_snapshots(Table *t)
                         .group = "alice",
                         .cgroup = "/user.slice/user-1000.slice/session-2.scope",
                         .thread = s->fields[COL_THREAD],
+                        .env = s->env,
+                        .env_size = s->env_size,
+                        .focused = s->focused,
                         .ancestors = s->ancestors,
                         .n_ancestors = s->n_ancestors,
                 };
@@ -291,8 +330,9 @@ static void table_done(Table *t)
         for (size_t i = 0; i < t->n_samples; i++) {
                 Sample *s = &t->samples[i];
                 strv_free(s->rules);
-                for (size_t j = 0; j < 8; j++)
+                for (size_t j = 0; j < ELEMENTSOF(s->fields); j++)
                         free(s->fields[j]);
+                free(s->env);
                 for (size_t j = 0; j < s->n_ancestors; j++)
                         free((char *) s->ancestors[j].comm);
                 free(s->ancestors);

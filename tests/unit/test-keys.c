@@ -208,6 +208,35 @@ static void test_env_errors(void)
                          "\"(\": Unmatched ( or \\(");
 }
 
+static bool focused_matches(const char *match, const char *focused, bool trusted)
+{
+        char text[256];
+        TaskSnapshot t = { .names = { .comm = "x" }, .focused = focused,
+                           .trusted_view = trusted };
+        MatchResult m;
+        Policy *p;
+
+        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
+        p = load(text);
+        CHECK(policy_match(p, &t, &m, NULL) == 0);
+        policy_free(p);
+        return m.n_matched == 1;
+}
+
+/* focused:yes|no: the focus store's verdict; nothing when it is unknown,
+ * and nothing in the trusted view (the user chooses their focus). */
+static void test_focused(void)
+{
+        check(plan_of("focused:yes", "") == (PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_STAT));
+        check(focused_matches("focused:yes", "yes", false));
+        check(!focused_matches("focused:yes", "no", false));
+        check(focused_matches("focused:no", "no", false));
+        check(!focused_matches("focused:yes", NULL, false));
+        check(!focused_matches("focused:no", NULL, false));
+        check(focused_matches("!focused:yes", NULL, false));
+        check(!focused_matches("focused:yes", "yes", true));
+}
+
 int main(void)
 {
         test_rows();
@@ -215,5 +244,6 @@ int main(void)
         test_trusted_view();
         test_env();
         test_env_errors();
+        test_focused();
         return test_result();
 }

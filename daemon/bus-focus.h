@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The focus on the bus: latniced's SetFocus and GetFocus methods and its
+ * FocusChanged signal (org.latnice.Daemon1), and system76-scheduler's
+ * interface (com.system76.Scheduler at /com/system76/Scheduler, method
+ * SetForegroundProcess(u pid)), so that the compositor scripts written for
+ * it (KWin, niri, sway, pop-shell) tell latniced instead. latniced takes the
+ * name com.system76.Scheduler at start-up only if nobody owns it: with
+ * system76-scheduler running, it is left to it.
+ *
+ * A caller may name only a process of its own uid (root: any), and at most
+ * FOCUS_CALL_BURST calls at once, then one per FOCUS_CALL_INTERVAL_USEC, per
+ * caller uid (daemon/caller-limit.h).
+ */
+#pragma once
+
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "daemon/bus-auth.h"
+#include "daemon/focus.h"
+
+#define S76_BUS_NAME "com.system76.Scheduler"
+#define S76_BUS_PATH "/com/system76/Scheduler"
+#define S76_BUS_INTERFACE "com.system76.Scheduler"
+
+#define FOCUS_CALL_BURST 20u
+#define FOCUS_CALL_INTERVAL_USEC 50000u /* 20 a second */
+
+typedef struct Bus Bus;
+typedef struct BusFocus BusFocus;
+
+/* What daemon/bus.c lends the focus methods. */
+Manager *bus_manager(Bus *b);
+int bus_caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error);
+int bus_read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *error);
+BusFocus *bus_focus_of(Bus *b);
+
+int bus_focus_new(BusFocus **ret);
+BusFocus *bus_focus_free(BusFocus *f);
+
+/* Serve com.system76.Scheduler on BUS if nobody owns the name. */
+void bus_focus_setup(Bus *b, sd_bus *bus);
+
+/* The methods of org.latnice.Daemon1 (in daemon/bus.c's vtable). */
+int bus_method_set_focus(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error);
