@@ -183,8 +183,15 @@ keys = {"kernel_release", "latency_nice_backend", "latency_nice_syscall", "laten
         "eevdf_slice", "latency_note", "uclamp_task", "uclamp_cgroup", "cgroup2_cpu", "cgroup_root",
         "sched_ext_active", "autogroup", "ncpus", "base_slice_ns", "base_slice_source",
         "initial_namespaces", "namespace_problem", "namespace_fix", "latency_nice_table",
-        "core_scheduling", "core_scheduling_status", "smt_control"}
+        "core_scheduling", "core_scheduling_status", "smt_control",
+        "sched_ext_state", "sched_ext_scheduler", "preemption_model", "preemption", "hz",
+        "settings_in_effect", "settings_without_effect"}
 assert set(d) == keys, set(d) ^ keys
+assert d["preemption_model"] in ("none", "voluntary", "full", "lazy", "rt", "unknown"), d
+assert d["preemption"].startswith(d["preemption_model"]) or d["preemption_model"] == "unknown", d
+st = "absent" if not os.path.exists("/sys/kernel/sched_ext") else None
+assert st is None or d["sched_ext_state"] == st, d
+assert "Nice" in d["settings_in_effect"] and "Nice" not in d["settings_without_effect"], d
 assert d["initial_namespaces"] is True and d["namespace_problem"] is None
 assert d["kernel_release"] == os.uname().release
 assert d["latency_nice_backend"] in ("none", "slice", "latency-nice")
