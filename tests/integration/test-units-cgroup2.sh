@@ -87,9 +87,9 @@ start_in() {
         sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 600' sh "$dir" </dev/null >/dev/null 2>&1 &
         STARTED=$!
         PIDS+=("$STARTED")
-        # Wait for the exec (comm turns from sh to sleep).
+        # Wait for the exec (comm turns from sh to sleep): up to 30 s.
         local i
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < 600; i++)); do
                 [ "$(cat "/proc/$STARTED/comm" 2>/dev/null)" = sleep ] && return 0
                 sleep 0.05
         done
