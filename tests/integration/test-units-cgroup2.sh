@@ -253,7 +253,7 @@ for f in "${CPU_FILES[@]}"; do
 done
 
 start_daemon "$root"
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U3/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done
@@ -282,7 +282,7 @@ CPUWeight = 300
 CPUWeight = 300
 EOF
 kill -HUP "$DAEMON"
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U4/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done
@@ -294,7 +294,7 @@ U5=latnice-files-new-$$.service
 mkcg "$U5"
 start_in "$CG/$U5"
 P5=$STARTED
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U5/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done
