@@ -22,10 +22,16 @@
 #include "lib/time-util.h"
 #include "test-util.h"
 
-/* Long enough that a worker reading a plain file is never cut short on a
- * busy machine (20 ms was: a sanitizer build beside a kernel build); under
- * the penalty. */
+/* Under the penalty. A worker reading a plain file on a busy machine may be
+ * starved of a CPU for longer (20 ms was too short beside a kernel build,
+ * 300 ms under ASan beside stress-ng --cpu 8): the reader of test_reads()
+ * and test_stuck() has WAIT_BUDGET on top, refilled within a second. */
 #define TIMEOUT_USEC (300u * 1000u)
+static const BoundedReadBudget WAIT_BUDGET = {
+        .max_usec = 2000u * 1000u,
+        .burst_usec = 2000u * 1000u,
+        .per_second_usec = 2000u * 1000u,
+};
 #define READ_MAX 16u
 
 static char dir[] = "/tmp/test-bounded-read.XXXXXX";
@@ -56,17 +62,26 @@ static void make_fifo(const char *name)
 }
 
 /* Let the worker blocked in open() on FIFO NAME go: open it for writing
- * (meets the worker's open), write a byte, close. */
+ * (meets the worker's open), write a byte, close. Waits up to 60 s for the
+ * worker to get there (a busy machine), and fails rather than hangs when
+ * no read of NAME was started. */
 static void release_fifo(const char *name)
 {
         char p[256];
-        int fd;
 
         path_of(p, name);
-        fd = open(p, O_WRONLY | O_CLOEXEC);
-        CHECK(fd >= 0);
-        CHECK(write(fd, "x", 1) == 1);
-        close(fd);
+        for (int i = 0; i < 6000; i++) {
+                int fd = open(p, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+                if (fd >= 0) {
+                        CHECK(write(fd, "x", 1) == 1);
+                        close(fd);
+                        return;
+                }
+                CHECK(errno == ENXIO); /* no reader yet */
+                usleep(10 * 1000);
+        }
+        test_fail("nothing read FIFO %s in 60 s", name);
 }
 
 static int read_key(BoundedReader *b, uint32_t key, const char *name, char **ret,
@@ -396,6 +411,7 @@ int main(void)
         check(bounded_reader_new(0, TIMEOUT_USEC, &b) == -EINVAL && !b);
         check(bounded_reader_new(READ_MAX, 0, &b) == -EINVAL && !b);
         CHECK(bounded_reader_new(READ_MAX, TIMEOUT_USEC, &b) == 0 && b);
+        bounded_reader_set_budget(b, &WAIT_BUDGET);
 
         test_reads(b);
         test_stuck(b);
