@@ -70,6 +70,16 @@
  * lib/bounded-read.h). Such a read normally takes microseconds; one of a
  * swapped-out argv a few milliseconds. */
 #define CMDLINE_READ_TIMEOUT_USEC (10 * 1000)
+/* Past those 10 ms a read waits only on its user's wait budget: a worker
+ * starved of a CPU on a busy machine takes longer without a lock held
+ * against it, and latniced cannot tell the two apart (a lock's waiter, once
+ * woken, waits for a CPU too). A user's reads may be waited for 100 ms more
+ * at most each, 500 ms more in all, and 50 ms more each second after that:
+ * a user costs latniced's loop at most 10 ms per read plus 5% of its time
+ * (beyond that their reads are cut at 10 ms and held off as before). */
+#define CMDLINE_READ_EXTRA_MAX_USEC (100 * 1000)
+#define CMDLINE_READ_EXTRA_BURST_USEC (500 * 1000)
+#define CMDLINE_READ_EXTRA_PER_SECOND_USEC (50 * 1000)
 /* Free file descriptors latniced needs before it says READY=1: evaluating a
  * process holds a pidfd, a /proc directory and a file, NSS lookups a few
  * more; the rest is margin. */
@@ -502,9 +512,10 @@ static void on_evaluation_deferred(void *userdata, pid_t pid)
                 at = now + USEC_PER_SEC;
         if (warning_due(&m->deferred_warnings, now)) {
                 log_warning("Process %d was not evaluated: reading its command line (or an "
-                            "ancestor's) took over %u ms or is held off after that for its "
-                            "user (%" PRIu64 " read(s) cut short, %" PRIu64 " held off, %" PRIu64
-                            " since the last warning); trying again in %" PRIu64 " ms.",
+                            "ancestor's) took over %u ms and its user's wait budget, or is held "
+                            "off after that for its user (%" PRIu64 " read(s) cut short, %" PRIu64
+                            " held off, %" PRIu64 " since the last warning); trying again in %"
+                            PRIu64 " ms.",
                             (int)pid, (unsigned)(CMDLINE_READ_TIMEOUT_USEC / 1000),
                             bounded_reader_n_timeouts(m->cmdline_reader),
                             bounded_reader_n_refused(m->cmdline_reader),
@@ -987,6 +998,12 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
         if (r < 0)
                 return r;
+        bounded_reader_set_budget(m->cmdline_reader,
+                                  &(BoundedReadBudget){
+                                          .max_usec = CMDLINE_READ_EXTRA_MAX_USEC,
+                                          .burst_usec = CMDLINE_READ_EXTRA_BURST_USEC,
+                                          .per_second_usec = CMDLINE_READ_EXTRA_PER_SECOND_USEC,
+                                  });
         proc_set_cmdline_reader(m->cmdline_reader);
 
         /* A loop of its own: sd_event_default()'s loop checks its thread with a

@@ -46,24 +46,29 @@ typedef struct Worker {
         int error;
 } Worker;
 
-typedef struct Penalty {
+/* What one key has cost: its penalty and its wait budget. A key has one
+ * only once a read of it waited past the timeout. */
+typedef struct Account {
         uint32_t key;
-        uint64_t until;  /* refused before this */
-        uint64_t period; /* the last penalty's length */
-} Penalty;
+        uint64_t until;     /* refused before this */
+        uint64_t period;    /* the last penalty's length */
+        uint64_t wait_left; /* wait past the timeout it may still cost */
+        uint64_t wait_at;   /* when wait_left was last topped up */
+} Account;
 
 struct BoundedReader {
         pthread_mutex_t lock;
         pthread_cond_t done; /* CLOCK_MONOTONIC */
         size_t max;
         uint64_t timeout_usec;
+        BoundedReadBudget budget; /* all 0: no wait past the timeout */
         bool stopping;
         bool start_failed; /* said that a worker could not be started */
         Worker workers[BOUNDED_READ_WORKERS];
-        Penalty penalties[BOUNDED_READ_KEYS];
-        size_t n_penalties;
+        Account accounts[BOUNDED_READ_KEYS];
+        size_t n_accounts;
         uint64_t retry_at;
-        uint64_t n_timeouts, n_refused;
+        uint64_t n_timeouts, n_refused, n_late;
 };
 
 /* The read itself, outside the lock: as read_fd_bounded() with
@@ -186,30 +191,65 @@ static int worker_start(Worker *w)
         return 0;
 }
 
-static Penalty *penalty_find(BoundedReader *b, uint32_t key)
+static Account *account_find(BoundedReader *b, uint32_t key)
 {
-        for (size_t i = 0; i < b->n_penalties; i++)
-                if (b->penalties[i].key == key)
-                        return &b->penalties[i];
+        for (size_t i = 0; i < b->n_accounts; i++)
+                if (b->accounts[i].key == key)
+                        return &b->accounts[i];
         return NULL;
+}
+
+/* A's wait budget topped up to NOW: budget.per_second for each second
+ * since, up to budget.burst. */
+static void account_refill(const BoundedReader *b, Account *a, uint64_t now)
+{
+        unsigned __int128 gained = (unsigned __int128) (now - MIN(a->wait_at, now)) *
+                                   b->budget.per_second_usec / USEC_PER_SEC;
+
+        a->wait_left = (uint64_t) MIN(gained + a->wait_left,
+                                      (unsigned __int128) b->budget.burst_usec);
+        a->wait_at = now;
+}
+
+/* When A would be forgotten anyway: its penalty over and its budget full. */
+static uint64_t account_settled_at(const BoundedReader *b, const Account *a)
+{
+        uint64_t full = a->wait_at;
+
+        if (b->budget.per_second_usec > 0)
+                full += (b->budget.burst_usec - MIN(a->wait_left, b->budget.burst_usec)) *
+                        USEC_PER_SEC / b->budget.per_second_usec;
+        return MAX(a->until, full);
+}
+
+/* KEY's account, refilled to NOW; a new one (a full budget) if it has none.
+ * When the table is full, the account that settles first makes room. */
+static Account *account_get(BoundedReader *b, uint32_t key, uint64_t now)
+{
+        Account *a = account_find(b, key);
+
+        if (!a) {
+                if (b->n_accounts < ELEMENTSOF(b->accounts))
+                        a = &b->accounts[b->n_accounts++];
+                else {
+                        a = &b->accounts[0];
+                        for (size_t i = 1; i < b->n_accounts; i++)
+                                if (account_settled_at(b, &b->accounts[i]) <
+                                    account_settled_at(b, a))
+                                        a = &b->accounts[i];
+                }
+                *a = (Account){ .key = key, .wait_left = b->budget.burst_usec,
+                                .wait_at = now };
+        }
+        account_refill(b, a, now);
+        return a;
 }
 
 /* KEY's read timed out at NOW: refuse it for longer than the last time. */
 static void penalize(BoundedReader *b, uint32_t key, uint64_t now)
 {
-        Penalty *p = penalty_find(b, key);
+        Account *p = account_get(b, key, now);
 
-        if (!p) {
-                if (b->n_penalties < ELEMENTSOF(b->penalties))
-                        p = &b->penalties[b->n_penalties++];
-                else { /* full: take the one that ends first */
-                        p = &b->penalties[0];
-                        for (size_t i = 1; i < b->n_penalties; i++)
-                                if (b->penalties[i].until < p->until)
-                                        p = &b->penalties[i];
-                }
-                *p = (Penalty){ .key = key };
-        }
         if (p->period == 0 || now > p->until + BOUNDED_READ_PENALTY_FORGET_USEC)
                 p->period = BOUNDED_READ_PENALTY_MIN_USEC;
         else
@@ -286,19 +326,57 @@ static int worker_take(Worker *w, char **ret, size_t *ret_size, bool *ret_trunca
         return 0;
 }
 
+/* Wait under the lock until W is done or DEADLINE (CLOCK_MONOTONIC usec)
+ * has passed; true if done. */
+static bool worker_wait(BoundedReader *b, Worker *w, uint64_t deadline)
+{
+        struct timespec ts = { .tv_sec = (time_t) (deadline / USEC_PER_SEC),
+                               .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
+
+        while (w->state == WORKER_BUSY)
+                if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
+                        break;
+        return w->state == WORKER_DONE;
+}
+
+/* The wait past the timeout that KEY may cost now (its budget, at most
+ * budget.max_usec). */
+static uint64_t key_extra(BoundedReader *b, uint32_t key, uint64_t now)
+{
+        Account *a = account_find(b, key);
+
+        if (a)
+                account_refill(b, a, now);
+        return MIN(b->budget.max_usec, a ? a->wait_left : b->budget.burst_usec);
+}
+
+/* KEY's read began at START and ended (done or cut) at END, having been
+ * allowed EXTRA past the timeout: what it waited past the timeout comes
+ * off KEY's budget. */
+static void key_charge(BoundedReader *b, uint32_t key, uint64_t start, uint64_t end,
+                       uint64_t extra)
+{
+        uint64_t waited = end - MIN(start, end);
+        Account *a;
+
+        if (waited <= b->timeout_usec || b->budget.burst_usec == 0)
+                return;
+        a = account_get(b, key, end);
+        a->wait_left -= MIN(a->wait_left, MIN(waited - b->timeout_usec, extra));
+}
+
 int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char **ret,
                         size_t *ret_size, bool *ret_truncated)
 {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), deadline;
-        struct timespec ts;
-        Penalty *p;
+        uint64_t now = now_usec(CLOCK_MONOTONIC), start, extra;
+        Account *p;
         Worker *w;
         int r = 0;
 
         if (strlen(path) >= BOUNDED_READ_PATH_MAX)
                 return -ENAMETOOLONG;
         pthread_mutex_lock(&b->lock);
-        p = penalty_find(b, key);
+        p = account_find(b, key);
         if (p && (p->until > now || key_held(b, key))) {
                 note_retry(b, MAX(p->until, now + BOUNDED_READ_PENALTY_MIN_USEC));
                 b->n_refused++;
@@ -318,25 +396,50 @@ int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char *
         w->state = WORKER_BUSY;
         pthread_cond_signal(&w->wake);
 
-        deadline = now + b->timeout_usec;
-        ts = (struct timespec){ .tv_sec = (time_t) (deadline / USEC_PER_SEC),
-                                .tv_nsec = (long) (deadline % USEC_PER_SEC) * 1000 };
-        while (w->state == WORKER_BUSY)
-                if (pthread_cond_timedwait(&b->done, &b->lock, &ts) == ETIMEDOUT)
-                        break;
-        if (w->state == WORKER_DONE) {
+        start = now;
+        extra = key_extra(b, key, now);
+        if (worker_wait(b, w, start + b->timeout_usec + extra)) {
+                now = now_usec(CLOCK_MONOTONIC);
+                if (now - start > b->timeout_usec)
+                        b->n_late++;
+                key_charge(b, key, start, now, extra);
                 r = worker_take(w, ret, ret_size, ret_truncated);
                 goto out;
         }
         w->abandoned = true;
         now = now_usec(CLOCK_MONOTONIC);
+        key_charge(b, key, start, now, extra);
         penalize(b, key, now);
-        note_retry(b, penalty_find(b, key)->until);
+        note_retry(b, account_find(b, key)->until);
         b->n_timeouts++;
         r = -ETIMEDOUT;
 out:
         pthread_mutex_unlock(&b->lock);
         return r;
+}
+
+void bounded_reader_set_budget(BoundedReader *b, const BoundedReadBudget *budget)
+{
+        pthread_mutex_lock(&b->lock);
+        b->budget = *budget;
+        b->budget.max_usec = MIN(b->budget.max_usec, b->budget.burst_usec);
+        for (size_t i = 0; i < b->n_accounts; i++)
+                b->accounts[i].wait_left = MIN(b->accounts[i].wait_left, budget->burst_usec);
+        pthread_mutex_unlock(&b->lock);
+}
+
+uint64_t bounded_reader_wait_left(BoundedReader *b, uint32_t key)
+{
+        uint64_t left;
+        Account *a;
+
+        pthread_mutex_lock(&b->lock);
+        a = account_find(b, key);
+        if (a)
+                account_refill(b, a, now_usec(CLOCK_MONOTONIC));
+        left = a ? a->wait_left : b->budget.burst_usec;
+        pthread_mutex_unlock(&b->lock);
+        return left;
 }
 
 uint64_t bounded_reader_take_retry_at(BoundedReader *b)
@@ -358,6 +461,11 @@ uint64_t bounded_reader_n_timeouts(const BoundedReader *b)
 uint64_t bounded_reader_n_refused(const BoundedReader *b)
 {
         return b->n_refused;
+}
+
+uint64_t bounded_reader_n_late(const BoundedReader *b)
+{
+        return b->n_late;
 }
 
 /* Wait up to STOP_WAIT_USEC for busy workers; true if none is left. */

@@ -10,13 +10,22 @@
  * process likes (146 ms on average, 200 ms at most, for 1 GiB and 8 such
  * threads here). latniced's event loop must not wait that long.
  *
- * A read that takes longer than the timeout is abandoned: its worker goes on
- * until the kernel lets it go and is then free again; the caller gets
- * -ETIMEDOUT, and the read's KEY (latniced: the process's uid) is refused
- * (-EBUSY, at once) for a penalty: 1 s after its first timeout, doubling with
- * each further one up to 64 s, back to 1 s after ten quiet minutes. So a user
- * who keeps their memory busy costs the caller at most one timeout per
- * penalty, and other keys are read as before. A key is also refused while an
+ * Every read may take the timeout. A read may wait longer only from its
+ * KEY's (latniced: the process's uid) wait budget (bounded_reader_set_budget();
+ * none by default): what it waits past the timeout comes off that key's
+ * budget, which fills up again at a fixed rate. So a worker that is only
+ * starved of a CPU on a busy machine (it cannot tell from one that waits for
+ * a lock: a woken waiter then waits for a CPU too) still gets its read done,
+ * and what one key can cost the caller beyond the timeout of each read is
+ * bounded all the same: the burst, then the rate.
+ *
+ * A read that takes longer than the timeout and its key's allowance is
+ * abandoned: its worker goes on until the kernel lets it go and is then free
+ * again; the caller gets -ETIMEDOUT, and the read's KEY is refused (-EBUSY,
+ * at once) for a penalty: 1 s after its first timeout, doubling with each
+ * further one up to 64 s, back to 1 s after ten quiet minutes. So a user who
+ * keeps their memory busy costs the caller at most one timeout per penalty
+ * and their wait budget, and other keys are read as before. A key is also refused while an
  * abandoned read of its own still holds a worker, however long ago its
  * penalty ended: one key never holds two workers. When every worker is held
  * by an abandoned read, reads are refused (-EBUSY) too.
@@ -41,9 +50,24 @@
 
 typedef struct BoundedReader BoundedReader;
 
-/* Reads of at most MAX bytes, waited for at most TIMEOUT_USEC. Workers
- * start on the first read that needs one. */
+/* Reads of at most MAX bytes, waited for at most TIMEOUT_USEC (and what a
+ * budget allows). Workers start on the first read that needs one. */
 int bounded_reader_new(size_t max, uint64_t timeout_usec, BoundedReader **ret);
+
+/* How much longer than the timeout each key's reads may be waited for, in
+ * all: BURST_USEC at first, PER_SECOND_USEC more each second up to BURST_USEC
+ * again, at most MAX_USEC (capped at BURST_USEC) for one read. All 0 (the
+ * default): never past the timeout. */
+typedef struct BoundedReadBudget {
+        uint64_t max_usec;
+        uint64_t burst_usec;
+        uint64_t per_second_usec;
+} BoundedReadBudget;
+
+void bounded_reader_set_budget(BoundedReader *b, const BoundedReadBudget *budget);
+
+/* What KEY may still be waited for past the timeout, in all (usec). */
+uint64_t bounded_reader_wait_left(BoundedReader *b, uint32_t key);
 
 /* Stops the workers. One still held by the kernel after a second is left
  * running, and what it uses is not freed (the process is exiting). */
@@ -74,3 +98,5 @@ uint64_t bounded_reader_take_retry_at(BoundedReader *b);
 /* Reads cut short (timeouts) and refused, since the start. */
 uint64_t bounded_reader_n_timeouts(const BoundedReader *b);
 uint64_t bounded_reader_n_refused(const BoundedReader *b);
+/* Reads done after the timeout, on their key's budget. */
+uint64_t bounded_reader_n_late(const BoundedReader *b);

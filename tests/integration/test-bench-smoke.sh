@@ -55,7 +55,7 @@ our_daemons() {
 BEFORE=$(our_daemons | tr '\n' ' ')
 no_leak() { # what
         local p left=""
-        for _ in $(seq 50); do
+        for _ in $(seq 300); do # 30 s: a sanitizer build on a busy machine exits slowly
                 left=""
                 for p in $(our_daemons); do
                         case " $BEFORE " in *" $p "*) ;; *) left="$left $p" ;; esac
@@ -185,7 +185,7 @@ bench_cgroup() { # pid
 nothing_left() { # what pid attrs.txt
         local left
         [ -z "$(bench_cgroup "$2")" ] || fail "$1 left the cgroup tree $(bench_cgroup "$2") behind"
-        for _ in $(seq 50); do
+        for _ in $(seq 300); do
                 left=$(run_procs "$3")
                 [ -n "$left" ] || return 0
                 sleep 0.1
@@ -287,7 +287,7 @@ interrupt TERM apply-latency bash bench/apply-latency.sh "$LATNICED" "$APPLY_LAT
 interrupt KILL apply-latency bash bench/apply-latency.sh "$LATNICED" "$APPLY_LATENCY" 2000
 interrupt KILL exec-storm bash bench/exec-storm.sh "$LATNICED" "$LN_STORM" "$SRC/policy/default" 3000
 # What the killed script started dies with it (--pdeathsig).
-for _ in $(seq 50); do
+for _ in $(seq 300); do
         pgrep -f "lt-storm-keeper-x|ln-storm 3000" >/dev/null || break
         sleep 0.1
 done
@@ -313,16 +313,23 @@ interrupt_cgroups() { # signal
                 sleep 0.1
         done
         [ -n "$top" ] || { cat "$TMP/int.out" >&2; fail "sched-effect made no cgroup tree"; }
-        sleep 1 # past the first exec: the real programs run now
-        for p in $(find "$top" -name cgroup.procs -exec cat {} +); do echo "x pid=$p" >>"$procs"; done
+        # Past the first exec: the real programs run now (up to 60 s on a busy machine).
+        for _ in $(seq 600); do
+                : >"$procs"
+                for p in $(find "$top" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+                        echo "x pid=$p" >>"$procs"
+                done
+                [ -n "$(run_procs "$procs")" ] && break
+                sleep 0.1
+        done
         [ -n "$(run_procs "$procs")" ] || { cat "$TMP/int.out" >&2; fail "no sleeper or hog in $top"; }
         kill -"$1" "$BG"
         # The run has a minute to go: it must stop now, not when it is done.
-        for _ in $(seq 200); do
+        for _ in $(seq 400); do
                 running "$BG" || break
                 sleep 0.1
         done
-        running "$BG" && fail "sched-effect --topology cgroups still runs 20 s after SIG$1"
+        running "$BG" && fail "sched-effect --topology cgroups still runs 40 s after SIG$1"
         wait "$BG" 2>/dev/null
         BG=
         no_leak "sched-effect --topology cgroups (SIG$1)"

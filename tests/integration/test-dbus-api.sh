@@ -209,17 +209,32 @@ wait_for "ListTasks to show $target as user-owned" sh -c \
 echo "ok - SetTask via latnicectl and busctl, verified with sched_getattr"
 
 # ---- TaskApplied, latnicectl monitor --------------------------------------
+# A monitor is subscribed once its match is registered on the bus, which may
+# take seconds on a busy machine (a signal before that is lost): start
+# processes until FILE shows one of them applied; its pid goes to $SEEN.
+spawn_until_seen() {
+        local file=$1 i j p pids=()
+        for i in $(seq 30); do
+                spawn ln-dbus-sleep
+                pids+=("$SPAWNED")
+                for j in $(seq 20); do
+                        for p in "${pids[@]}"; do
+                                if grep -qE "(\"pid\":$p,|pid $p tid )" "$file"; then
+                                        SEEN=$p
+                                        return 0
+                                fi
+                        done
+                        sleep 0.1
+                done
+        done
+        fail "the monitor in $file showed none of 30 processes applied"
+}
 # (background jobs of a script start with SIGINT ignored: restore the default)
 env --default-signal=INT "$LATNICECTL" --bus "$ADDR" --json monitor >"$TMP/monitor.json" 2>"$TMP/monitor.err" &
 mon=$!
 CHILDREN+=("$mon")
-# subscribed once its match is registered on the bus: give it a moment, then
-# start processes until one is seen (a signal before subscription is lost)
-sleep 1
-spawn ln-dbus-sleep
-second=$SPAWNED
-seen() { grep -q "\"pid\":$second," "$TMP/monitor.json"; }
-wait_for "TaskApplied for $second" seen
+spawn_until_seen "$TMP/monitor.json"
+second=$SEEN
 grep "\"pid\":$second," "$TMP/monitor.json" | head -n1 | py_assert \
         "d['pid'] == $second and d['tid'] == $second and d['rule'] == 'dbus-test' and 'Nice=7' in d['settings'] and d['timestamp_usec'] > 0" \
         "monitor JSON line"
@@ -235,10 +250,9 @@ echo "ok - TaskApplied, latnicectl --json monitor (one object per line, exit 0 o
 env --default-signal=INT "$LATNICECTL" --bus "$ADDR" monitor >"$TMP/monitor.txt" 2>&1 &
 mon=$!
 CHILDREN+=("$mon")
-sleep 1
-spawn ln-dbus-sleep
-third=$SPAWNED
-wait_for "monitor text for $third" grep -q "pid $third tid $third rule dbus-test: " "$TMP/monitor.txt"
+spawn_until_seen "$TMP/monitor.txt"
+third=$SEEN
+grep -q "pid $third tid $third rule dbus-test: " "$TMP/monitor.txt" || fail "monitor text for $third"
 kill -INT "$mon"
 wait "$mon" || fail "latnicectl monitor (text): nonzero exit after SIGINT"
 echo "ok - latnicectl monitor (text)"

@@ -207,10 +207,10 @@ spawn() {
 }
 
 # wait_for DESCRIPTION CMD...: retry CMD for up to 10 s
-wait_for() {
+wait_for() { # what command...: up to 300 tries, 0.1 s apart (30 s on an idle machine)
         local what=$1 i
         shift
-        for i in $(seq 100); do
+        for i in $(seq 300); do
                 "$@" >/dev/null 2>&1 && return 0
                 sleep 0.1
         done

@@ -89,9 +89,9 @@ start_in() {
         sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 600' sh "$dir" </dev/null >/dev/null 2>&1 &
         STARTED=$!
         PIDS+=("$STARTED")
-        # Wait for the exec (comm turns from sh to sleep).
+        # Wait for the exec (comm turns from sh to sleep): up to 30 s.
         local i
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < 600; i++)); do
                 [ "$(cat "/proc/$STARTED/comm" 2>/dev/null)" = sleep ] && return 0
                 sleep 0.05
         done
@@ -286,7 +286,7 @@ for f in "${CPU_FILES[@]}"; do
 done
 
 start_daemon "$root"
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U3/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done
@@ -315,7 +315,7 @@ CPUWeight = 300
 CPUWeight = 300
 EOF
 kill -HUP "$DAEMON"
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U4/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done
@@ -327,7 +327,7 @@ U5=latnice-files-new-$$.service
 mkcg "$U5"
 start_in "$CG/$U5"
 P5=$STARTED
-for i in $(seq 50); do
+for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U5/cpu.weight" 2>/dev/null)" = 300 ] && break
         sleep 0.1
 done

@@ -344,7 +344,7 @@ static void test_unit_name(void)
  * is loaded): until then the cmdline reads empty, so wait for it too. */
 static void wait_for_exec(pid_t pid, const char *comm)
 {
-        for (int i = 0; i < 500; i++) {
+        for (int i = 0; i < 3000; i++) {
                 ProcTask *t = NULL;
 
                 if (proc_task_read("/proc", pid, 0,
@@ -447,7 +447,7 @@ static void test_real(void)
         CHECK(child >= 0);
         if (child == 0)
                 _exit(0);
-        for (int i = 0; i < 500; i++) {
+        for (int i = 0; i < 3000; i++) {
                 CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
                 if (t->zombie)
                         break;
@@ -787,7 +787,7 @@ static void test_huge_real(void)
                 child = spawn_huge(fds[0], true);
                 wait_for_exec(child, "sh");
                 /* it runs sh once the groups and uid are set */
-                for (int i = 0; i < 500; i++) {
+                for (int i = 0; i < 3000; i++) {
                         CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
                         if (t->view.uid == 65534)
                                 break;

@@ -140,7 +140,7 @@ static void test_paths_in_trusted_root(void)
                         _exit(127);
                 }
                 /* Wait for the exec to happen. */
-                for (int i = 0; i < 500; i++) {
+                for (int i = 0; i < 3000; i++) {
                         char exe[64], *t = NULL;
                         snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
                         if (readlink_malloc(exe, &t) >= 0 && strstr(t, "sleeper")) {
@@ -373,7 +373,7 @@ static void test_uid_and_floor(void)
                 _exit(0);
         }
         close(fds[0]);
-        for (int i = 0; i < 500; i++) {
+        for (int i = 0; i < 3000; i++) {
                 struct rlimit now;
                 if (prlimit(pid, RLIMIT_NICE, NULL, &now) == 0 && now.rlim_max == 0)
                         break;
