@@ -68,6 +68,11 @@ static bool match_unit(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->unit);
 }
 
+static bool match_pod(const Expr *e, const TaskSnapshot *t)
+{
+        return expr_match_value(e, t->pod);
+}
+
 static bool match_parent(const Expr *e, const TaskSnapshot *t)
 {
         return t->ancestors && t->n_ancestors > 0 && match_names(e, &t->ancestors[0]);
@@ -180,6 +185,10 @@ static const MatchKeyInfo keys[] = {
         /* keys that no code names: rows only */
         { .name = "env", .trust = KEY_TRUST_USER, .reads = PROC_READ_ENVIRON,
           .match = match_env, .split_argument = split_env },
+        /* the Kubernetes pod, "QOS/UID/ID" (lib/kube-pod.h), from the cgroup
+         * v2 path or a v1 one; the kubelet (root) chooses it */
+        { .name = "pod", .trust = KEY_TRUST_DELEGATED, .reads = PROC_READ_CGROUP,
+          .match = match_pod },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */
