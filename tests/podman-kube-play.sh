@@ -27,6 +27,9 @@ if [ "${LATNICE_TEST_PODMAN:-0}" != 1 ]; then
 fi
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v podman >/dev/null || { echo "SKIP: podman is not installed (apt-get install podman)"; exit 77; }
+# the pod's infra container runs catatonit (a package of its own in Debian 12)
+command -v catatonit >/dev/null || [ -x /usr/libexec/podman/catatonit ] ||
+        { echo "SKIP: catatonit is not installed (apt-get install catatonit): podman kube play needs it"; exit 77; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/latnice-podman.XXXXXX)
