@@ -274,6 +274,29 @@ int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **re
         return 1;
 }
 
+int cli_daemon_get_status(const CliOptions *o, sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = bus_open(o, &bus);
+        if (r != 0)
+                return r;
+        r = method_new(bus, "GetStatus", &m);
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(m, false);
+        if (r < 0) {
+                log_error_errno(r, "Cannot make the GetStatus call: %m");
+                return 1;
+        }
+        r = sd_bus_call(bus, m, 0, &error, ret_reply);
+        if (r < 0)
+                return report_error(o, "GetStatus", &error, r);
+        return 0;
+}
+
 static int bus_parse_error(int r)
 {
         log_error_errno(r, "Cannot parse the reply of latniced: %m");

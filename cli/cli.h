@@ -86,6 +86,12 @@ int verb_reload(int argc, char **argv, const CliOptions *o);
 int verb_monitor(int argc, char **argv, const CliOptions *o);
 int verb_set_unit(int argc, char **argv, const CliOptions *o);
 int verb_unset_unit(int argc, char **argv, const CliOptions *o);
+/* latniced's GetStatus reply (never starting latniced for it), or the exit
+ * status after saying why not (not running, off the bus, an error). */
+typedef struct sd_bus_message sd_bus_message;
+int cli_daemon_get_status(const CliOptions *o, sd_bus_message **ret_reply);
+/* cli/metrics.c */
+int verb_metrics(int argc, char **argv, const CliOptions *o);
 /* Did the running latniced take the boosts of PID back (its boost budget)?
  * 1 and *RET_REASON (latniced's words), or 0: no, or latniced cannot be
  * asked (not running, no bus); nothing is printed. */

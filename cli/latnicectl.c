@@ -53,6 +53,7 @@ static const Verb verbs[] = {
         { "cat-policy", verb_cat_policy, 0, true, false },
         { "reload", verb_reload, 0, false, false },
         { "monitor", verb_monitor, 0, false, false },
+        { "metrics", verb_metrics, VERB_OPTION_OUTPUT, false, false },
         { "set-unit", verb_set_unit, VERB_OPTION_RUNTIME, false, false },
         { "unset-unit", verb_unset_unit, VERB_OPTION_RUNTIME, false, false },
         { "import-ananicy", verb_import_ananicy, VERB_OPTION_OUTPUT, false, false },
@@ -92,6 +93,9 @@ static void help(void)
                "                             and never restored\n"
                "  reload                     Reload the configuration and the policy\n"
                "  monitor                    Follow the settings latniced applies\n"
+               "  metrics [-o FILE]          Counters in the Prometheus text format (for\n"
+               "                             node-exporter's textfile collector); -o\n"
+               "                             replaces FILE atomically\n"
                "  set-unit UNIT KEY=VALUE... [--runtime]\n"
                "                             Configure a systemd unit (drop-in policy file\n"
                "                             under /etc, or /run with --runtime) and reload\n"
@@ -143,7 +147,7 @@ static void help(void)
                "  -a --all                   explain: every rule, not only those that apply\n"
                "     --tid TID               explain: one thread of the process\n"
                "     --runtime               set-unit, unset-unit: under /run, until reboot\n"
-               "  -o --output FILE           import-ananicy: write the policy to FILE\n"
+               "  -o --output FILE           import-ananicy, metrics: write to FILE\n"
                "\n");
         help_settings();
         printf("\n"

@@ -13,6 +13,7 @@
 
 #include "lib/bounded-read.h"
 #include "lib/grow.h"
+#include "lib/kube-pod.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/strv.h"
@@ -565,22 +566,25 @@ static int parse_cgroup(char *buf, char **ret)
         return 0;
 }
 
-/* The cgroup v2 path of PID; NULL (unknown) when the file cannot be read: the
+/* The cgroup v2 path of PID and its Kubernetes pod (from any hierarchy,
+ * lib/kube-pod.h); NULL (unknown) when the file cannot be read: the
  * kernel formats each path in a PATH_MAX buffer, and a deeper one (a user can
  * nest delegated cgroups that far) is cut, or makes older kernels fail the
  * read with ENAMETOOLONG. That must not keep the task from its other rules. */
-static int read_cgroup(const char *proc_root, pid_t pid, char **ret)
+static int read_cgroup(const char *proc_root, pid_t pid, char **ret, char **ret_pod)
 {
         _cleanup_free_ char *buf = NULL;
         int r;
 
+        *ret = *ret_pod = NULL;
         r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
         if (r == -ESRCH || r == -ENOMEM)
                 return r;
-        if (r < 0) {
-                *ret = NULL;
+        if (r < 0)
                 return 0;
-        }
+        r = kube_pod_from_cgroup_file(buf, strlen(buf), ret_pod);
+        if (r == -ENOMEM)
+                return r;
         return parse_cgroup(buf, ret);
 }
 
@@ -665,6 +669,7 @@ ProcTask *proc_task_free(ProcTask *t)
         free(t->group);
         free(t->cgroup);
         free(t->unit);
+        free(t->pod);
         free(t->thread);
         free(t->ancestors);
         strv_free(t->ancestor_strings);
@@ -788,7 +793,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         }
 
         if (plan & PROC_READ_CGROUP) {
-                r = read_cgroup(proc_root, pid, &t->cgroup);
+                r = read_cgroup(proc_root, pid, &t->cgroup, &t->pod);
                 if (r < 0)
                         return r;
                 r = unit_name_from_cgroup_path(t->cgroup, &t->unit);
@@ -819,6 +824,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         t->view.group = t->group;
         t->view.cgroup = t->cgroup;
         t->view.unit = t->unit;
+        t->view.pod = t->pod;
         t->view.thread = t->thread;
 
         *ret = TAKE_PTR(t);

@@ -39,7 +39,7 @@ typedef struct ProcTask {
         bool has_stat;       /* the fields above from stat were read (PROC_READ_STAT) */
         /* owned storage behind view's pointers */
         char *comm, *argv0, *exe_path, *exe_base, *cmdline, *user, *group, *cgroup, *unit,
-                *thread, *env;
+                *thread, *env, *pod;
         TaskNames *ancestors;
         char **ancestor_strings; /* NULL-terminated */
 } ProcTask;
@@ -88,7 +88,7 @@ typedef unsigned ProcReadPlan;
 #define PROC_READ_THREAD    0x2  /* set view.thread to the comm of TID */
 #define PROC_READ_NAMES     0x4  /* user/group name lookup (NSS): user, group; with IDS only */
 #define PROC_READ_IDS       0x8  /* PID/status: uid, gid (else (uid_t)-1, (gid_t)-1) */
-#define PROC_READ_CGROUP    0x10 /* PID/cgroup: cgroup, unit */
+#define PROC_READ_CGROUP    0x10 /* PID/cgroup: cgroup, unit, pod */
 #define PROC_READ_CMDLINE   0x20 /* PID/cmdline: cmdline, argv0 */
 #define PROC_READ_EXE       0x40 /* PID/exe: exe_path, exe_base */
 /* PID/stat: starttime, ppid, state, n_threads, kernel_thread and zombie, and

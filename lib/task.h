@@ -38,6 +38,7 @@ typedef struct TaskSnapshot {
 
         const char *cgroup; /* cgroup v2 path, "/user.slice/..." */
         const char *unit;   /* systemd unit (system or user), NULL if none */
+        const char *pod;    /* Kubernetes pod, "QOS/UID/ID" (lib/kube-pod.h), NULL if none */
 
         /* Thread name (comm of tid). NULL: the process as a whole is being
          * matched and any "thread:" predicate is false. */

@@ -67,6 +67,7 @@ void task_snapshot_trusted_view(const TaskSnapshot *task, TaskSnapshot *ret,
         if (cgroup_is_delegated(task->cgroup)) {
                 v.cgroup = NULL;
                 v.unit = NULL;
+                v.pod = NULL;
         }
         *ret = v;
 }

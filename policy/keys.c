@@ -68,6 +68,11 @@ static bool match_unit(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->unit);
 }
 
+static bool match_pod(const Expr *e, const TaskSnapshot *t)
+{
+        return expr_match_value(e, t->pod);
+}
+
 static bool match_parent(const Expr *e, const TaskSnapshot *t)
 {
         return t->ancestors && t->n_ancestors > 0 && match_names(e, &t->ancestors[0]);
@@ -190,6 +195,10 @@ static const MatchKeyInfo keys[] = {
          * or they themselves write the attribute and call SetFocus) */
         { .name = "focused", .trust = KEY_TRUST_USER,
           .reads = PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_STAT, .match = match_focused },
+        /* the Kubernetes pod, "QOS/UID/ID" (lib/kube-pod.h), from the cgroup
+         * v2 path or a v1 one; the kubelet (root) chooses it */
+        { .name = "pod", .trust = KEY_TRUST_DELEGATED, .reads = PROC_READ_CGROUP,
+          .match = match_pod },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */

@@ -16,7 +16,7 @@ _latnicectl()
 {
         local cur prev verb i
         local verbs="status kernel list explain get set run check cat-policy reload monitor
-                     set-unit unset-unit import-ananicy"
+                     metrics set-unit unset-unit import-ananicy"
         local global="--help --version --json --json= --no-pager --no-legend --full --quiet
                       --policy-dir --bus --cgroup-root"
 
@@ -127,6 +127,11 @@ _latnicectl()
                 ;;
         check)
                 COMPREPLY=($(compgen -f -X '!*.policy' -- "$cur") $(compgen -d -- "$cur"))
+                ;;
+        metrics)
+                if [[ $cur == -* ]]; then
+                        COMPREPLY=($(compgen -W "-o --output $global" -- "$cur"))
+                fi
                 ;;
         import-ananicy)
                 if [[ $cur == -* ]]; then
