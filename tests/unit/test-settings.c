@@ -67,7 +67,7 @@ static void test_fields(void)
         for (SettingId id = 0; id < _SETTING_MAX; id++) {
                 _cleanup_free_ char *back = NULL, *dst_str = NULL;
                 Settings a = {}, b = {}, c = {}, dst = {};
-                SettingBusValue v;
+                SettingBusValue v = {};
 
                 CHECK(settings_parse(&a, id, values[id], NULL, NULL) == 0);
                 CHECK(settings_parse(&b, id, values[id], NULL, NULL) == 0);
@@ -87,6 +87,7 @@ static void test_fields(void)
                 check(back && setting_format(&a, id, &dst_str) == 0 && streq(back, dst_str));
 
                 check(setting_to_bus_value(&a, id, &v) == 0 && v.type == setting_bus_type(id));
+                setting_bus_value_done(&v); /* CPUAffinity= is a text of its own */
                 check(setting_to_bus_value(&a, id == 0 ? 1 : 0, &v) == -ENODATA);
         }
         check(!settings_equal_at(&all, &all, _SETTING_MAX));
