@@ -23,6 +23,9 @@ int array_grow(void **array, size_t *cap, size_t need, size_t size, size_t first
                         return -ENOMEM;
                 c *= 2;
         }
+        /* checked here too: sanitizers abort on an overflowing reallocarray() */
+        if (size && c > SIZE_MAX / size)
+                return -ENOMEM;
         p = reallocarray(*array, c, size);
         if (!p)
                 return -ENOMEM;
@@ -36,7 +39,7 @@ int array_grow_pow2(void **array, size_t n, size_t size)
         void *p = *array;
 
         if ((n & (n - 1)) == 0) {
-                if (n > SIZE_MAX / 2)
+                if (n > SIZE_MAX / 2 || (size && (n ? n * 2 : 1) > SIZE_MAX / size))
                         return -ENOMEM;
                 p = reallocarray(*array, n ? n * 2 : 1, size);
                 if (!p)

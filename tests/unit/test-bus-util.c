@@ -146,7 +146,7 @@ static void test_roundtrip(void)
         for (SettingId id = 0; id < _SETTING_MAX; id++) {
                 _cleanup_free_ char *msg = NULL, *a = NULL, *b = NULL;
                 Settings in = {}, out = {};
-                SettingBusValue v;
+                _cleanup_(setting_bus_value_done) SettingBusValue v = {};
 
                 check(setting_to_bus_value(&in, id, &v) == -ENODATA);
                 check(settings_parse(&in, id, values[id], NULL, NULL) == 0);
