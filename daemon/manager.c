@@ -1531,6 +1531,10 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         Manager *m = userdata;
 
         td->facts.revoked = budget_revoked(&m->budget, td->p->view.pid, td->p->starttime);
+        /* the focus, as the applier sees it (snapshot_borrow()) */
+        td->p->view.focused = focus_state_to_string(
+                focus_store_lookup(m->focus, td->p->view.uid, td->p->view.pid, td->p->ppid,
+                                   td->p->view.cgroup).state);
         return 0;
 }
 
