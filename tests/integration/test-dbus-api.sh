@@ -80,7 +80,11 @@ for name, t in (("Backend", "s"), ("DryRun", "b"), ("SchedExtActive", "b"),
     assert props.pop(name) == (t, "false"), name
 assert not props, "undocumented properties: %r" % props
 PYTHON
-bctl introspect org.latnice.Daemon1 /org/latnice/Daemon1 | grep -q '^\.TaskApplied *signal *uuss' ||
+# Read whole, then searched: grep -q on the pipe would end it at the first
+# match, and busctl's next write would fail with SIGPIPE (pipefail).
+introspection=$(bctl introspect org.latnice.Daemon1 /org/latnice/Daemon1) ||
+        fail "busctl introspect failed"
+grep -q '^\.TaskApplied *signal *uuss' <<<"$introspection" ||
         fail "busctl introspect does not list TaskApplied"
 echo "ok - introspection: methods, signal and properties with their signatures"
 

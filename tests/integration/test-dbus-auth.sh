@@ -30,8 +30,11 @@ nctl() {
 # ---- reading is open to everyone ------------------------------------------
 nctl --json status | py_assert "d['rules'] == 1" "status as nobody"
 nctl --json list >/dev/null || fail "list as nobody"
-as_nobody busctl --address="$ADDR" introspect org.latnice.Daemon1 /org/latnice/Daemon1 | grep -q '^\.SetTask' ||
-        fail "introspection as nobody"
+# Read whole, then searched: grep -q on the pipe would end it at the first
+# match, and busctl's next write would fail with SIGPIPE (pipefail).
+introspection=$(as_nobody busctl --address="$ADDR" introspect org.latnice.Daemon1 \
+                /org/latnice/Daemon1) || fail "introspection as nobody failed"
+grep -q '^\.SetTask' <<<"$introspection" || fail "introspection as nobody"
 [ "$(as_nobody busctl --address="$ADDR" get-property org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 Rules)" = "t 1" ] ||
         fail "get-property as nobody"
 as_nobody busctl --address="$ADDR" call org.latnice.Daemon1 /org/latnice/Daemon1 org.latnice.Daemon1 \
