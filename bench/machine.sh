@@ -29,7 +29,12 @@ else
         echo "machine: kernel: $(uname -r) $(uname -v)"
         echo "machine: preemption: unknown (no latnicectl)"
         echo "machine: HZ: unknown (no latnicectl)"
-        echo "machine: autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown)"
+        case $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null) in
+        1) autogroup=on ;;
+        0) autogroup=off ;;
+        *) autogroup=unsupported ;;
+        esac
+        echo "machine: autogroup: $autogroup"
         echo "machine: sched_ext: $(cat /sys/kernel/sched_ext/state 2>/dev/null || echo absent)"
 fi
 

@@ -12,6 +12,9 @@
 #   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 90 s)
 set -uo pipefail
 BUILD=$(cd "${1:?build root}" && pwd)
+# bench/machine.sh's latnicectl: this build's, not build/ beside bench/ (which
+# a run with LATNICE_CACHE_DIR, or of the sanitizer build alone, lacks)
+export LATNICE_BUILD=$BUILD
 SRC=$(cd "${2:?source root}" && pwd)
 LATNICED=$BUILD/daemon/latniced
 APPLY_LATENCY=$BUILD/bench/apply-latency
