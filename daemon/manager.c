@@ -1302,6 +1302,47 @@ int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_
         return 0;
 }
 
+/* The rescan, rename, group and budget timers, created disabled. */
+static int manager_add_timers(Manager *m)
+{
+        int r;
+
+        /* The timers exist from the start, disabled: sd-event opens its timer
+         * fd with the first one, and running out of descriptors later must
+         * not stop rescans, renames or the event loop itself (the proc
+         * connector's wake-up rate limit needs that fd too). */
+        r = sd_event_add_time(m->event, &m->rescan_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                              on_rescan_timer, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->rename_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_rename_timer, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->budget_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_budget_timer, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF);
+        if (r >= 0 && !m->group_timer) {
+                r = sd_event_add_time(m->event, &m->group_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
+                                      on_group_timer, m);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->group_timer, SD_EVENT_OFF);
+        }
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->budget_timer, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create timers: %m");
+        (void)sd_event_source_set_description(m->rescan_timer, "rescan");
+        (void)sd_event_source_set_description(m->rename_timer, "renames");
+        (void)sd_event_source_set_description(m->group_timer, "groups");
+        (void)sd_event_source_set_description(m->budget_timer, "boost-budget");
+        /* Processes boosted before the timer existed (none yet: the rescan
+         * comes later), and from now on as they are noted. */
+        on_budget_tracking(m);
+        return 0;
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -1352,41 +1393,9 @@ int manager_start(Manager *m)
 
         manager_start_units(m);
 
-        /* The timers exist from the start, disabled: sd-event opens its timer
-         * fd with the first one, and running out of descriptors later must
-         * not stop rescans, renames or the event loop itself (the proc
-         * connector's wake-up rate limit needs that fd too). */
-        r = sd_event_add_time(m->event, &m->rescan_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
-                              on_rescan_timer, m);
-        if (r >= 0)
-                r = sd_event_add_time(m->event, &m->rename_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
-                                      on_rename_timer, m);
-        if (r >= 0)
-                r = sd_event_add_time(m->event, &m->budget_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
-                                      on_budget_timer, m);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_OFF);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(m->rename_timer, SD_EVENT_OFF);
-        if (r >= 0 && !m->group_timer) {
-                r = sd_event_add_time(m->event, &m->group_timer, CLOCK_MONOTONIC, UINT64_MAX, 0,
-                                      on_group_timer, m);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(m->group_timer, SD_EVENT_OFF);
-        }
-
-        if (r >= 0)
-                r = sd_event_source_set_enabled(m->budget_timer, SD_EVENT_OFF);
+        r = manager_add_timers(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to create timers: %m");
-        (void)sd_event_source_set_description(m->rescan_timer, "rescan");
-        (void)sd_event_source_set_description(m->rename_timer, "renames");
-        (void)sd_event_source_set_description(m->group_timer, "groups");
-
-        (void)sd_event_source_set_description(m->budget_timer, "boost-budget");
-        /* Processes boosted before the timer existed (none yet: the rescan
-         * comes later), and from now on as they are noted. */
-        on_budget_tracking(m);
+                return r;
 
         /* Subscribe before scanning: a process started between the scan and
          * the subscription would otherwise be missed. */
