@@ -158,6 +158,12 @@ ctl explain "$A" >"$TMP/explain" 2>&1 || true
 grep -q "focused (SetFocus from pid [0-9]*" "$TMP/explain" ||
         { cat "$TMP/explain" >&2; fail "explain does not name SetFocus"; }
 echo "ok - focus-dbus: explain says: $(grep -o 'focused (SetFocus.*' "$TMP/explain" | head -1)"
+# D-Bus Explain decides with the focus too (its rule is the focused one)
+call Explain u "$A" >"$TMP/explain.json" || fail "Explain($A) failed"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["data"][1] != "focus-yes")' \
+        "$TMP/explain.json" ||
+        { cat "$TMP/explain.json" >&2; fail "D-Bus Explain does not see A's focus"; }
+echo "ok - focus-dbus: D-Bus Explain matches focus-yes"
 
 # --- focus-dbus-s76 --------------------------------------------------------
 grep -q "Serving com.system76.Scheduler" "$TMP/latniced.log" ||
