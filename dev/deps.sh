@@ -11,10 +11,10 @@ latnice_need_packages() {
         echo "dev: installing ${missing[*]}" >&2
         local sudo=()
         [ "$(id -u)" -ne 0 ] && sudo=(sudo)
-        if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
                 --no-install-recommends "${missing[@]}" >/dev/null; then
-                "${sudo[@]}" apt-get update -q >/dev/null || true
-                "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null || true
+                "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
                         --no-install-recommends "${missing[@]}" >/dev/null
         fi
 }
