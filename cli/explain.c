@@ -518,7 +518,7 @@ static int resolve_target(pid_t given, const CliOptions *o, pid_t *ret_pid, pid_
 }
 
 /* Is the group shared with another user than the process's, in its whole
- * subtree, as latniced decides it (daemon/groups.h: root's processes may
+ * subtree, as latniced decides it (daemon/groups/groups.h: root's processes may
  * change theirs)? */
 static int explain_shared(Explanation *e, const CliOptions *o)
 {
@@ -617,7 +617,7 @@ static int explain_gather(Explanation *e, const CliOptions *o)
         if (cli_daemon_budget_reason(o, e->pid, &e->budget_reason) == -ENOMEM ||
             explain_cgroup_root(o, &cgroup_root) < 0)
                 return cli_error("out of memory");
-        /* The focus is latniced's to know (daemon/focus.h): ask it. */
+        /* The focus is latniced's to know (daemon/desktop/focus.h): ask it. */
         if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact) == -ENOMEM)
                 return cli_error("out of memory");
         /* All of the task that is shown, and whatever else the policy reads;

@@ -6,7 +6,7 @@
  *   RestoreOnExit = yes|no                          (default yes)
  *   RespectManualChanges = yes|no                   (default yes)
  *   LatencyNiceBackend = auto|latency-nice|slice|none (default auto)
- *   BoostBudgetShare = PERCENT|off                  (default 50%, daemon/budget.h)
+ *   BoostBudgetShare = PERCENT|off                  (default 50%, daemon/apply/budget.h)
  *   BoostBudgetWindow = DURATION (ms, s, min)       (default 10s)
  *
  * Unknown sections and keys are warnings; a bad value, a line inih cannot
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/budget.h"
+#include "daemon/apply/budget.h"
 #include "lib/probe.h"
 
 typedef struct DaemonConfig {

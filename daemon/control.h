@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Control interface: what the D-Bus layer (daemon/bus.c) may ask of the
+ * Control interface: what the D-Bus layer (daemon/bus/bus.c) may ask of the
  * manager, and nothing else. Implemented by the manager (daemon/manager.c).
  *
  * Strings returned are owned by the caller unless marked borrowed.
- * Authorization is the bus layer's job (daemon/bus-auth.h); these functions
+ * Authorization is the bus layer's job (daemon/bus/bus-auth.h); these functions
  * trust their caller, except that manager_set_task() lets it judge the
  * process it read before it changes anything. What latniced never changes
  * (kernel threads, pid 1, real-time tasks) is refused here, for every caller.
@@ -22,9 +22,9 @@
 #include "policy/decide-task.h"
 
 typedef struct Manager Manager;
-typedef struct FocusStore FocusStore; /* daemon/focus.h */
+typedef struct FocusStore FocusStore; /* daemon/desktop/focus.h */
 
-/* A front end of the manager; the D-Bus service (daemon/bus.c) is the one
+/* A front end of the manager; the D-Bus service (daemon/bus/bus.c) is the one
  * latniced has. The manager starts it once it listens to the proc connector
  * (START gets the --bus address; a failure is logged and latniced runs
  * without it), tells it of every thread it applies settings to, and frees
@@ -135,7 +135,7 @@ const char *manager_proc_root(Manager *m);
 /* Policy directories in effect (borrowed, NULL-terminated; admin dir last). */
 char *const *manager_policy_dirs(Manager *m);
 
-/* ---- Focus (daemon/focus.h) ------------------------------------------ */
+/* ---- Focus (daemon/desktop/focus.h) ------------------------------------------ */
 
 /*
  * Make PID the foreground process of its user (SetFocus,

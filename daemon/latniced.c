@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "daemon/bus.h"
-#include "daemon/events.h"
+#include "daemon/bus/bus.h"
+#include "daemon/watch/events.h"
 #include "daemon/manager.h"
 #include "lib/log.h"
-#include "daemon/state-file.h"
+#include "daemon/state/state-file.h"
 #include "lib/macro.h"
 #include "lib/namespace.h"
 #include "lib/util.h"

@@ -11,19 +11,19 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
-#include "daemon/focus-eval.h"
+#include "daemon/desktop/focus-eval.h"
 #include "policy/keys.h"
-#include "daemon/focus-watch.h"
-#include "daemon/adopt.h"
-#include "daemon/apply.h"
-#include "daemon/budget.h"
+#include "daemon/desktop/focus-watch.h"
+#include "daemon/state/adopt.h"
+#include "daemon/apply/apply.h"
+#include "daemon/apply/budget.h"
 #include "daemon/conf.h"
-#include "daemon/events.h"
+#include "daemon/watch/events.h"
 #include "daemon/manager.h"
-#include "daemon/ratelimit.h"
-#include "daemon/scx-watch.h"
-#include "daemon/tasks.h"
-#include "daemon/user-budget.h"
+#include "daemon/watch/ratelimit.h"
+#include "daemon/watch/scx-watch.h"
+#include "daemon/apply/tasks.h"
+#include "daemon/watch/user-budget.h"
 #include "lib/bounded-read.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -33,7 +33,7 @@
 #include "lib/sched-info.h"
 #include "lib/strv.h"
 #include "lib/time-util.h"
-#include "daemon/units.h"
+#include "daemon/groups/units.h"
 
 /* After a lost event, wait this long for the burst to pass before the
  * rescan, so a storm that overflows the queue again and again causes one
@@ -85,7 +85,7 @@
  * more; the rest is margin. */
 #define FDS_NEEDED 16
 /* New threads and renames (neither needs privilege) share one budget per
- * user (daemon/user-budget.h), in thread evaluations: THREAD_BURST at once,
+ * user (daemon/watch/user-budget.h), in thread evaluations: THREAD_BURST at once,
  * then one per THREAD_INTERVAL; a whole process costs its threads, and a
  * user's debt is bounded by THREAD_MAX_DEBT. Beyond it the user's processes
  * are evaluated whole when its budget allows, at most THREAD_BATCH of them
@@ -98,7 +98,7 @@
 #define THREAD_MAX_USERS 1024u
 #define THREAD_MAX_PENDING 4096u
 #define THREAD_BATCH 4u
-/* What latniced read of a process for its threads (daemon/proc-cache.h):
+/* What latniced read of a process for its threads (daemon/watch/proc-cache.h):
  * kept for this many processes, each at most this long (a change that comes
  * without an event, such as a move to another cgroup, is seen at a thread
  * event after that). */
@@ -106,7 +106,7 @@
 #define PROC_CACHE_TTL_USEC (1000 * 1000)
 /* "boosts withheld" and "thread rules applied" are said once per process and
  * reason, then at most this often with the count of its threads since
- * (daemon/process-log.h), for this many processes at once. */
+ * (daemon/watch/process-log.h), for this many processes at once. */
 #define PROCESS_LOG_INTERVAL_USEC (10 * 1000 * 1000)
 #define PROCESS_LOG_MAX 4096u
 /* STATUS= is refreshed on activity, at most this often (no timer). */
@@ -184,7 +184,7 @@ struct Manager {
         uint64_t n_fd_exhausted;
         WarningLimit fd_warnings, deferred_warnings, thread_warnings;
         BoundedReader *cmdline_reader;
-        FocusStore *focus;             /* daemon/focus.h */
+        FocusStore *focus;             /* daemon/desktop/focus.h */
         FocusWatch *focus_watch;
 };
 
@@ -1195,7 +1195,7 @@ static int manager_watch_sched_ext(Manager *m)
         return 0;
 }
 
-/* ---- focus (daemon/focus.h) ------------------------------------------ */
+/* ---- focus (daemon/desktop/focus.h) ------------------------------------------ */
 
 /* Tell the front end: app cgroup CGROUP's focus changed (PID 0), or PID was
  * named the foreground process. */
@@ -1370,7 +1370,7 @@ int manager_start(Manager *m)
                 return r;
 
         /* What a killed latniced changed comes back before anything is
-         * applied (daemon/adopt.h); a dry run changes nothing to keep. */
+         * applied (daemon/state/adopt.h); a dry run changes nothing to keep. */
         if (!m->opts.dry_run) {
                 r = tasks_open_state(m->tasks, m->opts.state_file ?: STATE_FILE_DEFAULT,
                                      m->opts.proc_root, m->applier.respect_manual_changes);

@@ -5,7 +5,7 @@
  * Owns the sd-event loop, the configuration, the policy, the proc connector
  * subscription, the task table and the counters. Start-up order: probe the
  * kernel, load configuration and policy, adopt the entries of the state file
- * (what a killed latniced changed: daemon/adopt.h), subscribe to the proc connector,
+ * (what a killed latniced changed: daemon/state/adopt.h), subscribe to the proc connector,
  * scan /proc (so nothing started in between is missed), READY=1. The
  * control interface for the D-Bus layer is daemon/control.h.
  */
@@ -26,7 +26,7 @@ typedef struct ManagerOptions {
         const char *user_slice;   /* the users' slice in it; NULL: "/user.slice" (focus) */
         const char *proc_root;    /* NULL: "/proc" */
         size_t recv_buffer;       /* proc connector receive buffer; 0: default */
-        const char *state_file;   /* NULL: STATE_FILE_DEFAULT (daemon/state-file.h) */
+        const char *state_file;   /* NULL: STATE_FILE_DEFAULT (daemon/state/state-file.h) */
 } ManagerOptions;
 
 int manager_new(const ManagerOptions *o, Manager **ret);

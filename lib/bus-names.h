@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Bus names of org.latnice.Daemon1: the well-known name, the object path,
- * the interface and the error names, shared by latniced (daemon/bus.c) and
+ * the interface and the error names, shared by latniced (daemon/bus/bus.c) and
  * latnicectl (cli/busctl.c). The API is in man/org.latnice.Daemon1.5.scd.
  */
 #pragma once

@@ -3,7 +3,7 @@
  * Settings on D-Bus: the a{sv} of org.latnice.Daemon1(5), one entry per
  * present setting, keys as in policy files, values of setting_bus_type().
  * latniced writes it in Explain replies, latnicectl in SetTask and SetUnit
- * calls; latniced reads it with bus_settings_add() (daemon/bus-util.h).
+ * calls; latniced reads it with bus_settings_add() (daemon/bus/bus-util.h).
  */
 #pragma once
 

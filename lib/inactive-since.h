@@ -7,7 +7,7 @@
  * CLOCK_MONOTONIC (GLib's g_get_monotonic_time()), as decimal text.
  *
  * Pure: bytes in, a value out; the daemon reads the attribute
- * (daemon/focus-watch.c).
+ * (daemon/desktop/focus-watch.c).
  */
 #pragma once
 

@@ -22,7 +22,7 @@ uint32_t sched_effect_mask(const KernelFeatures *k, bool sched_ext)
         if (k->core_sched.status != CORE_SCHED_OK)
                 m &= ~SETTING_BIT(SETTING_CORE_SCHED);
         /* CPUWeight= and CPUIdle= act on cgroup2, the v1 cpu hierarchy or an
-         * autogroup (daemon/groups.h): there is always a place for them. */
+         * autogroup (daemon/groups/groups.h): there is always a place for them. */
         if (!k->latency_nice_cgroup)
                 m &= ~SETTING_BIT(SETTING_CPU_LATENCY_NICE);
         if (sched_ext)

@@ -88,7 +88,7 @@ typedef struct CpuAffinitySetting {
 /* GroupScope=: whether the group settings of a rule act on the group that
  * holds the process, shared with whatever else is in it, or, where that
  * group holds processes no rule asked them for, on a systemd scope of the
- * process's own (daemon/group-scope.h). */
+ * process's own (daemon/groups/group-scope.h). */
 typedef enum GroupScopeMode {
         GROUP_SCOPE_SHARED,
         GROUP_SCOPE_OWN,

@@ -6,7 +6,7 @@
  * attribute: how it is parsed and printed, read into a SchedState, written,
  * restored, how a change by someone else is recognised, whether a value is
  * a boost and how `latnicectl get` shows it.
- * The applier (lib/thread-settings.c, daemon/apply.c), bus-auth, the boost
+ * The applier (lib/thread-settings.c, daemon/apply/apply.c), bus-auth, the boost
  * rules, the CLI and the state file loop over the registry; a new attribute
  * is a descriptor here (lib/task-attr.c) and its value in Settings and
  * SchedState.

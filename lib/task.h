@@ -46,7 +46,7 @@ typedef struct TaskSnapshot {
 
         /* Whether the process has the user's focus ("focused" key): "yes",
          * "no", or NULL when unknown. Not from /proc: latniced's focus store
-         * (daemon/focus.h) fills it in, latnicectl asks latniced. */
+         * (daemon/desktop/focus.h) fills it in, latnicectl asks latniced. */
         const char *focused;
 
         /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */

@@ -81,7 +81,7 @@ static uint64_t current_custom_slice(const SchedState *st)
  * before it. If the calling thread was switched out around the read (a
  * loaded machine), the read may be long stale by the time the call runs: it
  * is repeated, so that the read and the call are microseconds apart (see
- * "Races with the task" in daemon/apply.c).
+ * "Races with the task" in daemon/apply/apply.c).
  */
 static int guard_fair(const KernelOps *k, pid_t tid, const SchedState *cur)
 {

@@ -7,8 +7,8 @@
  * floating point. A take may cost several tokens and may go below zero by
  * MAX_DEBT tokens at most, for costs charged after the fact.
  *
- * Used by the rename rate limiter (per process and global, daemon/ratelimit.c)
- * and the per-user thread budget (daemon/user-budget.c). Pure logic: time is
+ * Used by the rename rate limiter (per process and global, daemon/watch/ratelimit.c)
+ * and the per-user thread budget (daemon/watch/user-budget.c). Pure logic: time is
  * passed in (CLOCK_MONOTONIC usec). A zeroed TokenBucket is full.
  */
 #pragma once

@@ -116,7 +116,7 @@ typedef struct BoostFactsCache {
         bool fresh;
 
         /* Set by the caller, borrowed: every boost is withheld, for this
-         * reason (latniced's boost budget, daemon/budget.h). NULL: none. */
+         * reason (latniced's boost budget, daemon/apply/budget.h). NULL: none. */
         const char *revoked;
         bool have;
         bool have_tamper;

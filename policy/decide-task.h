@@ -3,7 +3,7 @@
  * The front door of decisions: everything "what does the policy give this
  * process" needs, built in one place, from what a caller has.
  *
- * latniced's applier (daemon/apply.c), its D-Bus Explain and ExplainThreads
+ * latniced's applier (daemon/apply/apply.c), its D-Bus Explain and ExplainThreads
  * (daemon/manager.c) and latnicectl explain (cli/explain.c) call
  * task_decide() and nothing else to decide. It builds
  *

@@ -19,7 +19,7 @@
 #include "lib/trust.h"
 #include "policy/policy.h"
 
-/* How latniced's boost budget (daemon/budget.h) begins its reason, so that
+/* How latniced's boost budget (daemon/apply/budget.h) begins its reason, so that
  * latnicectl explain can tell it from the daemon's other reasons. */
 #define BOOST_BUDGET_REASON_PREFIX "over its boost budget"
 

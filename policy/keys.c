@@ -191,7 +191,7 @@ static const MatchKeyInfo keys[] = {
         { .name = "env", .trust = KEY_TRUST_USER, .reads = PROC_READ_ENVIRON,
           .match = match_env, .split_argument = split_env },
         /* "yes" or "no": the focus store judges by the uid, the cgroup and
-         * the parent (daemon/focus.h); the user chooses it (their compositor
+         * the parent (daemon/desktop/focus.h); the user chooses it (their compositor
          * or they themselves write the attribute and call SetFocus) */
         { .name = "focused", .trust = KEY_TRUST_USER,
           .reads = PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_STAT, .match = match_focused },

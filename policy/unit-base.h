@@ -4,7 +4,7 @@
  * [Unit] sections that match its cgroup and the cgroups around it.
  *
  * A [Unit] setting goes to a cgroup file where the cgroup has one (latniced
- * writes it there, daemon/units.c), and per task where it has not:
+ * writes it there, daemon/groups/units.c), and per task where it has not:
  *
  *     LatencyNice  cpu.latency.nice   per task: LatencyNice
  *     CPUWeight    cpu.weight         per task: the Nice of the nearest task weight

@@ -33,11 +33,15 @@ implied = {
     "sd_bus_open_user": ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"],
 }
 wanted = {}
+sources = []
 for d in ("daemon", "lib"):
-    for n in sorted(os.listdir(os.path.join(root, d))):
-        if not n.endswith(".c"):
-            continue
-        src = read(os.path.join(d, n))
+    for top, _, names in os.walk(os.path.join(root, d)):
+        sources += [os.path.relpath(os.path.join(top, n), root) for n in names if n.endswith(".c")]
+if not any(s.startswith("daemon/bus/") for s in sources):
+    bad.append("no daemon source found below daemon/bus/: has the layout changed?")
+for path in sorted(sources):
+        d, n = os.path.split(path)
+        src = read(path)
         for v in re.findall(r'getenv\s*\(\s*"([A-Z_][A-Z0-9_]*)"', src):
             wanted.setdefault(v, f"{d}/{n}: getenv")
         for call, vs in implied.items():

@@ -20,16 +20,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/ancestors.h"
-#include "daemon/budget.h"
+#include "daemon/watch/ancestors.h"
+#include "daemon/apply/budget.h"
 #include "daemon/control.h"
-#include "daemon/focus.h"
-#include "daemon/groups.h"
-#include "daemon/idcache.h"
-#include "daemon/inherit.h"
-#include "daemon/proc-cache.h"
-#include "daemon/tasks.h"
-#include "daemon/process-log.h"
+#include "daemon/desktop/focus.h"
+#include "daemon/groups/groups.h"
+#include "daemon/watch/idcache.h"
+#include "daemon/apply/inherit.h"
+#include "daemon/watch/proc-cache.h"
+#include "daemon/apply/tasks.h"
+#include "daemon/watch/process-log.h"
 #include "lib/thread-settings.h"
 #include "lib/proc.h"
 #include "policy/policy.h"
@@ -67,11 +67,11 @@ struct Applier {
         AncestorCache *ancestors;  /* borrowed, optional: parent/ancestor names */
         IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
         GroupTable *groups;        /* borrowed, optional: group settings of rules */
-        FocusStore *focus;         /* borrowed, optional: the "focused" key (daemon/focus.h) */
+        FocusStore *focus;         /* borrowed, optional: the "focused" key (daemon/desktop/focus.h) */
         /* Borrowed, optional: what is known of a process for its threads (a
          * thread event then reads only the thread's name), and "boosts
          * withheld" and "thread rules applied" said once per process and
-         * reason, not per thread (daemon/proc-cache.h, daemon/process-log.h). */
+         * reason, not per thread (daemon/watch/proc-cache.h, daemon/watch/process-log.h). */
         ProcCache *proc_cache;
         ProcessLog *withheld, *thread_applied;
         /* Threads the last evaluation went through (its cost, for the
@@ -113,7 +113,7 @@ struct Applier {
         pid_t unread[APPLIER_UNREAD_MAX];
         unsigned unread_next;
         /* While a child of a boosted process is evaluated at its fork: what
-         * it inherits from (daemon/inherit.h). */
+         * it inherits from (daemon/apply/inherit.h). */
         bool has_inherit;
         InheritSource inherit;
         /* The last APPLIER_GIVEN_BACK_MAX processes that got back what they
@@ -123,7 +123,7 @@ struct Applier {
 };
 
 /* A ProcCache for Applier.proc_cache, of at most MAX processes, each kept
- * TTL_USEC at most (daemon/proc-cache.h). */
+ * TTL_USEC at most (daemon/watch/proc-cache.h). */
 int applier_proc_cache_new(size_t max, uint64_t ttl_usec, ProcCache **ret);
 
 /* Start with no policy; CTX is copied (proc_root borrowed). */
@@ -150,7 +150,7 @@ void applier_exec_gone(Applier *a, pid_t pid);
  * attributes, which covers what latniced gave the parent before the fork,
  * not after: the child is evaluated itself if latniced changed the parent
  * only after the fork, or never read the parent's exec (it was gone
- * first). A child of a boosted thread (daemon/inherit.h) is always
+ * first). A child of a boosted thread (daemon/apply/inherit.h) is always
  * evaluated, and what it has of the boost and its own settings do not ask
  * for goes back to the parent's originals; so is a child forked by a
  * process before what it inherited was given back. Else nothing is read. */

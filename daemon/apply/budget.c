@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/budget.h"
+#include "daemon/apply/budget.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"

@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/pidmap.h"
+#include "daemon/watch/pidmap.h"
 
 /* The defaults (latniced.conf(5)); docs/benchmarks.md says how they were measured. */
 #define BUDGET_SHARE_DEFAULT 500u                 /* permille of one CPU: 50% */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 
-#include "daemon/cookies.h"
+#include "daemon/apply/cookies.h"
 #include "lib/core-sched.h"
 #include "lib/kernel-ops.h"
 #include "lib/log.h"

@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "daemon/apply.h"
+#include "daemon/apply/apply.h"
 
 /*
  * Before T (whose state NOW was just read, cookie included) gets S: set

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "daemon/inherit.h"
+#include "daemon/apply/inherit.h"
 #include "lib/task-attr.h"
 #include "lib/thread-settings.h"
 #include "policy/boost.h"

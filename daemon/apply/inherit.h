@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/tasks.h"
+#include "daemon/apply/tasks.h"
 #include "lib/sched.h"
 
 typedef struct InheritSource {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/pidmap.h"
-#include "daemon/tasks.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/apply/tasks.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 

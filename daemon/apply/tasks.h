@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/state-file.h"
+#include "daemon/state/state-file.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "daemon/bus-auth.h"
+#include "daemon/bus/bus-auth.h"
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/sched.h"

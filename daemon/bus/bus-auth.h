@@ -11,7 +11,7 @@
  * the time it is read (the caller exited, its connection lives on in a
  * child, its pid was reused by a setuid-root program).
  *
- * Plain data in, a verdict out: the caller's credentials as daemon/bus.c
+ * Plain data in, a verdict out: the caller's credentials as daemon/bus/bus.c
  * read them from the message, the process and its threads as the manager
  * read them (daemon/control.h, through lib/proc and lib/sched). No sd-bus,
  * no /proc here, so every case is unit-tested without a bus.

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/bus-focus.h"
-#include "daemon/caller-limit.h"
-#include "daemon/bus.h"
+#include "daemon/bus/bus-focus.h"
+#include "daemon/bus/caller-limit.h"
+#include "daemon/bus/bus.h"
 #include "lib/bus-names.h"
 #include "lib/log.h"
 #include "lib/macro.h"

@@ -10,15 +10,15 @@
  *
  * A caller may name only a process of its own uid (root: any), and at most
  * FOCUS_CALL_BURST calls at once, then one per FOCUS_CALL_INTERVAL_USEC, per
- * caller uid (daemon/caller-limit.h).
+ * caller uid (daemon/bus/caller-limit.h).
  */
 #pragma once
 
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "daemon/bus-auth.h"
-#include "daemon/focus.h"
+#include "daemon/bus/bus-auth.h"
+#include "daemon/desktop/focus.h"
 
 #define S76_BUS_NAME "com.system76.Scheduler"
 #define S76_BUS_PATH "/com/system76/Scheduler"
@@ -30,7 +30,7 @@
 typedef struct Bus Bus;
 typedef struct BusFocus BusFocus;
 
-/* What daemon/bus.c lends the focus methods. */
+/* What daemon/bus/bus.c lends the focus methods. */
 Manager *bus_manager(Bus *b);
 int bus_caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error);
 int bus_read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *error);
@@ -42,6 +42,6 @@ BusFocus *bus_focus_free(BusFocus *f);
 /* Serve com.system76.Scheduler on BUS if nobody owns the name. */
 void bus_focus_setup(Bus *b, sd_bus *bus);
 
-/* The methods of org.latnice.Daemon1 (in daemon/bus.c's vtable). */
+/* The methods of org.latnice.Daemon1 (in daemon/bus/bus.c's vtable). */
 int bus_method_set_focus(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/bus-util.h"
+#include "daemon/bus/bus-util.h"
 #include "lib/macro.h"
 
 bool bus_string_ok(const char *s)

@@ -5,7 +5,7 @@
  * a{sv} (SetTask, SetUnit). Unit names are checked by lib/unit-name.h, the
  * drop-in SetUnit writes is made by policy/dropin.h.
  *
- * No sd-bus types here: daemon/bus.c reads the message and hands the parts
+ * No sd-bus types here: daemon/bus/bus.c reads the message and hands the parts
  * to these functions, so they can be unit-tested and fuzzed alone.
  */
 #pragma once

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/bus-visibility.h"
+#include "daemon/bus/bus-visibility.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/util.h"

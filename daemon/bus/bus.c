@@ -19,11 +19,11 @@
 #include <systemd/sd-bus.h>
 
 #include "config.h"
-#include "daemon/bus.h"
-#include "daemon/bus-focus.h"
-#include "daemon/bus-auth.h"
-#include "daemon/bus-util.h"
-#include "daemon/bus-visibility.h"
+#include "daemon/bus/bus.h"
+#include "daemon/bus/bus-focus.h"
+#include "daemon/bus/bus-auth.h"
+#include "daemon/bus/bus-util.h"
+#include "daemon/bus/bus-visibility.h"
 #include "lib/bus-names.h"
 #include "lib/bus-settings.h"
 #include "lib/log.h"

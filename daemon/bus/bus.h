@@ -8,7 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/control.h"
-#include "daemon/focus.h"
+#include "daemon/desktop/focus.h"
 
 typedef struct Bus Bus;
 

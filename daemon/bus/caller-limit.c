@@ -2,7 +2,7 @@
 /*
  * Caller limit (see caller-limit.h).
  */
-#include "daemon/caller-limit.h"
+#include "daemon/bus/caller-limit.h"
 
 bool caller_limit_take(CallerLimit *l, uid_t uid, uint64_t now)
 {

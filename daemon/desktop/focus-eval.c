@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/focus-eval.h"
+#include "daemon/desktop/focus-eval.h"
 #include "lib/cgroup.h"
 #include "lib/log.h"
 #include "lib/macro.h"

@@ -7,7 +7,7 @@
 
 #include <sys/types.h>
 
-#include "daemon/apply.h"
+#include "daemon/apply/apply.h"
 
 /* Every process in CGROUP_ROOT/CGROUP and the cgroups below it. Returns
  * the number evaluated, or a negative errno (-ENOENT: the cgroup is gone). */

@@ -12,7 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "daemon/focus-watch.h"
+#include "daemon/desktop/focus-watch.h"
 #include "lib/inactive-since.h"
 #include "lib/log.h"
 #include "lib/macro.h"

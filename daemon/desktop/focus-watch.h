@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Focus watch: follows user.xdg.inactive-since on the users' app cgroups
- * with inotify, no polling, into a FocusStore (daemon/focus.h).
+ * with inotify, no polling, into a FocusStore (daemon/desktop/focus.h).
  *
  * Watched (cgroup2): the users' slice directory (/user.slice), each
  * user-UID.slice in it, each user@UID.service in those, each app.slice in
@@ -17,7 +17,7 @@
 
 #include <systemd/sd-event.h>
 
-#include "daemon/focus.h"
+#include "daemon/desktop/focus.h"
 
 #define FOCUS_XATTR "user.xdg.inactive-since"
 #define FOCUS_WATCH_DEPTH 6

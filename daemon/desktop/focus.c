@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/focus.h"
+#include "daemon/desktop/focus.h"
 #include "lib/macro.h"
 
 typedef struct FocusScope {

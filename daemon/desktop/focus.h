@@ -5,10 +5,10 @@
  * Two sources, each kept per user:
  *   - the attribute user.xdg.inactive-since that GNOME's Mutter writes on
  *     the cgroup of every app below user@UID.service/app.slice
- *     (lib/inactive-since.h; daemon/focus-watch.c follows it with inotify):
+ *     (lib/inactive-since.h; daemon/desktop/focus-watch.c follows it with inotify):
  *     one entry per such cgroup, focused or unfocused since a time;
  *   - a compositor's D-Bus call (SetFocus, or system76-scheduler's
- *     SetForegroundProcess: daemon/bus-focus.c): one foreground process per
+ *     SetForegroundProcess: daemon/bus/bus-focus.c): one foreground process per
  *     user, with who named it and when.
  *
  * A process is focused when its cgroup is (or lies below) an app cgroup

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/group-scope.h"
+#include "daemon/groups/group-scope.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/macro.h"

@@ -3,7 +3,7 @@
  * GroupScopes: a systemd scope of its own for a matched process whose rules
  * say GroupScope=own, where its unit's cgroup also holds processes no rule
  * asked group settings for (the shell that started make). The group settings
- * then act on that scope alone (daemon/groups.h).
+ * then act on that scope alone (daemon/groups/groups.h).
  *
  * latniced never moves a process itself: it asks the systemd manager that
  * owns the process's unit for a transient scope with the process in it
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/systemd-units.h"
+#include "daemon/groups/systemd-units.h"
 #include "lib/sched-group.h"
 #include "lib/time-util.h"
 

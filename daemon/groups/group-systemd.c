@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/group-systemd.h"
+#include "daemon/groups/group-systemd.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The group settings of rules (daemon/groups.h) on a cgroup that a systemd
+ * The group settings of rules (daemon/groups/groups.h) on a cgroup that a systemd
  * manager owns as a unit's: they go through the unit's CPUWeight= property
- * (daemon/systemd-units.h), as [Unit] sections do. systemd writes cpu.weight
+ * (daemon/groups/systemd-units.h), as [Unit] sections do. systemd writes cpu.weight
  * and cpu.idle of its units from that property, again on every `systemctl
  * daemon-reload`: a value written straight into the files would be undone
  * there, and latniced would take systemd's write for someone else's change.
@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/systemd-units.h"
+#include "daemon/groups/systemd-units.h"
 #include "lib/sched-group.h"
 
 typedef struct GroupSystemd {

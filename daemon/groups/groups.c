@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/group-scope.h"
-#include "daemon/group-systemd.h"
-#include "daemon/groups.h"
-#include "daemon/pidmap.h"
-#include "daemon/state-file.h"
+#include "daemon/groups/group-scope.h"
+#include "daemon/groups/group-systemd.h"
+#include "daemon/groups/groups.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/state/state-file.h"
 #include "lib/group-subtree.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"

@@ -10,7 +10,7 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
-#include "daemon/systemd-units.h"
+#include "daemon/groups/systemd-units.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
-#include "daemon/state-file.h"
-#include "daemon/systemd-units.h"
-#include "daemon/units.h"
+#include "daemon/state/state-file.h"
+#include "daemon/groups/systemd-units.h"
+#include "daemon/groups/units.h"
 #include "policy/unit-base.h"
 #include "lib/cgroup.h"
 #include "lib/hashmap.h"

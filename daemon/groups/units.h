@@ -22,7 +22,7 @@
  * cgroup file and is always per task. Where a slice and a unit inside it
  * both fall back, the inner unit's settings win setting by setting.
  *
- * A cgroup that a systemd manager owns as a unit's (daemon/systemd-units.h:
+ * A cgroup that a systemd manager owns as a unit's (daemon/groups/systemd-units.h:
  * the system manager, or a user manager below user@UID.service) does not get
  * cpu.weight and cpu.idle written: systemd would put its own values back on
  * the next `systemctl daemon-reload`. The unit's CPUWeight= is set instead,

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "daemon/adopt.h"
+#include "daemon/state/adopt.h"
 #include "lib/thread-settings.h"
 #include "lib/core-sched.h"
 #include "lib/log.h"

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/state-file.h"
-#include "daemon/tasks.h"
+#include "daemon/state/state-file.h"
+#include "daemon/apply/tasks.h"
 
 typedef enum AdoptVerdict {
         ADOPT_GONE,     /* no such task any more, or another one at its tid */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/secure-path.h"
+#include "daemon/state/secure-path.h"
 #include "lib/macro.h"
 
 #define WRITABLE_BY_OTHERS (S_IWGRP | S_IWOTH)

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/secure-path.h"
-#include "daemon/state-file.h"
+#include "daemon/state/secure-path.h"
+#include "daemon/state/state-file.h"
 #include "lib/ioprio.h"
 #include "lib/core-sched.h"
 #include "lib/log.h"

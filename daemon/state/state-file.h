@@ -55,8 +55,8 @@
  * as PATH.corrupt, and the valid records are still used (from a truncated
  * file: the task records that are whole before its end, in a new file).
  *
- * Cgroup table: the cgroup files latniced writes ([Unit] knobs, daemon/units.h;
- * group settings of rules, daemon/groups.h) are a second, small table in
+ * Cgroup table: the cgroup files latniced writes ([Unit] knobs, daemon/groups/units.h;
+ * group settings of rules, daemon/groups/groups.h) are a second, small table in
  * the same file, right after the task records (its record count in the
  * header's formerly reserved bytes: a file without one reads as an empty
  * table, and a latniced that predates it ignores it). A table of its own,

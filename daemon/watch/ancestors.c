@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/ancestors.h"
-#include "daemon/pidmap.h"
+#include "daemon/watch/ancestors.h"
+#include "daemon/watch/pidmap.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 

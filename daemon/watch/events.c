@@ -16,7 +16,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "daemon/events.h"
+#include "daemon/watch/events.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/idcache.h"
+#include "daemon/watch/idcache.h"
 #include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/util.h"

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "daemon/pidmap.h"
+#include "daemon/watch/pidmap.h"
 
 #define SLOT_EMPTY 0
 #define SLOT_DELETED (-1)

@@ -3,8 +3,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "daemon/pidmap.h"
-#include "daemon/proc-cache.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/watch/proc-cache.h"
 #include "lib/macro.h"
 
 typedef struct Entry {

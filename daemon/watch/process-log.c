@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/pidmap.h"
-#include "daemon/process-log.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/watch/process-log.h"
 #include "lib/macro.h"
 #include "lib/util.h"
 

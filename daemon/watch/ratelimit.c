@@ -3,8 +3,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "daemon/pidmap.h"
-#include "daemon/ratelimit.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/watch/ratelimit.h"
 #include "lib/macro.h"
 #include "lib/token-bucket.h"
 

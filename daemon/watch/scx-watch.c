@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sched_ext watch (daemon/scx-watch.h).
+ * sched_ext watch (daemon/watch/scx-watch.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/scx-watch.h"
+#include "daemon/watch/scx-watch.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"

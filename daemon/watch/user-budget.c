@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "daemon/pidmap.h"
-#include "daemon/user-budget.h"
+#include "daemon/watch/pidmap.h"
+#include "daemon/watch/user-budget.h"
 #include "lib/grow.h"
 #include "lib/macro.h"
 #include "lib/token-bucket.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz target: the D-Bus argument checks of latniced (daemon/bus-util.h),
+ * Fuzz target: the D-Bus argument checks of latniced (daemon/bus/bus-util.h),
  * what SetUnit and SetTask do with a caller's unit name and settings a{sv}
  * once sd-bus has taken the message apart.
  *
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/bus-util.h"
+#include "daemon/bus/bus-util.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 #include "lib/unit-name.h"

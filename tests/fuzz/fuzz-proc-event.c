@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the proc connector message parser of latniced,
- * proc_event_parse() (daemon/events.h).
+ * proc_event_parse() (daemon/watch/events.h).
  *
  * The input is used twice: as one cn_msg payload, as the daemon hands it to
  * the parser, and as a received netlink datagram, handed to
@@ -19,7 +19,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
-#include "daemon/events.h"
+#include "daemon/watch/events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 /*
  * Fuzz target: settings values and KEY=VALUE assignments (lib/settings.h),
  * the parsers behind policy files, latnicectl set/run and the D-Bus methods
- * SetTask/SetUnit (whose a{sv} values daemon/bus.c turns into text for
+ * SetTask/SetUnit (whose a{sv} values daemon/bus/bus.c turns into text for
  * settings_parse(): strings as given, integers in decimal, durations as
  * "<u64>ns").
  *

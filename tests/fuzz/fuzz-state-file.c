@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz target: the state file (daemon/state-file.h), state_file_open() on a
+ * Fuzz target: the state file (daemon/state/state-file.h), state_file_open() on a
  * file that holds the input's bytes, as a restarted latniced opens what the
  * previous one left in /run/latnice (possibly cut short or damaged).
  *
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/state-file.h"
+#include "daemon/state/state-file.h"
 #include "lib/macro.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 # each program with sched_getattr() on itself (ln-race), over many runs whose
 # change is spread over latniced's reaction time (about 1 in 170 FIFO and 1
 # in 8 nice runs were lost before the guard; see "Races with the task" in
-# daemon/apply.c).
+# daemon/apply/apply.c).
 #   $1 latniced, $2 ln-spawn, $3 ln-getattr, $4 ln-race
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 RACE=${4:?ln-race path}

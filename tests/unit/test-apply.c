@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/apply.c (and the ancestor cache): apply to every
+/* Unit test for daemon/apply/apply.c (and the ancestor cache): apply to every
  * thread, re-apply on change, respect a change made by someone else,
  * restore when the rule goes away, leave kernel threads and RT tasks alone,
  * dry run. Every case runs on the fake kernel (tests/unit/fake-kernel.h) as
@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/ancestors.h"
-#include "daemon/apply.h"
-#include "daemon/idcache.h"
+#include "daemon/watch/ancestors.h"
+#include "daemon/apply/apply.h"
+#include "daemon/watch/idcache.h"
 #include "lib/kernel-ops.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/budget.c: the share over a window from synthetic
+/* Unit test for daemon/apply/budget.c: the share over a window from synthetic
  * samples, the stat and schedstat parsers, and the accounting against a
  * fake /proc tree (threads that each stay under and together exceed, a
  * sleeper that stays under, a revocation that lasts, a reused pid). */
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/budget.h"
+#include "daemon/apply/budget.h"
 #include "test-util.h"
 
 #define MS UINT64_C(1000000) /* ns */

@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "daemon/bus-auth.h"
+#include "daemon/bus/bus-auth.h"
 #include "lib/latency-slice.h"
 #include "lib/macro.h"
 #include "lib/settings.h"

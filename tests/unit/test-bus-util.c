@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/bus-util.c: unit names, drop-in names, escaping, and
+/* Unit test for daemon/bus/bus-util.c: unit names, drop-in names, escaping, and
  * the conversion of settings a{sv} entries (also hostile ones). */
 #include <string.h>
 
-#include "daemon/bus-util.h"
+#include "daemon/bus/bus-util.h"
 #include "lib/macro.h"
 #include "lib/settings.h"
 #include "tests/unit/test-util.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/bus-visibility.h"
+#include "daemon/bus/bus-visibility.h"
 #include "lib/macro.h"
 #include "tests/unit/test-util.h"
 

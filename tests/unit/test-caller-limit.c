@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/caller-limit.c: the rate limit of SetFocus and
+/* Unit test for daemon/bus/caller-limit.c: the rate limit of SetFocus and
  * SetForegroundProcess per caller uid. */
-#include "daemon/caller-limit.h"
+#include "daemon/bus/caller-limit.h"
 #include "test-util.h"
 
 #define MS 1000u

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/events.c: message parsing with crafted (also hostile)
+/* Unit test for daemon/watch/events.c: message parsing with crafted (also hostile)
  * buffers, and, as root, the live proc connector. */
 #include <assert.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
-#include "daemon/events.h"
+#include "daemon/watch/events.h"
 #include "lib/macro.h"
 #include "test-util.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/focus.c: the focus store, from the attribute of app
+/* Unit test for daemon/desktop/focus.c: the focus store, from the attribute of app
  * cgroups and from a compositor's D-Bus call. */
 #include <stdlib.h>
 
-#include "daemon/focus.h"
+#include "daemon/desktop/focus.h"
 #include "test-util.h"
 
 #define APPS "/user.slice/user-1000.slice/user@1000.service/app.slice"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/group-scope.c without a systemd: the scope's name,
+/* Unit test for daemon/groups/group-scope.c without a systemd: the scope's name,
  * which cgroups are latniced's scopes, who may get a scope from which
  * manager, and the per-user budget. Making a scope through a real manager
  * is checked in the systemd VM (kernel/vm-systemd, group-own-scope). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/group-scope.h"
+#include "daemon/groups/group-scope.h"
 #include "lib/macro.h"
 #include "test-util.h"
 

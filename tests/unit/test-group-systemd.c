@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/group-systemd.c without a systemd: which groups are
+/* Unit test for daemon/groups/group-systemd.c without a systemd: which groups are
  * asked about at all (only cgroup2 cgroups below the cgroup2 root, and only
  * with a manager), the CPUWeight= a group state asks for, and the state-file
  * suffix, written and read back, with malformed ones refused. The calls to a
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/group-systemd.h"
+#include "daemon/groups/group-systemd.h"
 #include "lib/macro.h"
 #include "test-util.h"
 

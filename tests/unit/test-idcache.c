@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Tests for daemon/idcache.c: names through NSS once, then from the cache;
+/* Tests for daemon/watch/idcache.c: names through NSS once, then from the cache;
  * expiry, misses, account file changes, flush, size bound. The account
  * files watched for changes are copies in a temp dir (NSS itself still
  * reads the system's). */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/idcache.h"
+#include "daemon/watch/idcache.h"
 #include "lib/macro.h"
 #include "tests/unit/test-util.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/inherit.c (what a clone has of latniced's change to
+/* Unit test for daemon/apply/inherit.c (what a clone has of latniced's change to
  * its creator) and lib's sched_state_forked(), which it builds on: pure
  * functions on made-up states, and the model checked against a real fork
  * on the running kernel. */
@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/inherit.h"
+#include "daemon/apply/inherit.h"
 #include "lib/thread-settings.h"
 #include "tests/unit/test-util.h"
 

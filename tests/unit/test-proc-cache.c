@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/proc-cache.c (kept per process until dropped, a
- * flush or its TTL; bounded) and daemon/process-log.c (said once per
+/* Unit test for daemon/watch/proc-cache.c (kept per process until dropped, a
+ * flush or its TTL; bounded) and daemon/watch/process-log.c (said once per
  * process and reason, then counted, at most once per interval). */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "daemon/proc-cache.h"
-#include "daemon/process-log.h"
+#include "daemon/watch/proc-cache.h"
+#include "daemon/watch/process-log.h"
 #include "test-util.h"
 
 #define MS 1000u

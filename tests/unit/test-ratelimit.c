@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/ratelimit.c: bursts, coalescing (the last request is
+/* Unit test for daemon/watch/ratelimit.c: bursts, coalescing (the last request is
  * never lost), the global bucket, round robin, bounded memory. */
 #include <stdint.h>
 
-#include "daemon/ratelimit.h"
+#include "daemon/watch/ratelimit.h"
 #include "test-util.h"
 
 #define MS 1000u

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit test for daemon/state-file.c and daemon/adopt.c: records survive a
+ * Unit test for daemon/state/state-file.c and daemon/state/adopt.c: records survive a
  * reopen, a write torn by SIGKILL reads as the previous version, unusable
  * files are set aside, and adoption against fake start times keeps the
  * living task, drops the exited one and the reused tid. The cgroup table
@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/adopt.h"
-#include "daemon/state-file.h"
-#include "daemon/tasks.h"
+#include "daemon/state/adopt.h"
+#include "daemon/state/state-file.h"
+#include "daemon/apply/tasks.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
 #include "test-util.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/systemd-units.c without a systemd: which manager a
+/* Unit test for daemon/groups/systemd-units.c without a systemd: which manager a
  * cgroup path belongs to (seen from where the lookup goes: the system bus, a
  * user's private socket, or nowhere), that only a socket the user owns is
  * taken for their manager, that a user's manager that does not answer is
@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/systemd-units.h"
+#include "daemon/groups/systemd-units.h"
 #include "lib/macro.h"
 #include "test-util.h"
 

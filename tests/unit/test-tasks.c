@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/tasks.c: the table of managed threads. */
+/* Unit test for daemon/apply/tasks.c: the table of managed threads. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/tasks.h"
+#include "daemon/apply/tasks.h"
 #include "lib/macro.h"
 
 static void test_basic(void)

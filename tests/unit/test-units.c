@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/state-file.h"
-#include "daemon/units.h"
+#include "daemon/state/state-file.h"
+#include "daemon/groups/units.h"
 #include "lib/sched-group.h"
 #include "lib/log.h"
 #include "lib/macro.h"

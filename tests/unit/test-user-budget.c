@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit test for daemon/user-budget.c: a user's burst, then its processes
+/* Unit test for daemon/watch/user-budget.c: a user's burst, then its processes
  * pending once each and handed out as its budget allows (never dropped);
  * another user is not delayed; a charge can go into bounded debt; bounded
  * memory. */
 #include <stdint.h>
 
-#include "daemon/user-budget.h"
+#include "daemon/watch/user-budget.h"
 #include "test-util.h"
 
 #define MS 1000u
