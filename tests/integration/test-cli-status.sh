@@ -53,7 +53,8 @@ assert int(sys.argv[3]) not in p, d' "$T/out" "$DAEMON" "$DECOY" ||
 tr -s ' \n' '  ' <"$T/out" | grep -q "Note: this kernel has no EEVDF .* LatencyNice= and Slice= do nothing here" ||
         fail "status off the bus without EEVDF: no note: $(cat "$T/out")"
 "$LATNICECTL" status >"$T/out" 2>"$T/err"
-if "$LATNICECTL" --json kernel | grep -q '"eevdf_slice": true'; then
+kernel_json=$("$LATNICECTL" --json kernel) || fail "latnicectl --json kernel failed"
+if grep -q '"eevdf_slice": true' <<<"$kernel_json"; then
         grep -q "Note:" "$T/out" && fail "status with EEVDF has a note: $(cat "$T/out")"
 fi
 

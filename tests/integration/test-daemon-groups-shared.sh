@@ -60,7 +60,8 @@ wait_until 10 test -s "$T/bus.address" || fail "dbus-daemon did not start: $(cat
 start_daemon --bus "unix:path=$T/bus"
 ctl() { "$LATNICECTL" --bus "unix:path=$T/bus" "$@"; }
 wait_until 10 eval 'ctl status >/dev/null 2>&1' || fail "latniced does not answer on the private bus"
-ctl status | grep -q "Groups:" && fail "latnicectl status shows shared groups before any"
+out=$(ctl status) || fail "latnicectl status failed"
+grep -q "Groups:" <<<"$out" && fail "latnicectl status shows shared groups before any"
 
 # nobody's process named lnshr-cc1 in group $1: root puts the shell there,
 # which then becomes nobody and execs (latniced sees the exec there).

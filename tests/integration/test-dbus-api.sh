@@ -144,11 +144,19 @@ done
         fail "DeferredThreadEvents still 0 30 s after 1,000 threads of nobody's ($(prop LostEvents) lost events)"
 kill -KILL "$storm"
 wait "$storm" 2>/dev/null || true
+# `ctl list | grep -q` would let a SIGPIPE of ctl (grep ends at the first of
+# 1,000 lines) or a failing ctl pass as "gone": read the list whole, and only
+# a list that ctl gave counts.
+storm_listed() {
+        local out
+        out=$(ctl list) || fail "latnicectl list failed while waiting for ln-dbus-storm to go"
+        grep -qw ln-dbus-storm <<<"$out"
+}
 for i in $(seq 300); do
-        ctl list | grep -qw ln-dbus-storm || break
+        storm_listed || break
         sleep 0.1
 done
-! ctl list | grep -qw ln-dbus-storm || fail "ln-dbus-storm's threads still in ListTasks 30 s after its end"
+! storm_listed || fail "ln-dbus-storm's threads still in ListTasks 30 s after its end"
 deferred=$(prop DeferredThreadEvents | awk '{ print $2 }')
 overflowed=$(prop OverflowedThreadEvents | awk '{ print $2 }')
 call GetStatus | py_assert "d['data'][0]['DeferredThreadEvents']['data'] >= $deferred" "GetStatus DeferredThreadEvents"

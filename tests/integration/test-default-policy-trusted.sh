@@ -43,7 +43,8 @@ cp "$SRC"/policy/default/*.policy "$POL"/
 start_daemon
 
 HAS_LN=no
-"$GETATTR" $$ | grep -q 'latency_nice=n/a' || HAS_LN=yes
+self_attr=$("$GETATTR" $$) || fail "getattr of the test shell failed"
+grep -q 'latency_nice=n/a' <<<"$self_attr" || HAS_LN=yes
 BASE=$(attr $$ slice_ns)
 SLACK=$(attr $$ timerslack_ns)
 

@@ -36,7 +36,8 @@ cp "$DEFAULT"/*.policy "$POL"/
 # emulation of LatencyNice (ln_slice), unless the kernel has latency nice;
 # ln "-": the class sets no LatencyNice.
 HAS_LN=no
-"$GETATTR" $$ | grep -q 'latency_nice=n/a' || HAS_LN=yes
+self_attr=$("$GETATTR" $$) || fail "getattr of the test shell failed"
+grep -q 'latency_nice=n/a' <<<"$self_attr" || HAS_LN=yes
 # An untouched task keeps what it inherited from this shell.
 OWN_IO=$(ionice -p $$)
 OWN_NICE=$(attr $$ nice)
