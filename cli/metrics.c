@@ -30,6 +30,9 @@ typedef struct MetricRow {
 } MetricRow;
 
 #define ERRORS_HELP "Errors of latniced, by kind"
+#define LOADS_HELP                                                                      \
+        "Policy loads (start and reloads) by result: ok, rejected_files (some files had " \
+        "errors; their last good version stayed), failed (the policy in effect stayed)"
 
 static const MetricRow rows[_METRIC_MAX] = {
         [METRIC_START_TIME] = { "StartTimestamp", "latnice_start_time_seconds", METRIC_GAUGE,
@@ -44,8 +47,12 @@ static const MetricRow rows[_METRIC_MAX] = {
                                  NULL, "Overflows of the event queue, each followed by a rescan" },
         [METRIC_RESCANS] = { "Rescans", "latnice_rescans_total", METRIC_COUNTER, false, NULL,
                              "Walks of every process in /proc" },
+        [METRIC_EVALUATIONS] = { "Evaluations", "latnice_evaluations_total", METRIC_COUNTER,
+                                 false, NULL, "Processes matched against the policy" },
         [METRIC_APPLIED] = { "Applied", "latnice_applied_total", METRIC_COUNTER, false, NULL,
                              "Settings applied to threads" },
+        [METRIC_RESTORED] = { "Restored", "latnice_restored_total", METRIC_COUNTER, false, NULL,
+                              "Threads given their original attributes back" },
         [METRIC_PUT_OFF] = { "PutOffEvaluations", "latnice_put_off_evaluations_total",
                              METRIC_COUNTER, false, NULL,
                              "Evaluations put off because a process kept a read of its "
@@ -83,6 +90,13 @@ static const MetricRow rows[_METRIC_MAX] = {
                                   NULL, "Files of the policy in effect" },
         [METRIC_UNITS] = { "Units", "latnice_configured_units", METRIC_GAUGE, false, NULL,
                            "Existing systemd units configured by [Unit] sections" },
+        [METRIC_LOADS_OK] = { "PolicyLoads", "latnice_policy_loads_total", METRIC_COUNTER, false,
+                              "result=\"ok\"", LOADS_HELP },
+        [METRIC_LOADS_REJECTED] = { "PolicyLoadsRejectingFiles", "latnice_policy_loads_total",
+                                    METRIC_COUNTER, false, "result=\"rejected_files\"",
+                                    LOADS_HELP },
+        [METRIC_LOADS_FAILED] = { "PolicyLoadFailures", "latnice_policy_loads_total",
+                                  METRIC_COUNTER, false, "result=\"failed\"", LOADS_HELP },
 };
 
 static const char *type_to_string(MetricType t)

@@ -21,7 +21,9 @@ typedef enum MetricId {
         METRIC_EVENTS,
         METRIC_LOST_EVENTS,
         METRIC_RESCANS,
+        METRIC_EVALUATIONS,
         METRIC_APPLIED,
+        METRIC_RESTORED,
         METRIC_PUT_OFF,
         METRIC_BATCHED_STORMS,
         METRIC_SHARED_GROUPS,
@@ -35,6 +37,9 @@ typedef enum MetricId {
         METRIC_RULES,
         METRIC_POLICY_FILES,
         METRIC_UNITS,
+        METRIC_LOADS_OK,
+        METRIC_LOADS_REJECTED,
+        METRIC_LOADS_FAILED,
         _METRIC_MAX,
 } MetricId;
 

@@ -59,7 +59,9 @@ typedef struct ManagerStatus {
         uint64_t n_events;            /* proc connector events handled */
         uint64_t n_lost;              /* ENOBUFS occurrences */
         uint64_t n_rescans;
+        uint64_t n_evaluated;         /* processes matched against the policy */
         uint64_t n_applied;           /* successful applications (threads) */
+        uint64_t n_restored;          /* threads given their original attributes back */
         uint64_t n_failed;
         uint64_t n_managed;           /* tasks (threads) currently managed */
         uint64_t n_user_owned;        /* tasks left alone after someone else changed them */
@@ -72,6 +74,10 @@ typedef struct ManagerStatus {
         uint64_t n_threads_deferred;  /* thread events put off: their user was over its budget */
         uint64_t n_threads_full;      /* thread events left to a rescan: the budget's tables full */
         uint64_t n_rules, n_files, n_units;
+        /* Policy loads (start and reloads) by result: every file taken,
+         * some files rejected (their last good version kept), the load
+         * failed as a whole (the policy in effect kept). */
+        uint64_t n_loads_ok, n_loads_rejected, n_loads_failed;
         /* Diagnostics (errors and warnings) of the last load, formatted
          * "file:line:col: error: msg"; NULL-terminated, owned by the manager. */
         char *const *last_reload_diagnostics;

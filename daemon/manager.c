@@ -175,6 +175,7 @@ struct Manager {
 
         uint64_t start_usec, last_reload_usec, last_status_usec;
         uint64_t n_events, n_lost, n_rescans;
+        uint64_t n_loads_ok, n_loads_rejected, n_loads_failed;
         uint64_t rescan_usec_total, rescan_usec_max;
         uint64_t rescan_end_usec, rescan_last_usec; /* last rescan: end, duration */
         uint64_t rescan_wanted_usec; /* when the pending rescan was asked for */
@@ -293,6 +294,7 @@ static int manager_load_policy(Manager *m)
         r = policy_load(m->policy_dirs, m->policy, &p, &d);
         if (r < 0) {
                 diagnostics_done(&d);
+                m->n_loads_failed++;
                 return log_error_errno(r, "Failed to load the policy, keeping the policy in "
                                           "effect: %m");
         }
@@ -304,6 +306,10 @@ static int manager_load_policy(Manager *m)
                 log_full(d.items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s", s);
                 (void)strv_consume(&diags, &n, s);
         }
+        if (diagnostics_count(&d, DIAG_ERROR) > 0)
+                m->n_loads_rejected++;
+        else
+                m->n_loads_ok++;
         if (diagnostics_count(&d, DIAG_ERROR) > 0)
                 log_warning("Policy files with errors were rejected; their last good version "
                             "(if any) stays in effect.");
@@ -1487,7 +1493,9 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_events = m->n_events,
                 .n_lost = m->n_lost,
                 .n_rescans = m->n_rescans,
+                .n_evaluated = m->applier.counters.n_evaluated,
                 .n_applied = m->applier.counters.n_applied,
+                .n_restored = m->applier.counters.n_restored,
                 .n_failed = m->applier.counters.n_failed,
                 .n_managed = task_table_size(m->tasks),
                 .n_user_owned = task_table_n_user_owned(m->tasks),
@@ -1502,6 +1510,9 @@ void manager_get_status(Manager *m, ManagerStatus *ret)
                 .n_rules = m->policy ? policy_n_rules(m->policy) : 0,
                 .n_files = m->policy ? policy_n_files(m->policy) : 0,
                 .n_units = m->units ? units_n_configured(m->units) : 0,
+                .n_loads_ok = m->n_loads_ok,
+                .n_loads_rejected = m->n_loads_rejected,
+                .n_loads_failed = m->n_loads_failed,
                 .last_reload_diagnostics = m->diagnostics,
         };
 }

@@ -49,7 +49,11 @@ py_assert 'd["latnice_up"] == 1 and d["latnice_policy_rules"] == 1 and d["latnic
         "metrics before: up, one rule in one file" <"$TMP/m0.json"
 py_assert 'd["latnice_policy_diagnostics{severity=\"error\"}"] == 0 and d["latnice_errors_total{kind=\"apply\"}"] == 0' \
         "metrics before: no reload errors, no failed applications" <"$TMP/m0.json"
+py_assert 'd["latnice_policy_loads_total{result=\"ok\"}"] == 1 and d["latnice_policy_loads_total{result=\"rejected_files\"}"] == 0 and d["latnice_policy_loads_total{result=\"failed\"}"] == 0' \
+        "metrics before: one clean policy load" <"$TMP/m0.json"
 applied0=$(py 'int(d["latnice_applied_total"])' <"$TMP/m0.json")
+evaluations0=$(py 'int(d["latnice_evaluations_total"])' <"$TMP/m0.json")
+restored0=$(py 'int(d["latnice_restored_total"])' <"$TMP/m0.json")
 events0=$(py 'int(d["latnice_events_total"])' <"$TMP/m0.json")
 echo "ok - metrics parse: applied $applied0, events $events0"
 
@@ -70,7 +74,25 @@ metrics_json "$TMP/textfile/latnice.prom" >"$TMP/m1.json"
 py_assert "d['latnice_applied_total'] >= $applied0 + 3 and d['latnice_events_total'] > $events0" \
         "applied and events grew after three matched processes" <"$TMP/m1.json"
 py_assert 'd["latnice_managed_threads"] >= 3' "three managed threads" <"$TMP/m1.json"
+py_assert "d['latnice_evaluations_total'] >= $evaluations0 + 3" "evaluations grew by three or more" \
+        <"$TMP/m1.json"
 echo "ok - counters moved: $(py '[d["latnice_applied_total"], d["latnice_events_total"], d["latnice_managed_threads"]]' <"$TMP/m1.json")"
+
+# a rule removed by a reload: its process gets its nice back (read from
+# /proc) and the restore is counted
+printf '[Rule metrics-gone]\nMatch = name:ln-metrics-rst\nNice = 7\n' >"$TMP/admin/60-gone.policy"
+ctl reload || fail "reload with 60-gone.policy"
+spawn ln-metrics-rst
+gone_pid=$SPAWNED
+wait_for "nice 7 on $gone_pid" test "$(stat_field "$gone_pid" 19)" = 7
+rm "$TMP/admin/60-gone.policy"
+ctl reload || fail "reload without 60-gone.policy"
+wait_for "nice 0 back on $gone_pid" test "$(stat_field "$gone_pid" 19)" = 0
+ctl metrics >"$TMP/m15.prom" || fail "latnicectl metrics after the restore"
+metrics_json "$TMP/m15.prom" >"$TMP/m15.json"
+py_assert "d['latnice_restored_total'] >= $restored0 + 1" "the restore counted" <"$TMP/m15.json"
+py_assert 'd["latnice_policy_loads_total{result=\"ok\"}"] == 3' "three clean loads" <"$TMP/m15.json"
+echo "ok - restored: $(py 'd["latnice_restored_total"]' <"$TMP/m15.json")"
 
 # a broken policy file: the reload's error is counted
 printf '[Rule broken]\nMatch = name:x\nNice = 99\n' >"$TMP/admin/70-broken.policy"
@@ -81,6 +103,8 @@ ctl metrics -o "$TMP/textfile/latnice.prom" || fail "latnicectl metrics -o after
 metrics_json "$TMP/textfile/latnice.prom" >"$TMP/m2.json"
 py_assert 'd["latnice_policy_diagnostics{severity=\"error\"}"] >= 1' "the reload error counted" \
         <"$TMP/m2.json"
+py_assert 'd["latnice_policy_loads_total{result=\"rejected_files\"}"] == 1' \
+        "the load that rejected a file counted" <"$TMP/m2.json"
 echo "ok - reload error: $(grep 'severity="error"' "$TMP/textfile/latnice.prom")"
 
 # -o never replaces a symbolic link

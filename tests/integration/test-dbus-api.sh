@@ -76,7 +76,9 @@ for name, t in (("Backend", "s"), ("DryRun", "b"), ("SchedExtActive", "b"),
                 ("LastReloadTimestamp", "t"), ("Events", "t"), ("LostEvents", "t"),
                 ("Rescans", "t"), ("Applied", "t"), ("Failed", "t"), ("ManagedTasks", "t"),
                 ("UserOwnedTasks", "t"), ("FdExhaustions", "t"), ("PutOffEvaluations", "t"), ("BatchedStorms", "t"), ("SharedGroups", "t"), ("UnrecordedTasks", "t"),
-                ("DeferredThreadEvents", "t"), ("OverflowedThreadEvents", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t")):
+                ("DeferredThreadEvents", "t"), ("OverflowedThreadEvents", "t"), ("Rules", "t"), ("PolicyFiles", "t"), ("Units", "t"),
+                ("Evaluations", "t"), ("Restored", "t"), ("PolicyLoads", "t"),
+                ("PolicyLoadsRejectingFiles", "t"), ("PolicyLoadFailures", "t")):
     assert props.pop(name) == (t, "false"), name
 assert not props, "undocumented properties: %r" % props
 PYTHON
@@ -97,7 +99,7 @@ echo "ok - introspection: methods, signal and properties with their signatures"
         fail "property Rules is not 1"
 bctl --json=short call org.latnice.Daemon1 /org/latnice/Daemon1 org.freedesktop.DBus.Properties \
         GetAll s org.latnice.Daemon1 | py_assert \
-        'len(d["data"][0]) == 30 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
+        'len(d["data"][0]) == 35 and d["data"][0]["DryRun"]["data"] is False and d["data"][0]["Backend"]["data"] in ("latency-nice", "slice", "none")' \
         "GetAll"
 echo "ok - properties"
 

@@ -244,10 +244,11 @@ static void test_all_rows(void)
 {
         static const char *const keys[] = {
                 "StartTimestamp", "LastReloadTimestamp", "Events", "LostEvents", "Rescans",
-                "Applied", "PutOffEvaluations", "BatchedStorms", "SharedGroups",
-                "DeferredThreadEvents", "Failed", "FdExhaustions", "UnrecordedTasks",
-                "OverflowedThreadEvents", "ManagedTasks", "UserOwnedTasks", "Rules",
-                "PolicyFiles", "Units",
+                "Evaluations", "Applied", "Restored", "PutOffEvaluations", "BatchedStorms",
+                "SharedGroups", "DeferredThreadEvents", "Failed", "FdExhaustions",
+                "UnrecordedTasks", "OverflowedThreadEvents", "ManagedTasks", "UserOwnedTasks",
+                "Rules", "PolicyFiles", "Units", "PolicyLoads", "PolicyLoadsRejectingFiles",
+                "PolicyLoadFailures",
         };
         MetricsSample s;
         char *text;
