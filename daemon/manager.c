@@ -1118,6 +1118,7 @@ static void manager_start_units(Manager *m)
         }
         m->applier.cgroup_root = units_cgroup_root(m->units);
         m->applier.configure_units = unit_configure;
+        units_set_sched_ext(m->units, m->applier.sched_ext);
         /* Before the first walk, which takes over a killed latniced's [Unit] files. */
         if (units_attach_state(m->units, task_table_state(m->tasks)) < 0)
                 log_oom();
@@ -1162,9 +1163,13 @@ static void sched_ext_use(Manager *m, ScxState state, const char *ops, bool star
         m->applier.sched_ext = active;
         m->kernel.sched_ext_active = active;
         group_table_set_sched_ext(m->groups, active);
+        units_set_sched_ext(m->units, active);
         m->effect_mask = sched_effect_mask(&m->kernel, active);
-        if (!starting)
+        if (!starting) {
+                if (m->units && units_apply_all(m->units, m->policy, NULL) < 0)
+                        log_warning("Failed to configure units for the sched_ext change.");
                 schedule_rescan(m, "sched_ext");
+        }
 }
 
 static void on_scx_changed(void *userdata, ScxState state, const char *ops)

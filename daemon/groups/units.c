@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
+#include "lib/sched-effect.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
 
@@ -85,6 +86,7 @@ struct UnitState {
         StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
         size_t n_adopted;
         SystemdUnits *systemd;       /* NULL: no systemd, or a --cgroup-root tree */
+        bool sched_ext;              /* units_set_sched_ext() */
 };
 
 /* ---- Small helpers ---------------------------------------------------- */
@@ -653,6 +655,10 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
         want.mask &= SETTINGS_UNIT_MASK;
         if (!match)
                 want.mask = 0;
+        /* Under a sched_ext scheduler: no cgroup knob it does not read (they
+         * are given back below like settings the section dropped), no slice
+         * per task, and Nice= within the cap. */
+        (void)sched_ext_mask_settings(u->sched_ext, &want);
         if (settings_has(&want, SETTING_CPU_WEIGHT) || settings_has(&want, SETTING_CPU_IDLE) ||
             e->sd_set)
                 owned = entry_systemd_owned(u, e);
@@ -1007,6 +1013,12 @@ static int walk_one(const char *fs, const char *path, void *userdata)
 static int walk(WalkContext *c)
 {
         return cg_walk(c->u->root[0] ? c->u->root : "/", walk_one, c);
+}
+
+void units_set_sched_ext(UnitState *u, bool sched_ext)
+{
+        if (u)
+                u->sched_ext = sched_ext;
 }
 
 unsigned units_n_configured(const UnitState *u)

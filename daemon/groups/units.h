@@ -121,6 +121,11 @@ const char *units_cgroup_root(const UnitState *u);
  */
 int units_apply_all(UnitState *u, const Policy *p, unsigned *ret_n_units);
 
+/* Whether a sched_ext scheduler runs (lib/sched-effect.h): from the next
+ * units_apply_all() on, [Unit] settings such a scheduler does not read are
+ * not written, and what was written for them is given back. */
+void units_set_sched_ext(UnitState *u, bool sched_ext);
+
 /*
  * Configure one cgroup CGROUP_PATH (and every ancestor not seen yet): a
  * cgroup that appeared after the last walk. Already seen ancestors are not

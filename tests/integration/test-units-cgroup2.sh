@@ -285,6 +285,11 @@ for f in "${CPU_FILES[@]}"; do
         before[$f]=$(cat "$root/$U3/$f" 2>/dev/null || echo missing)
 done
 
+# latniced reads its sched_ext state from a fake tree here (switched below).
+SCX=$TMP/scx
+mkdir -p "$SCX/sys/kernel/sched_ext/root"
+echo disabled >"$SCX/sys/kernel/sched_ext/state"
+export LATNICED_SCHED_EXT_ROOT=$SCX
 start_daemon "$root"
 for i in $(seq 300); do # up to 30 s
         [ "$(cat "$root/$U3/cpu.weight" 2>/dev/null)" = 300 ] && break
@@ -335,6 +340,33 @@ done
 # Its files took CPUWeight: no per-task Nice on top.
 expect_attr "$P5" nice 0 "task of $U5 whose cgroup has cpu.weight"
 echo "ok - a unit that appeared after the start got its files when its first process execed"
+
+# A sched_ext scheduler is loaded (as scx_lavd would be): it reads no cgroup
+# weight or latency nice, so latniced gives the files back without a
+# restart, and writes them again once the scheduler is gone.
+wait_file() { # FILE VALUE WHAT: up to 30 s
+        local i
+        for ((i = 0; i < 300; i++)); do
+                [ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
+                sleep 0.1
+        done
+        fail "$3: $1 is $(cat "$1" 2>/dev/null), expected $2"
+}
+echo scx_test >"$SCX/sys/kernel/sched_ext/root/ops"
+echo enabled >"$SCX/sys/kernel/sched_ext/state"
+for u in "$U3" "$U4" "$U5"; do
+        wait_file "$root/$u/cpu.weight" 100 "under sched_ext"
+done
+if [ "${before[cpu.latency.nice]}" != missing ]; then
+        wait_file "$root/$U3/cpu.latency.nice" "${before[cpu.latency.nice]}" "under sched_ext"
+fi
+echo "ok - under a sched_ext scheduler the units' cpu.weight (and cpu.latency.nice) went back"
+echo disabled >"$SCX/sys/kernel/sched_ext/state"
+: >"$SCX/sys/kernel/sched_ext/root/ops"
+for u in "$U3" "$U4" "$U5"; do
+        wait_file "$root/$u/cpu.weight" 300 "after sched_ext"
+done
+echo "ok - with the scheduler gone they got CPUWeight=300 again"
 
 stop_daemon
 for u in "$U3" "$U4" "$U5"; do
