@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 
 #include "lib/core-sched.h"
+#include "lib/settings.h"
 #include "lib/macro.h"
 #include "lib/util.h"
 
@@ -27,7 +28,42 @@ static const char *const mode_table[_CORE_SCHED_MAX] = {
         [CORE_SCHED_NONE] = "none",
         [CORE_SCHED_PROCESS] = "process",
         [CORE_SCHED_RULE] = "rule",
+        [CORE_SCHED_POD] = "pod",
 };
+
+uint64_t core_sched_group_of(const char *name)
+{
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        for (const char *p = name; *p; p++) {
+                h ^= (uint8_t)*p;
+                h *= UINT64_C(0x100000001b3);
+        }
+        return h ?: 1;
+}
+
+void core_sched_for_pod(CoreSchedSetting *s, const char *pod)
+{
+        const char *uid = pod ? strchr(pod, '/') : NULL;
+        char buf[128];
+        size_t n;
+
+        if (s->mode != CORE_SCHED_POD)
+                return;
+        /* "QOS/UID/ID": the UID alone names the pod. */
+        if (uid) {
+                uid++;
+                n = strcspn(uid, "/");
+                if (n > 0 && n < sizeof(buf)) {
+                        memcpy(buf, uid, n);
+                        buf[n] = 0;
+                        s->group = core_sched_group_of(buf);
+                        return;
+                }
+        }
+        s->mode = CORE_SCHED_PROCESS;
+        s->group = 0;
+}
 
 const char *core_sched_mode_to_string(int mode)
 {

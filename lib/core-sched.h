@@ -36,13 +36,28 @@ typedef enum CoreSchedMode {
         CORE_SCHED_NONE,    /* no cookie (clears one latniced set) */
         CORE_SCHED_PROCESS, /* a cookie of the process's own, for all its threads */
         CORE_SCHED_RULE,    /* one cookie for every process of one rule */
+        CORE_SCHED_POD,     /* one cookie for every process of one Kubernetes pod */
         _CORE_SCHED_MAX,
 } CoreSchedMode;
 
-/* "none", "process", "rule"; NULL for anything else. */
+/* "none", "process", "rule", "pod"; NULL for anything else. */
 const char *core_sched_mode_to_string(int mode);
-/* -EINVAL for anything but the three names. */
+/* -EINVAL for anything but the four names. */
 int core_sched_mode_from_string(const char *s);
+
+/* The cookie group (Settings.core_sched.group) of the rule named NAME, or
+ * with POD true of the pod whose UID is NAME: FNV-1a of the name, never 0.
+ * A rule's and a pod's groups are told apart by the mode. */
+uint64_t core_sched_group_of(const char *name);
+
+/*
+ * CoreSched=pod for a task in pod POD ("QOS/UID/ID" or "QOS/UID", the pod:
+ * key's value, lib/kube-pod.h; NULL: in no pod): the pod's group in *S;
+ * a task in no pod gets a cookie of its own (the mode becomes process).
+ * No-op unless S's mode is pod.
+ */
+typedef struct CoreSchedSetting CoreSchedSetting;
+void core_sched_for_pod(CoreSchedSetting *s, const char *pod);
 
 /* The cookie id of thread TID (0: the calling thread) in *RET, 0 if it has
  * none. */

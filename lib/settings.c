@@ -369,7 +369,7 @@ int setting_parse_core_sched_field(const SettingField *f, const char *v, void *f
         int r = core_sched_mode_from_string(v);
 
         if (r < 0) {
-                setting_error(ret_error, "expected process, rule or none, found \"%s\"", v);
+                setting_error(ret_error, "expected process, rule, pod or none, found \"%s\"", v);
                 return -EINVAL;
         }
         *(CoreSchedSetting *)field = (CoreSchedSetting){ .mode = r };

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/core-sched.h"
 #include "lib/macro.h"
 #include "policy/boost.h"
 #include "policy/decide.h"
@@ -92,6 +93,8 @@ int policy_decide(const Policy *p, const TaskSnapshot *task, const Settings *bas
         if (d.match.n_matched > 0)
                 settings_merge(&s, &d.match.settings);
         s.mask &= SETTINGS_RULE_MASK;
+        if (settings_has(&s, SETTING_CORE_SCHED))
+                core_sched_for_pod(&s.core_sched, task->pod);
         d.rule = d.match.rule ? d.match.rule : s.mask ? base_rule : NULL;
 
         /* Boosts: only now, and only if one is at stake, read the facts. */

@@ -1117,19 +1117,6 @@ static int parse_key_line(FileParser *fp, unsigned line, const char *s, size_t l
         return 0;
 }
 
-/* The cookie group of CoreSched=rule in rule NAME (lib/settings.h): FNV-1a
- * of the name, never 0. Rules of one name share a cookie. */
-static uint64_t core_sched_group_of(const char *name)
-{
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-        for (const char *p = name; *p; p++) {
-                h ^= (uint8_t)*p;
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h ?: 1;
-}
-
 static int resolve_profiles(FileParser *fp)
 {
         _cleanup_(hashmap_freep) Hashmap *own = NULL;

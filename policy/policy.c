@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core-sched.h"
 #include "lib/macro.h"
 #include "policy/policy-internal.h"
 
@@ -146,6 +147,11 @@ ProcReadPlan policy_read_plan(const Policy *p)
         plan = match_keys_read_plan(p->used_keys);
         if (p->n_units > 0)
                 plan |= PROC_READ_CGROUP;
+        /* CoreSched=pod: the pod comes from the cgroup. */
+        for (size_t i = 0; i < p->n_rules && !(plan & PROC_READ_CGROUP); i++)
+                if (settings_has(&p->rules[i]->settings, SETTING_CORE_SCHED) &&
+                    p->rules[i]->settings.core_sched.mode == CORE_SCHED_POD)
+                        plan |= PROC_READ_CGROUP;
         return plan;
 }
 

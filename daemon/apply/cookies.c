@@ -30,7 +30,7 @@ static bool entry_cookie_alive(Applier *a, const Task *e)
 }
 
 /* The cookie of E is the one S asks for: the process's own (E of process
- * PID), or the rule's (the same group). */
+ * PID), or the rule's or the pod's (the same group). */
 static bool entry_same_cookie(const Task *e, const Settings *s, pid_t pid)
 {
         const CoreSchedSetting *want = &s->core_sched, *has = &e->settings.core_sched;
@@ -39,7 +39,8 @@ static bool entry_same_cookie(const Task *e, const Settings *s, pid_t pid)
                 return false;
         if (want->mode == CORE_SCHED_PROCESS)
                 return e->pid == pid;
-        return want->mode == CORE_SCHED_RULE && has->group == want->group;
+        return (want->mode == CORE_SCHED_RULE || want->mode == CORE_SCHED_POD) &&
+               has->group == want->group;
 }
 
 /* Some entry carries COOKIE as latniced's. */

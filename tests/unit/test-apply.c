@@ -954,6 +954,72 @@ static void test_race_pid_reuse(void)
         kill_kid(k);
 }
 
+/* CoreSched=pod (fake kernel only: the real one here may have no core
+ * scheduling): the processes of one pod share a cookie, another pod's get
+ * another, a process in no pod gets one of its own. */
+static void put_cgroup(pid_t pid, const char *path)
+{
+        char file[PATH_MAX];
+        FILE *f;
+
+        snprintf(file, sizeof(file), "%s/%d/cgroup", proc, (int)pid);
+        f = fopen(file, "we");
+        assert(f);
+        fprintf(f, "0::%s\n", path);
+        assert(fclose(f) == 0);
+}
+
+static void test_core_sched_pod(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        static const char *const pod_a = "/kubepods.slice/kubepods-podaaaa_1111.slice/"
+                                         "cri-containerd-c1.scope";
+        static const char *const pod_a2 = "/kubepods.slice/kubepods-podaaaa_1111.slice/"
+                                          "cri-containerd-c2.scope";
+        static const char *const pod_b = "/kubepods.slice/kubepods-podbbbb_2222.slice/"
+                                         "cri-containerd-c3.scope";
+        pid_t a1 = kid("lt-pod-a1"), a2 = kid("lt-pod-a2"), b = kid("lt-pod-b"),
+              none = kid("lt-pod-none");
+        uint64_t ca1, ca2, cb, cn;
+        Applier a;
+
+        put_cgroup(a1, pod_a);
+        put_cgroup(a2, pod_a2);
+        put_cgroup(b, pod_b);
+        init(&a, &tt, false);
+        p = load("[Rule pods]\nMatch = comm:lt-pod-*\nCoreSched = pod\n");
+        assert(policy_read_plan(p) & PROC_READ_CGROUP);
+        applier_set_policy(&a, p);
+        assert(applier_process(&a, a1) == 0);
+        assert(applier_process(&a, a2) == 0);
+        assert(applier_process(&a, b) == 0);
+        assert(applier_process(&a, none) == 0);
+
+        ca1 = fake_task(a1)->cookie;
+        ca2 = fake_task(a2)->cookie;
+        cb = fake_task(b)->cookie;
+        cn = fake_task(none)->cookie;
+        assert(ca1 != 0 && cb != 0 && cn != 0);
+        assert(ca1 == ca2);               /* one pod, two containers: one cookie */
+        assert(cb != ca1);                /* another pod */
+        assert(cn != ca1 && cn != cb);    /* in no pod: its own */
+        /* every thread of a process carries it */
+        {
+                pid_t tids[4];
+                size_t n = fake_threads(a2, tids, 4);
+
+                assert(n == 2 && fake_task(tids[1])->cookie == ca1);
+        }
+        assert(task_table_get(tt, a2)->settings.core_sched.mode == CORE_SCHED_POD);
+        assert(task_table_get(tt, none)->settings.core_sched.mode == CORE_SCHED_PROCESS);
+
+        kill_kid(a1);
+        kill_kid(a2);
+        kill_kid(b);
+        kill_kid(none);
+}
+
 static void run_cases(void)
 {
         test_apply_change_restore();
@@ -985,6 +1051,7 @@ static void run_fake(void)
         test_race_read_write();
         test_race_thread_appears();
         test_race_pid_reuse();
+        test_core_sched_pod();
         fake_kernel_done();
         printf("fake kernel: all cases passed\n");
 }

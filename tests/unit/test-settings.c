@@ -106,7 +106,7 @@ static void test_fields(void)
                 check(settings_parse(&s, SETTING_CORE_SCHED, " rule ", NULL, NULL) == 0 &&
                       s.core_sched.mode == CORE_SCHED_RULE && s.core_sched.group == 0);
                 check(settings_parse(&s, SETTING_CORE_SCHED, "yes", &err, NULL) == -EINVAL);
-                check(err && streq(err, "expected process, rule or none, found \"yes\""));
+                check(err && streq(err, "expected process, rule, pod or none, found \"yes\""));
                 check(s.core_sched.mode == CORE_SCHED_RULE);
         }
         {
