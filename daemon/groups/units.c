@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
+#include "daemon/state/ledger.h"
 #include "daemon/state/state-file.h"
 #include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
@@ -612,6 +613,7 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
 {
         uint64_t cur, orig, written, previous;
         bool has_previous = rec->previous[0];
+        LedgerOwner owner;
 
         if (e->sd_set || !u->systemd || systemd_weight_from_string(rec->orig, &orig) < 0 ||
             systemd_weight_from_string(rec->written, &written) < 0 ||
@@ -620,8 +622,9 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
                 adopted_done(u, rec, true);
                 return;
         }
-        if (cur != written && !(has_previous && cur == previous)) {
-                if (cur != orig)
+        owner = ledger_recorded_owner_u64(cur, written, has_previous ? &previous : NULL, orig);
+        if (owner != LEDGER_OURS) {
+                if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: CPUWeight= was changed by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name);
@@ -743,13 +746,15 @@ static void knob_adopt(UnitState *u, CgroupEntry *e, UnitKnob k, StateCgroupReco
 {
         _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL,
                             *orig = NULL;
+        LedgerOwner owner;
 
         if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
                 adopted_done(u, rec, true);
                 return;
         }
-        if (!streq(cur, rec->written) && !(rec->previous[0] && streq(cur, rec->previous))) {
-                if (!streq(cur, rec->orig))
+        owner = ledger_recorded_owner_str(cur, rec->written, rec->previous, rec->orig);
+        if (owner != LEDGER_OURS) {
+                if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: %s was changed to %s by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name, fs, cur);
