@@ -476,6 +476,7 @@ static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t
 {
         _cleanup_free_ char *dir = NULL, *o = NULL, *w = NULL, *p = NULL;
         StateCgroupRecord rec = {
+                .target = STATE_TARGET_UNIT_PROPERTY,
                 .owner = STATE_CGROUP_UNITS,
                 .kind = KIND_SYSTEMD_WEIGHT,
                 .ino = e->ino,

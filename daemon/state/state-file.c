@@ -56,7 +56,14 @@ typedef enum RecordKind {
         KIND_FREE = 0,   /* released, or never used */
         KIND_THREAD = 1, /* ThreadHead, then the attributes' entries (state-attr.h) */
         KIND_CGROUP = 2, /* CgroupHead, the three values, the path */
+        KIND_UNIT_PROPERTY = 3, /* a systemd unit's property: as KIND_CGROUP (the path is
+                                 * the unit's cgroup, where its name comes from) */
 } RecordKind;
+
+static bool kind_is_cgroup(unsigned k)
+{
+        return k == KIND_CGROUP || k == KIND_UNIT_PROPERTY;
+}
 #define KIND_VERSION 1u
 
 typedef struct __attribute__((packed)) ThreadHead {
@@ -645,7 +652,7 @@ static void slots_free_rebuild(Slots *s)
         for (uint32_t i = s->n; i > 0; i--) {
                 if (s->kind[i - 1] == KIND_THREAD)
                         s->n_tasks++;
-                else if (s->kind[i - 1] == KIND_CGROUP)
+                else if (kind_is_cgroup(s->kind[i - 1]))
                         s->n_cg++;
                 else
                         s->free[s->n_free++] = i - 1;
@@ -763,7 +770,7 @@ void state_file_put(StateFile *f, const StateRecord *rec)
         uint8_t c[STATE_COPY_SIZE], body[BODY_MAX];
         size_t len;
 
-        if (!f || rec->slot >= f->s.n || f->s.kind[rec->slot] == KIND_CGROUP)
+        if (!f || rec->slot >= f->s.n || kind_is_cgroup(f->s.kind[rec->slot]))
                 return;
         len = thread_encode(rec, body);
         copy_fill(c, KIND_THREAD, body, len);
@@ -784,6 +791,7 @@ void state_file_release(StateFile *f, uint32_t slot)
 int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord *rec)
 {
         uint8_t c[STATE_COPY_SIZE], body[BODY_MAX];
+        RecordKind kind;
         uint32_t slot;
         size_t len;
         int r;
@@ -800,9 +808,14 @@ int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord
                 *slot1 = slot + 1;
         }
         slot = *slot1 - 1;
-        copy_fill(c, KIND_CGROUP, body, len);
+        kind = rec->target == STATE_TARGET_UNIT_PROPERTY ? KIND_UNIT_PROPERTY : KIND_CGROUP;
+        if (kind_is_cgroup(f->s.kind[slot]) && f->s.kind[slot] != kind) {
+                f->s.n_cg--; /* the same slot, another kind of cgroup target */
+                f->s.kind[slot] = KIND_FREE;
+        }
+        copy_fill(c, kind, body, len);
         slot_write(f, slot, c);
-        slot_take(f, slot, KIND_CGROUP);
+        slot_take(f, slot, kind);
         return 0;
 }
 
@@ -813,7 +826,7 @@ void state_file_cgroup_release(StateFile *f, uint32_t *slot1)
         if (*slot1 == 0)
                 return;
         *slot1 = 0;
-        if (!f || slot >= f->s.n || f->s.kind[slot] != KIND_CGROUP)
+        if (!f || slot >= f->s.n || !kind_is_cgroup(f->s.kind[slot]))
                 return;
         slot_release(f, slot);
 }
@@ -905,7 +918,7 @@ static int slot_decode(StateFile *f, StateFileLoad *l, uint32_t i, const uint8_t
         int r;
 
         memcpy(&version, c + COPY_KIND_VERSION, sizeof(version));
-        if (version != KIND_VERSION || (kind != KIND_THREAD && kind != KIND_CGROUP)) {
+        if (version != KIND_VERSION || (kind != KIND_THREAD && !kind_is_cgroup(kind))) {
                 /* A newer latniced's: this one cannot give it back, and
                  * drops it (its slot is free here). */
                 l->n_skipped++;
@@ -925,6 +938,8 @@ static int slot_decode(StateFile *f, StateFileLoad *l, uint32_t i, const uint8_t
                         return r;
                 if (r < 0)
                         goto corrupt;
+                if (kind == KIND_UNIT_PROPERTY)
+                        f->s.loaded[f->s.n_loaded].target = STATE_TARGET_UNIT_PROPERTY;
                 f->s.n_loaded++;
         }
         f->s.kind[i] = (uint8_t)kind;

@@ -45,8 +45,8 @@
  *            and the owner, so that an attribute latniced learns later
  *            (CPUAffinity=) is one more entry, not a new layout. A cgroup
  *            record ([Unit] knobs, daemon/groups/units.h; group settings of
- *            rules, daemon/groups/groups.h; the systemd property of a unit
- *            they stand for) is its owner and kind, the directory's identity,
+ *            rules, daemon/groups/groups.h), or a unit property record (a
+ *            unit's CPUWeight= set through systemd), is its owner and kind, the directory's identity,
  *            the original, the written and the previously written value,
  *            and the path. A record or an entry of a kind, tag or version
  *            this latniced does not know (a newer one wrote it) is skipped,
@@ -175,8 +175,15 @@ typedef enum StateCgroupOwner {
         STATE_CGROUP_GROUPS = 2, /* one group of a rule: kind is its SchedGroupKind */
 } StateCgroupOwner;
 
+/* What a cgroup record's value is of. */
+typedef enum StateTarget {
+        STATE_TARGET_CGROUP_FILE = 0,   /* a file in the cgroup directory PATH */
+        STATE_TARGET_UNIT_PROPERTY = 1, /* a property of the systemd unit whose cgroup is PATH */
+} StateTarget;
+
 typedef struct StateCgroupRecord {
         uint32_t slot;                 /* where it is (from state_file_cgroup_take()) */
+        StateTarget target;            /* (version 2 files: always a cgroup file) */
         StateCgroupOwner owner;
         uint32_t kind;
         char *path;                    /* cgroup directory, or PROC/PID/autogroup */

@@ -522,6 +522,7 @@ static void test_adopt(void)
 static StateCgroupRecord cg_of(uint32_t k, char *path_buf, size_t n)
 {
         StateCgroupRecord r = {
+                .target = k % 5 == 0 ? STATE_TARGET_UNIT_PROPERTY : STATE_TARGET_CGROUP_FILE,
                 .owner = k % 2 ? STATE_CGROUP_GROUPS : STATE_CGROUP_UNITS,
                 .kind = k % 4,
                 .path = path_buf,
@@ -544,7 +545,8 @@ static bool cg_is(const StateCgroupRecord *r, uint32_t k)
         char buf[128];
         StateCgroupRecord w = cg_of(k, buf, sizeof(buf));
 
-        return r->owner == w.owner && r->kind == w.kind && streq_ptr(r->path, w.path) &&
+        return r->target == w.target && r->owner == w.owner && r->kind == w.kind &&
+               streq_ptr(r->path, w.path) &&
                r->ino == w.ino && r->autogroup_id == w.autogroup_id && r->pid == w.pid &&
                r->starttime == w.starttime && streq(r->orig, w.orig) &&
                streq(r->written, w.written) && streq(r->previous, w.previous);
