@@ -382,7 +382,8 @@ static void copy_fill(uint8_t *c, RecordKind kind, const uint8_t *body, size_t l
         memcpy(c + COPY_KIND, &k, sizeof(k));
         memcpy(c + COPY_KIND_VERSION, &v, sizeof(v));
         memcpy(c + COPY_BODY_LEN, &n, sizeof(n));
-        memcpy(c + COPY_BODY, body, len);
+        if (len > 0)
+                memcpy(c + COPY_BODY, body, len);
 }
 
 /* Write copy C into the older copy of SLOT, in memory and in the file (one
