@@ -10,6 +10,7 @@
 #include "daemon/groups/group-systemd.h"
 #include "daemon/groups/groups.h"
 #include "daemon/watch/pidmap.h"
+#include "daemon/state/ledger.h"
 #include "daemon/state/state-file.h"
 #include "lib/group-subtree.h"
 #include "lib/hashmap.h"
@@ -593,6 +594,12 @@ static bool adopt_latency_ours(const SchedGroupState *now, const SchedGroupState
                p.latency_nice == now->latency_nice;
 }
 
+/* The ledger's comparison of two states of the group G (ledger.h). */
+static bool group_state_same(const void *a, const void *b, const void *g)
+{
+        return sched_group_state_equal(g, a, b);
+}
+
 /* Take over REC if the group still holds what the dead latniced wrote:
  * its original is the record's. Returns 1 if kept, 0 if dropped. */
 static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
@@ -629,14 +636,20 @@ static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
                         sched_group_done(&e->group);
                         return r;
                 }
-        } else if (!sched_group_state_equal(&e->group, &now, &written) &&
-                   !(state_parse(rec->previous, &previous) &&
-                     sched_group_state_equal(&e->group, &now, &previous))) {
-                if (!sched_group_state_equal(&e->group, &now, &orig))
-                        log_info("%s: changed by someone else while no latniced ran: theirs.",
-                                 e->group.name);
-                sched_group_done(&e->group);
-                return 0;
+        } else {
+                bool has_previous = state_parse(rec->previous, &previous);
+                LedgerOwner owner = ledger_recorded_owner(&now, &written,
+                                                          has_previous ? &previous : NULL, &orig,
+                                                          group_state_same, &e->group);
+
+                if (owner != LEDGER_OURS) {
+                        if (owner == LEDGER_THEIRS)
+                                log_info("%s: changed by someone else while no latniced ran: "
+                                         "theirs.",
+                                         e->group.name);
+                        sched_group_done(&e->group);
+                        return 0;
+                }
         }
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
         if (!a) {

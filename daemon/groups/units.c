@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
+#include "daemon/state/ledger.h"
 #include "daemon/state/state-file.h"
 #include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
@@ -477,6 +478,7 @@ static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t
 {
         _cleanup_free_ char *dir = NULL, *o = NULL, *w = NULL, *p = NULL;
         StateCgroupRecord rec = {
+                .target = STATE_TARGET_UNIT_PROPERTY,
                 .owner = STATE_CGROUP_UNITS,
                 .kind = KIND_SYSTEMD_WEIGHT,
                 .ino = e->ino,
@@ -614,6 +616,7 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
 {
         uint64_t cur, orig, written, previous;
         bool has_previous = rec->previous[0];
+        LedgerOwner owner;
 
         if (e->sd_set || !u->systemd || systemd_weight_from_string(rec->orig, &orig) < 0 ||
             systemd_weight_from_string(rec->written, &written) < 0 ||
@@ -622,8 +625,9 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
                 adopted_done(u, rec, true);
                 return;
         }
-        if (cur != written && !(has_previous && cur == previous)) {
-                if (cur != orig)
+        owner = ledger_recorded_owner_u64(cur, written, has_previous ? &previous : NULL, orig);
+        if (owner != LEDGER_OURS) {
+                if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: CPUWeight= was changed by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name);
@@ -749,13 +753,15 @@ static void knob_adopt(UnitState *u, CgroupEntry *e, UnitKnob k, StateCgroupReco
 {
         _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL,
                             *orig = NULL;
+        LedgerOwner owner;
 
         if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
                 adopted_done(u, rec, true);
                 return;
         }
-        if (!streq(cur, rec->written) && !(rec->previous[0] && streq(cur, rec->previous))) {
-                if (!streq(cur, rec->orig))
+        owner = ledger_recorded_owner_str(cur, rec->written, rec->previous, rec->orig);
+        if (owner != LEDGER_OURS) {
+                if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: %s was changed to %s by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name, fs, cur);

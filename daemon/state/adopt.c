@@ -127,6 +127,14 @@ static void log_load(const char *path, const StateFileLoad *l)
                 log_info("State file %s: %zu record(s) were being written when the previous "
                          "latniced stopped; their previous version is used.",
                          path, l->n_torn);
+        if (l->converted_from > 0)
+                log_info("State file %s: version %u converted to this latniced's, with its "
+                         "%zu task record(s) and its cgroup records.",
+                         path, l->converted_from, l->n_records);
+        if (l->n_skipped > 0)
+                log_warning("State file %s: %zu record(s) or attribute(s) written by a newer "
+                            "latniced are skipped: this one cannot give them back.",
+                            path, l->n_skipped);
 }
 
 int tasks_open_state(TaskTable *t, const char *path, const char *proc_root, bool respect)

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Owns the state file (state-file.h): its one record table on disk and in
+ * memory, written through with pwrite(), read back and converted. */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,107 +13,95 @@
 #include <unistd.h>
 
 #include "daemon/state/secure-path.h"
+#include "daemon/state/state-attr.h"
+#include "daemon/state/state-copy.h"
+#include "daemon/state/state-file-v2.h"
 #include "daemon/state/state-file.h"
-#include "lib/ioprio.h"
-#include "lib/core-sched.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/time-util.h"
 
 #define STATE_MAGIC "LNSTATE"
-/* 2: CoreSched (the cookies and the setting) at the end of a copy. A
- * version 1 file is set aside like any other version. */
-#define STATE_VERSION 2u
-/* 64 records: 29,760 bytes, reserved at once (a tmpfs /run of a few pages
+/* 3: one table of tagged records (a thread, a cgroup file), each attribute
+ * of a thread a tagged entry (state-attr.h). 2 (fixed fields, a task and a
+ * cgroup table) is read once and converted; 1 is set aside. */
+#define STATE_VERSION 3u
+/* One copy of a record: room for a thread with every attribute (CPU sets
+ * of 1024 CPUs included) or a cgroup file with a path shorter than
+ * STATE_PATH_MAX. */
+#define STATE_COPY_SIZE 1024u
+#define STATE_RECORD_SIZE (2 * STATE_COPY_SIZE)
+/* 64 records: 131,136 bytes, reserved at once (a tmpfs /run of a few pages
  * left takes it); the table doubles as needed. */
 #define STATE_INITIAL_RECORDS 64u
 /* After a growth found no space, the next try waits this long (a storm of
  * new tasks on a full filesystem costs no allocation each). */
 #define STATE_GROW_RETRY_USEC (5 * USEC_PER_SEC)
-/* 4 Mi records (1.6 GiB): far beyond any task count, a bound for a header
+/* 1 Mi records (2 GiB): far beyond any task count, a bound for a header
  * that says otherwise. */
-#define STATE_MAX_RECORDS (1u << 22)
+#define STATE_MAX_RECORDS (1u << 20)
 
-#define COPY_USED 0x1u
-#define COPY_USER_OWNED 0x2u
+/* A copy: its sequence number, what it holds (KIND_*) and that kind's
+ * version, the length of its body, the body, zeros, the checksum of
+ * everything before it (written last). */
+#define COPY_SEQ 0u
+#define COPY_KIND 8u
+#define COPY_KIND_VERSION 10u
+#define COPY_BODY_LEN 12u
+#define COPY_BODY 16u
+#define COPY_SUM (STATE_COPY_SIZE - 8u)
+#define BODY_MAX (COPY_SUM - COPY_BODY)
 
-typedef struct DiskSched {
-        int32_t policy, nice;
-        uint32_t priority, util_min, util_max;
-        int32_t latency_nice;
-        uint64_t slice_ns, flags, timer_slack_ns;
-        uint8_t custom_slice, has_latency_nice;
-        int16_t ioprio, oom_score_adj; /* were padding: 0 in older files, unused there */
-        uint8_t pad[2];
-} DiskSched;
+typedef enum RecordKind {
+        KIND_FREE = 0,   /* released, or never used */
+        KIND_THREAD = 1, /* ThreadHead, then the attributes' entries (state-attr.h) */
+        KIND_CGROUP = 2, /* CgroupHead, the three values, the path */
+        KIND_UNIT_PROPERTY = 3, /* a systemd unit's property: as KIND_CGROUP (the path is
+                                 * the unit's cgroup, where its name comes from) */
+} RecordKind;
 
-typedef struct DiskCopy {
-        uint64_t seq; /* 0: never written */
-        uint64_t starttime;
+static bool kind_is_cgroup(unsigned k)
+{
+        return k == KIND_CGROUP || k == KIND_UNIT_PROPERTY;
+}
+#define KIND_VERSION 1u
+
+typedef struct __attribute__((packed)) ThreadHead {
         int32_t pid, tid;
-        uint32_t flags, applied_mask, pending_mask, settings_mask;
-        int32_t s_latency_nice, s_nice, s_policy;
-        uint32_t s_util_min, s_util_max;
-        uint8_t s_io_class, s_io_nice; /* were padding, as s_oom_score_adj */
-        int16_t s_oom_score_adj;
-        uint64_t s_slice_ns, s_timer_slack_ns;
-        uint64_t orig_core_cookie, expected_core_cookie; /* SchedState.core_cookie */
-        uint64_t s_core_group;
-        int32_t s_core_mode;
-        uint32_t pad_core;
-        DiskSched orig, expected;
-        uint64_t checksum; /* of everything before it; written last */
-} DiskCopy;
+        uint64_t starttime;
+} ThreadHead;
 
-typedef struct DiskRecord {
-        DiskCopy copy[2];
-} DiskRecord;
-
-typedef struct DiskCgCopy {
-        uint64_t seq; /* 0: never written */
-        uint64_t ino, autogroup_id, starttime;
-        uint32_t flags;
-        uint8_t owner, kind;
+typedef struct __attribute__((packed)) CgroupHead {
+        uint8_t owner, zero;
         uint16_t path_len;
+        uint32_t kind;
+        uint64_t ino, autogroup_id, starttime;
         int32_t pid;
-        uint32_t pad;
-        char orig[STATE_VALUE_MAX], written[STATE_VALUE_MAX], previous[STATE_VALUE_MAX];
-        char path[STATE_PATH_MAX];
-        uint64_t checksum; /* of everything before it; written last */
-} DiskCgCopy;
-
-typedef struct DiskCgRecord {
-        DiskCgCopy copy[2];
-} DiskCgRecord;
+        uint32_t zero2;
+} CgroupHead;
 
 typedef struct DiskHeader {
         char magic[8];
         uint32_t version, header_size, record_size, n_records;
         uint64_t generation;
         uint8_t boot_id[16];
-        uint32_t n_cg_records; /* the cgroup table after the task records; 0: none */
-        uint8_t reserved[12];
+        uint8_t reserved[16];
 } DiskHeader;
 
-_Static_assert(sizeof(DiskSched) == 56, "DiskSched layout");
-_Static_assert(sizeof(DiskCopy) == 232, "DiskCopy layout");
 _Static_assert(sizeof(DiskHeader) == 64, "DiskHeader layout");
-_Static_assert(sizeof(DiskCgCopy) == 4248, "DiskCgCopy layout");
+_Static_assert(sizeof(DiskHeader) == STATE_V2_HEADER_SIZE, "the header's start as in version 2");
+_Static_assert(BODY_MAX >= sizeof(CgroupHead) + 3 * STATE_VALUE_MAX + STATE_PATH_MAX - 1,
+               "a cgroup record fits a copy");
 
-#define STATE_INITIAL_CG_RECORDS 16u
-/* 64 Ki cgroup records (1 GiB): a bound for a header that says otherwise. */
-#define STATE_MAX_CG_RECORDS (1u << 16)
-
-/* Per-slot bookkeeping of the cgroup table (the task table's is inline in
- * StateFile, older). */
-/* The in-memory side of a table of two-copy records (tasks, cgroups). */
+/* The in-memory side of the table. */
 typedef struct Slots {
         uint32_t n;
         uint64_t *seq;     /* per slot: sequence number of its newest valid copy */
         int8_t *active;    /* per slot: that copy (0, 1), -1 none */
+        uint8_t *kind;     /* per slot: the RecordKind it holds (KIND_FREE: on the free stack) */
         uint32_t *free;    /* stack of free slots, lowest on top */
-        size_t n_free, n_used;
-        StateCgroupRecord *loaded; /* cgroup table: found at open, until taken */
+        size_t n_free, n_tasks, n_cg;
+        StateCgroupRecord *loaded; /* cgroup records found at open, until taken */
         size_t n_loaded;
 } Slots;
 
@@ -126,8 +116,7 @@ struct StateFile {
         bool writing;      /* open done: changes go to the file (before, only to memory) */
         bool broken;       /* the file could not be written nor made again: no more writes */
         uint64_t grow_retry_usec; /* CLOCK_MONOTONIC: no growth before (no space last time) */
-        Slots tasks;
-        Slots cg;
+        Slots s;
 };
 
 static DiskHeader *header(StateFile *f)
@@ -135,9 +124,9 @@ static DiskHeader *header(StateFile *f)
         return (DiskHeader *)f->image;
 }
 
-static DiskRecord *record(StateFile *f, uint32_t slot)
+static uint8_t *record(StateFile *f, uint32_t slot)
 {
-        return (DiskRecord *)(f->image + sizeof(DiskHeader)) + slot;
+        return f->image + sizeof(DiskHeader) + (size_t)slot * STATE_RECORD_SIZE;
 }
 
 /* ---- The file under the table ----------------------------------------- */
@@ -273,7 +262,7 @@ static void file_check(StateFile *f)
         if (st.st_nlink == 0) {
                 log_warning("State file %s was removed or replaced by someone else: made again "
                             "from memory (%zu task and %zu cgroup records).",
-                            f->path, f->tasks.n_used, f->cg.n_used);
+                            f->path, f->s.n_tasks, f->s.n_cg);
                 r = file_recreate(f);
                 if (r < 0)
                         file_break(f, r, "cannot make it again");
@@ -282,7 +271,7 @@ static void file_check(StateFile *f)
         log_warning("State file %s was cut short by someone else (%jd bytes, %jd allocated, of "
                     "%zu): written again from memory (%zu task and %zu cgroup records).",
                     f->path, (intmax_t)st.st_size, (intmax_t)st.st_blocks * 512, f->image_size,
-                    f->tasks.n_used, f->cg.n_used);
+                    f->s.n_tasks, f->s.n_cg);
         r = file_write_all(f, f->fd);
         if (r < 0) {
                 file_break(f, r, "cannot write it again");
@@ -312,7 +301,9 @@ static void file_write(StateFile *f, size_t off, size_t len)
                 file_break(f, r, "cannot write it");
 }
 
-static uint64_t bytes_checksum(const void *c, size_t n)
+/* ---- Two-copy records (state-copy.h) ----------------------------------- */
+
+uint64_t state_copy_checksum(const void *c, size_t n)
 {
         const uint8_t *p = c;
         uint64_t h = 0xcbf29ce484222325ull ^ 0x4c4e535441544531ull; /* FNV-1a, salted */
@@ -324,38 +315,7 @@ static uint64_t bytes_checksum(const void *c, size_t n)
         return h;
 }
 
-static bool copy_is_zero(const DiskCopy *c)
-{
-        const uint8_t *p = (const uint8_t *)c;
-
-        for (size_t i = 0; i < sizeof(*c); i++)
-                if (p[i])
-                        return false;
-        return true;
-}
-
-static bool copy_unwritten(const void *c)
-{
-        return copy_is_zero(c);
-}
-
-static bool copy_written(const void *c)
-{
-        return !copy_is_zero(c);
-}
-
-/* ---- Two-copy records (both tables) ------------------------------------
- * A record is two copies of SIZE bytes each, a copy starting with its
- * sequence number (0: never written) and ending with the checksum of the
- * bytes before it, written last. */
-_Static_assert(offsetof(DiskCopy, seq) == 0 &&
-               offsetof(DiskCopy, checksum) == sizeof(DiskCopy) - sizeof(uint64_t),
-               "DiskCopy: seq first, checksum last");
-_Static_assert(offsetof(DiskCgCopy, seq) == 0 &&
-               offsetof(DiskCgCopy, checksum) == sizeof(DiskCgCopy) - sizeof(uint64_t),
-               "DiskCgCopy: seq first, checksum last");
-
-static uint64_t copy_u64(const uint8_t *c, size_t off)
+uint64_t state_copy_u64(const uint8_t *c, size_t off)
 {
         uint64_t v;
 
@@ -363,11 +323,8 @@ static uint64_t copy_u64(const uint8_t *c, size_t off)
         return v;
 }
 
-/* The newest valid copy of the record at RECORD (0 or 1), -1 if none;
- * *RET_TORN tells whether a copy that UNWRITTEN does not call never written
- * fails its checksum. */
-static int record_best_copy(const uint8_t *record, size_t size, bool (*unwritten)(const void *c),
-                            bool *ret_torn)
+int state_copy_best(const uint8_t *record, size_t size, bool (*unwritten)(const void *c),
+                    bool *ret_torn)
 {
         size_t sum_off = size - sizeof(uint64_t);
         int best = -1;
@@ -375,160 +332,205 @@ static int record_best_copy(const uint8_t *record, size_t size, bool (*unwritten
         *ret_torn = false;
         for (int k = 0; k < 2; k++) {
                 const uint8_t *c = record + (size_t)k * size;
-                uint64_t seq = copy_u64(c, 0);
+                uint64_t seq = state_copy_u64(c, 0);
 
                 if (unwritten(c))
                         continue;
-                if (seq == 0 || copy_u64(c, sum_off) != bytes_checksum(c, sum_off)) {
+                if (seq == 0 || state_copy_u64(c, sum_off) != state_copy_checksum(c, sum_off)) {
                         *ret_torn = true;
                         continue;
                 }
-                if (best < 0 || seq > copy_u64(record + (size_t)best * size, 0))
+                if (best < 0 || seq > state_copy_u64(record + (size_t)best * size, 0))
                         best = k;
         }
         return best;
 }
 
-/* Write copy C (SIZE bytes; seq and checksum filled in here) into the older
- * copy of SLOT of table S, whose record is at RECORD, in memory and in the
- * file (one pwrite() of the copy, its checksum last): a write cut short
- * leaves a copy that does not match its checksum, and the other copy is the
- * record. */
-static void slot_write_copy(StateFile *f, Slots *s, uint32_t slot, uint8_t *record, void *c,
-                            size_t size)
+/* Never written: no sequence number, kind, length nor checksum (a record
+ * is cleared whole when it is made). */
+static bool copy_unwritten(const void *p)
 {
-        int target = s->active[slot] == 0 ? 1 : 0;
-        uint8_t *d = record + (size_t)target * size;
-        size_t sum_off = size - sizeof(uint64_t);
-        uint64_t seq = s->seq[slot] + 1, sum;
+        const uint8_t *c = p;
 
-        memcpy(c, &seq, sizeof(seq));
-        sum = bytes_checksum(c, sum_off);
-        memcpy((uint8_t *)c + sum_off, &sum, sizeof(sum));
-        memcpy(d, c, size);
-        s->seq[slot] = seq;
-        s->active[slot] = (int8_t)target;
-        file_write(f, (size_t)(d - f->image), size);
+        return state_copy_u64(c, COPY_SEQ) == 0 && state_copy_u64(c, COPY_KIND) == 0 &&
+               state_copy_u64(c, COPY_SUM) == 0;
 }
 
-static void sched_encode(const SchedState *s, DiskSched *d)
+static uint16_t copy_kind(const uint8_t *c)
 {
-        *d = (DiskSched){
-                .policy = s->policy,
-                .nice = s->nice,
-                .priority = s->priority,
-                .util_min = s->util_min,
-                .util_max = s->util_max,
-                .latency_nice = s->latency_nice,
-                .slice_ns = s->slice_ns,
-                .flags = s->flags,
-                .timer_slack_ns = s->timer_slack_ns,
-                .custom_slice = s->custom_slice,
-                .has_latency_nice = s->has_latency_nice,
-                .ioprio = (int16_t)s->ioprio,
-                .oom_score_adj = (int16_t)s->oom_score_adj,
-        };
+        uint16_t k;
+
+        memcpy(&k, c + COPY_KIND, sizeof(k));
+        return k;
 }
 
-static bool sched_decode(const DiskSched *d, SchedState *s)
+/* The active copy of SLOT (a valid one: active >= 0). */
+static const uint8_t *slot_copy(StateFile *f, uint32_t slot)
 {
-        if (d->policy < 0 || d->policy > 7 || d->nice < -20 || d->nice > 19 ||
-            d->latency_nice < -20 || d->latency_nice > 19 || d->util_min > 1024 ||
-            d->util_max > 1024 || d->custom_slice > 1 || d->has_latency_nice > 1 ||
-            d->ioprio < 0 || LN_IOPRIO_CLASS(d->ioprio) > LN_IOPRIO_CLASS_IDLE ||
-            d->oom_score_adj < OOM_SCORE_ADJ_MIN || d->oom_score_adj > OOM_SCORE_ADJ_MAX)
-                return false;
-        *s = (SchedState){
-                .policy = d->policy,
-                .nice = d->nice,
-                .priority = d->priority,
-                .slice_ns = d->slice_ns,
-                .custom_slice = d->custom_slice,
-                .util_min = d->util_min,
-                .util_max = d->util_max,
-                .has_latency_nice = d->has_latency_nice,
-                .latency_nice = d->latency_nice,
-                .flags = d->flags,
-                .timer_slack_ns = d->timer_slack_ns,
-                .ioprio = d->ioprio,
-                .oom_score_adj = d->oom_score_adj,
-        };
-        return true;
+        return record(f, slot) + (size_t)f->s.active[slot] * STATE_COPY_SIZE;
 }
 
-/* REC as a copy; seq and checksum left 0. */
-static void record_encode(const StateRecord *rec, bool used, DiskCopy *c)
+/* A copy of KIND with the body BODY (LEN bytes) into C (STATE_COPY_SIZE
+ * bytes); seq and checksum are left to slot_write(). */
+static void copy_fill(uint8_t *c, RecordKind kind, const uint8_t *body, size_t len)
 {
-        memset(c, 0, sizeof(*c));
-        if (!used)
-                return;
-        c->flags = COPY_USED | (rec->user_owned ? COPY_USER_OWNED : 0);
-        c->pid = rec->pid;
-        c->tid = rec->tid;
-        c->starttime = rec->starttime;
-        c->applied_mask = rec->applied_mask;
-        c->pending_mask = rec->pending_mask;
-        c->settings_mask = rec->settings.mask & SETTINGS_TASK_MASK;
-        c->s_latency_nice = rec->settings.latency_nice;
-        c->s_nice = rec->settings.nice;
-        c->s_policy = rec->settings.policy;
-        c->s_util_min = rec->settings.util_min;
-        c->s_util_max = rec->settings.util_max;
-        c->s_slice_ns = rec->settings.slice_ns;
-        c->s_timer_slack_ns = rec->settings.timer_slack_ns;
-        c->s_io_class = (uint8_t)rec->settings.io_class;
-        c->s_io_nice = (uint8_t)rec->settings.io_nice;
-        c->s_oom_score_adj = (int16_t)rec->settings.oom_score_adj;
-        c->s_core_mode = rec->settings.core_sched.mode;
-        c->s_core_group = rec->settings.core_sched.group;
-        c->orig_core_cookie = rec->orig.core_cookie;
-        c->expected_core_cookie = rec->expected.core_cookie;
-        sched_encode(&rec->orig, &c->orig);
-        sched_encode(&rec->expected, &c->expected);
+        uint16_t k = (uint16_t)kind, v = kind == KIND_FREE ? 0 : KIND_VERSION;
+        uint32_t n = (uint32_t)len;
+
+        assert(len <= BODY_MAX);
+        memset(c, 0, STATE_COPY_SIZE);
+        memcpy(c + COPY_KIND, &k, sizeof(k));
+        memcpy(c + COPY_KIND_VERSION, &v, sizeof(v));
+        memcpy(c + COPY_BODY_LEN, &n, sizeof(n));
+        if (len > 0)
+                memcpy(c + COPY_BODY, body, len);
 }
 
-/* A valid, used copy into *REC. False if its values are out of range. */
-static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
+/* Write copy C into the older copy of SLOT, in memory and in the file (one
+ * pwrite() of the copy, its checksum last): a write cut short leaves a copy
+ * that does not match its checksum, and the other copy is the record. */
+static void slot_write(StateFile *f, uint32_t slot, uint8_t *c)
 {
-        StateRecord r = {
-                .slot = slot,
-                .pid = c->pid,
-                .tid = c->tid,
-                .starttime = c->starttime,
-                .user_owned = c->flags & COPY_USER_OWNED,
-                .applied_mask = c->applied_mask,
-                .pending_mask = c->pending_mask,
-                .settings = {
-                        .mask = c->settings_mask,
-                        .latency_nice = c->s_latency_nice,
-                        .slice_ns = c->s_slice_ns,
-                        .nice = c->s_nice,
-                        .policy = c->s_policy,
-                        .util_min = c->s_util_min,
-                        .util_max = c->s_util_max,
-                        .timer_slack_ns = c->s_timer_slack_ns,
-                        .core_sched = { .mode = c->s_core_mode, .group = c->s_core_group },
-                        .io_class = c->s_io_class,
-                        .io_nice = c->s_io_nice,
-                        .oom_score_adj = c->s_oom_score_adj,
-                },
-        };
+        int target = f->s.active[slot] == 0 ? 1 : 0;
+        uint8_t *d = record(f, slot) + (size_t)target * STATE_COPY_SIZE;
+        uint64_t seq = f->s.seq[slot] + 1, sum;
 
-        if (c->pid <= 0 || c->tid <= 0 || (c->flags & ~(COPY_USED | COPY_USER_OWNED)) ||
-            ((c->applied_mask | c->pending_mask | c->settings_mask) & ~SETTINGS_TASK_MASK) ||
-            c->s_io_class > LN_IOPRIO_CLASS_IDLE || c->s_io_nice > 7 ||
-            c->s_oom_score_adj < OOM_SCORE_ADJ_MIN || c->s_oom_score_adj > OOM_SCORE_ADJ_MAX)
+        memcpy(c + COPY_SEQ, &seq, sizeof(seq));
+        sum = state_copy_checksum(c, COPY_SUM);
+        memcpy(c + COPY_SUM, &sum, sizeof(sum));
+        memcpy(d, c, STATE_COPY_SIZE);
+        f->s.seq[slot] = seq;
+        f->s.active[slot] = (int8_t)target;
+        file_write(f, (size_t)(d - f->image), STATE_COPY_SIZE);
+}
+
+/* Whether C holds what SLOT's active copy holds (then no write). */
+static bool slot_same(StateFile *f, uint32_t slot, const uint8_t *c)
+{
+        return f->s.active[slot] >= 0 &&
+               memcmp(slot_copy(f, slot) + COPY_KIND, c + COPY_KIND, COPY_SUM - COPY_KIND) == 0;
+}
+
+/* ---- Records ----------------------------------------------------------- */
+
+/* A thread's record as a body: its identity, then its attributes' entries. */
+static size_t thread_encode(const StateRecord *rec, uint8_t *body)
+{
+        ThreadHead h = { .pid = rec->pid, .tid = rec->tid, .starttime = rec->starttime };
+
+        memcpy(body, &h, sizeof(h));
+        return sizeof(h) + state_attr_encode(rec, body + sizeof(h), BODY_MAX - sizeof(h));
+}
+
+/* A valid thread body (LEN bytes) into *REC. False if out of range. */
+static bool thread_decode(const uint8_t *body, size_t len, uint32_t slot, StateRecord *rec,
+                          size_t *n_skipped)
+{
+        StateRecord r = { .slot = slot };
+        ThreadHead h;
+
+        if (len < sizeof(h))
                 return false;
-        if (!sched_decode(&c->orig, &r.orig) || !sched_decode(&c->expected, &r.expected))
+        memcpy(&h, body, sizeof(h));
+        if (h.pid <= 0 || h.tid <= 0)
                 return false;
-        if (c->s_core_mode < 0 || c->s_core_mode >= _CORE_SCHED_MAX || c->pad_core != 0)
+        r.pid = h.pid;
+        r.tid = h.tid;
+        r.starttime = h.starttime;
+        if (!state_attr_decode(body + sizeof(h), len - sizeof(h), &r, n_skipped))
                 return false;
-        r.orig.core_cookie = c->orig_core_cookie;
-        r.expected.core_cookie = c->expected_core_cookie;
         *rec = r;
         return true;
 }
 
+/* One value: its length, then its bytes (no NUL). */
+static int value_put(const char v[STATE_VALUE_MAX], uint8_t **p)
+{
+        size_t n = strnlen(v, STATE_VALUE_MAX);
+
+        if (n >= STATE_VALUE_MAX)
+                return -EOVERFLOW;
+        **p = (uint8_t)n;
+        memcpy(*p + 1, v, n);
+        *p += 1 + n;
+        return 0;
+}
+
+static bool value_get(const uint8_t **p, const uint8_t *end, char v[STATE_VALUE_MAX])
+{
+        size_t n;
+
+        if (*p >= end || **p >= STATE_VALUE_MAX || **p > end - *p - 1)
+                return false;
+        n = **p;
+        memcpy(v, *p + 1, n);
+        v[n] = 0;
+        if (strlen(v) != n)
+                return false;
+        *p += 1 + n;
+        return true;
+}
+
+static int cgroup_encode(const StateCgroupRecord *rec, uint8_t *body, size_t *ret_len)
+{
+        size_t n = rec->path ? strlen(rec->path) : 0;
+        CgroupHead h = {
+                .owner = (uint8_t)rec->owner,
+                .path_len = (uint16_t)n,
+                .kind = rec->kind,
+                .ino = rec->ino,
+                .autogroup_id = rec->autogroup_id,
+                .starttime = rec->starttime,
+                .pid = rec->pid,
+        };
+        uint8_t *p = body + sizeof(h);
+        int r;
+
+        if (n == 0 || n >= STATE_PATH_MAX)
+                return -ENAMETOOLONG;
+        memcpy(body, &h, sizeof(h));
+        r = value_put(rec->orig, &p);
+        if (r >= 0)
+                r = value_put(rec->written, &p);
+        if (r >= 0)
+                r = value_put(rec->previous, &p);
+        if (r < 0)
+                return r;
+        memcpy(p, rec->path, n);
+        *ret_len = (size_t)(p - body) + n;
+        return 0;
+}
+
+/* A valid cgroup body (LEN bytes) into *REC (path allocated). -EINVAL if
+ * out of range. */
+static int cgroup_decode(const uint8_t *body, size_t len, uint32_t slot, StateCgroupRecord *rec)
+{
+        const uint8_t *p = body + sizeof(CgroupHead), *end = body + len;
+        StateCgroupRecord r = { .slot = slot };
+        CgroupHead h;
+
+        if (len < sizeof(h))
+                return -EINVAL;
+        memcpy(&h, body, sizeof(h));
+        if ((h.owner != STATE_CGROUP_UNITS && h.owner != STATE_CGROUP_GROUPS) || h.zero ||
+            h.zero2 || h.path_len == 0 || h.path_len >= STATE_PATH_MAX)
+                return -EINVAL;
+        if (!value_get(&p, end, r.orig) || !value_get(&p, end, r.written) ||
+            !value_get(&p, end, r.previous) || (size_t)(end - p) != h.path_len ||
+            memchr(p, 0, h.path_len))
+                return -EINVAL;
+        r.owner = h.owner;
+        r.kind = h.kind;
+        r.ino = h.ino;
+        r.autogroup_id = h.autogroup_id;
+        r.starttime = h.starttime;
+        r.pid = h.pid;
+        r.path = strndup((const char *)p, h.path_len);
+        if (!r.path)
+                return -ENOMEM;
+        *rec = r;
+        return 0;
+}
 /* /proc/sys/kernel/random/boot_id as 16 bytes; zeros if unreadable. */
 static void read_boot_id(uint8_t ret[16])
 {
@@ -555,6 +557,8 @@ static void read_boot_id(uint8_t ret[16])
         }
 }
 
+/* ---- The table ---------------------------------------------------------- */
+
 StateFile *state_file_free(StateFile *f)
 {
         if (!f)
@@ -563,13 +567,11 @@ StateFile *state_file_free(StateFile *f)
         safe_close(f->fd);
         safe_close(f->dir_fd);
         free(f->name);
-        free(f->tasks.seq);
-        free(f->tasks.active);
-        free(f->tasks.free);
-        free(f->cg.seq);
-        free(f->cg.active);
-        free(f->cg.free);
-        state_cgroup_records_free(f->cg.loaded, f->cg.n_loaded);
+        free(f->s.seq);
+        free(f->s.active);
+        free(f->s.kind);
+        free(f->s.free);
+        state_cgroup_records_free(f->s.loaded, f->s.n_loaded);
         free(f->path);
         free(f);
         return NULL;
@@ -591,15 +593,21 @@ const char *state_file_path(const StateFile *f)
 
 size_t state_file_n_used(const StateFile *f)
 {
-        return f->tasks.n_used;
+        return f->s.n_tasks;
 }
 
-/* Size a table's per-slot arrays for N records; new slots are free (pushed
+size_t state_file_cgroup_n_used(const StateFile *f)
+{
+        return f ? f->s.n_cg : 0;
+}
+
+/* Size the per-slot arrays for N records; new slots are free (pushed
  * highest first, so the lowest is used first). */
 static int slots_resize(Slots *s, uint32_t n)
 {
         uint64_t *seq;
         int8_t *active;
+        uint8_t *kind;
         uint32_t *fr;
 
         if (n <= s->n)
@@ -612,6 +620,10 @@ static int slots_resize(Slots *s, uint32_t n)
         if (!active)
                 return -ENOMEM;
         s->active = active;
+        kind = realloc(s->kind, n * sizeof(uint8_t));
+        if (!kind)
+                return -ENOMEM;
+        s->kind = kind;
         fr = realloc(s->free, n * sizeof(uint32_t));
         if (!fr)
                 return -ENOMEM;
@@ -619,6 +631,7 @@ static int slots_resize(Slots *s, uint32_t n)
         for (uint32_t i = s->n; i < n; i++) {
                 s->seq[i] = 0;
                 s->active[i] = -1;
+                s->kind[i] = KIND_FREE;
         }
         memmove(s->free + (n - s->n), s->free, s->n_free * sizeof(uint32_t));
         for (uint32_t i = 0; i < n - s->n; i++)
@@ -630,70 +643,21 @@ static int slots_resize(Slots *s, uint32_t n)
 
 static size_t file_size_for(uint32_t n)
 {
-        return sizeof(DiskHeader) + (size_t)n * sizeof(DiskRecord);
+        return sizeof(DiskHeader) + (size_t)n * STATE_RECORD_SIZE;
 }
 
-static bool slot_used(StateFile *f, uint32_t slot)
+/* The free stack and the counts from the slots' kinds, lowest free on top. */
+static void slots_free_rebuild(Slots *s)
 {
-        return f->tasks.active[slot] >= 0 && (record(f, slot)->copy[f->tasks.active[slot]].flags & COPY_USED);
-}
-
-/* The free stack of table S from scratch: every slot USED says is not in
- * use, lowest on top. */
-static void slots_free_rebuild(StateFile *f, Slots *s, bool (*used)(StateFile *, uint32_t))
-{
-        s->n_free = 0;
-        s->n_used = 0;
+        s->n_free = s->n_tasks = s->n_cg = 0;
         for (uint32_t i = s->n; i > 0; i--) {
-                if (used(f, i - 1))
-                        s->n_used++;
+                if (s->kind[i - 1] == KIND_THREAD)
+                        s->n_tasks++;
+                else if (kind_is_cgroup(s->kind[i - 1]))
+                        s->n_cg++;
                 else
                         s->free[s->n_free++] = i - 1;
         }
-}
-
-static void slot_write(StateFile *f, uint32_t slot, DiskCopy *c)
-{
-        slot_write_copy(f, &f->tasks, slot, (uint8_t *)record(f, slot), c, sizeof(*c));
-}
-
-void state_file_put(StateFile *f, const StateRecord *rec)
-{
-        DiskCopy c;
-        bool was_used;
-
-        if (!f || rec->slot >= f->tasks.n)
-                return;
-        record_encode(rec, true, &c);
-        was_used = slot_used(f, rec->slot);
-        if (was_used) {
-                const DiskCopy *cur = &record(f, rec->slot)->copy[f->tasks.active[rec->slot]];
-                /* Unchanged: nothing to write (most re-evaluations). */
-                if (memcmp((const uint8_t *)cur + offsetof(DiskCopy, starttime),
-                           (const uint8_t *)&c + offsetof(DiskCopy, starttime),
-                           offsetof(DiskCopy, checksum) - offsetof(DiskCopy, starttime)) == 0)
-                        return;
-        }
-        slot_write(f, rec->slot, &c);
-        if (!was_used)
-                f->tasks.n_used++;
-}
-
-void state_file_release(StateFile *f, uint32_t slot)
-{
-        DiskCopy c;
-
-        if (!f || slot >= f->tasks.n || !slot_used(f, slot))
-                return;
-        record_encode(NULL, false, &c);
-        slot_write(f, slot, &c);
-        f->tasks.n_used--;
-        f->tasks.free[f->tasks.n_free++] = slot;
-}
-
-static size_t cg_size_for(uint32_t n)
-{
-        return (size_t)n * sizeof(DiskCgRecord);
 }
 
 /* Whether a growth may be tried now (none for a while after one found no
@@ -734,286 +698,138 @@ static int table_extend(StateFile *f, size_t size)
         return 0;
 }
 
-/* Grow the table to N task records: the file's blocks reserved first, the
- * cgroup table copied behind the new task slots, then the header's count,
- * which moves both at once (a file longer than its header says is read as
- * the header says); the stale cgroup table, now in new task slots, is
- * cleared last (state-file.h: the window this leaves). */
-static int state_file_grow(StateFile *f, uint32_t n)
+/* Grow the table to twice its records: the file's blocks reserved, the new
+ * slots cleared in the file (a file longer than its header says may hold
+ * anything there), then the header's count. */
+static int table_grow(StateFile *f)
 {
-        size_t old_end = file_size_for(f->tasks.n), cg = cg_size_for(f->cg.n);
-        size_t size = file_size_for(n) + cg;
+        uint32_t old = f->s.n, n = old * 2;
         int r;
 
         if (n > STATE_MAX_RECORDS)
                 return -ENOSPC;
-        r = slots_resize(&f->tasks, n);
+        r = table_extend(f, file_size_for(n));
         if (r < 0)
                 return r;
-        r = table_extend(f, size);
+        r = slots_resize(&f->s, n);
         if (r < 0)
-                return r;
-        if (cg > 0)
-                memmove(f->image + file_size_for(n), f->image + old_end, cg);
+                return r; /* the header still says OLD: the file is as before */
+        file_write(f, file_size_for(old), file_size_for(n) - file_size_for(old));
         header(f)->n_records = n;
-        memset(f->image + old_end, 0, file_size_for(n) - old_end);
-        file_write(f, file_size_for(n), cg);
         file_write(f, 0, sizeof(DiskHeader));
-        file_write(f, old_end, file_size_for(n) - old_end);
+        return 0;
+}
+
+/* A free slot, the table grown if there is none. */
+static int slot_alloc(StateFile *f, uint32_t *ret_slot)
+{
+        int r;
+
+        if (f->s.n_free == 0) {
+                r = table_grow(f);
+                if (r < 0)
+                        return r;
+        }
+        *ret_slot = f->s.free[--f->s.n_free];
         return 0;
 }
 
 int state_file_alloc(StateFile *f, uint32_t *ret_slot)
 {
-        int r;
-
-        if (f->tasks.n_free == 0) {
-                uint32_t old = f->tasks.n;
-
-                r = state_file_grow(f, old * 2);
-                if (r < 0) {
-                        /* The arrays may be larger already; the file is not. */
-                        if (f->tasks.n != old) {
-                                f->tasks.n = old;
-                                slots_free_rebuild(f, &f->tasks, slot_used);
-                        }
-                        return r;
-                }
-        }
-        *ret_slot = f->tasks.free[--f->tasks.n_free];
-        return 0;
+        return slot_alloc(f, ret_slot);
 }
 
-/* One more corrupt record in L, at P in the table (the first one's offset
- * goes into the report). */
-static void note_corrupt(const StateFile *f, StateFileLoad *l, const void *p)
+/* SLOT now holds a record of KIND (from KIND_FREE when it was allocated). */
+static void slot_take(StateFile *f, uint32_t slot, RecordKind kind)
 {
-        if (l->n_corrupt++ == 0)
-                l->corrupt_offset = (size_t)((const uint8_t *)p - f->image);
+        if (f->s.kind[slot] == kind)
+                return;
+        f->s.kind[slot] = (uint8_t)kind;
+        if (kind == KIND_THREAD)
+                f->s.n_tasks++;
+        else
+                f->s.n_cg++;
 }
 
-/* Set up slot I of table S from its record at RECORD (copies of SIZE bytes,
- * their flags at FLAGS_OFF): its newest valid copy becomes the active one.
- * Returns that copy if it holds a record, else NULL; a record both of whose
- * copies were written (WRITTEN) and neither is valid is noted as corrupt,
- * since a crash tears one copy only. */
-static const void *slot_load(StateFile *f, StateFileLoad *l, Slots *s, uint32_t i,
-                             const uint8_t *record, size_t size, size_t flags_off,
-                             bool (*unwritten)(const void *c), bool (*written)(const void *c))
+/* SLOT written free and back on the free stack. */
+static void slot_release(StateFile *f, uint32_t slot)
 {
-        bool torn;
-        int best = record_best_copy(record, size, unwritten, &torn);
-        const uint8_t *c;
-        uint32_t flags;
+        uint8_t c[STATE_COPY_SIZE];
 
-        if (best < 0 && torn && written(record) && written(record + size)) {
-                note_corrupt(f, l, record);
-                return NULL;
-        }
-        l->n_torn += torn && best >= 0;
-        if (best < 0)
-                return NULL;
-        c = record + (size_t)best * size;
-        s->active[i] = (int8_t)best;
-        s->seq[i] = copy_u64(c, 0);
-        memcpy(&flags, c + flags_off, sizeof(flags));
-        return flags & COPY_USED ? c : NULL;
+        copy_fill(c, KIND_FREE, NULL, 0);
+        slot_write(f, slot, c);
+        if (f->s.kind[slot] == KIND_THREAD)
+                f->s.n_tasks--;
+        else
+                f->s.n_cg--;
+        f->s.kind[slot] = KIND_FREE;
+        f->s.free[f->s.n_free++] = slot;
 }
 
-/* ---- Cgroup table (state-file.h) ------------------------------------- */
-
-static DiskCgRecord *cg_record(StateFile *f, uint32_t slot)
+void state_file_put(StateFile *f, const StateRecord *rec)
 {
-        return (DiskCgRecord *)(f->image + file_size_for(f->tasks.n)) + slot;
+        uint8_t c[STATE_COPY_SIZE], body[BODY_MAX];
+        size_t len;
+
+        if (!f || rec->slot >= f->s.n || kind_is_cgroup(f->s.kind[rec->slot]))
+                return;
+        len = thread_encode(rec, body);
+        copy_fill(c, KIND_THREAD, body, len);
+        /* Unchanged: nothing to write (most re-evaluations). */
+        if (f->s.kind[rec->slot] == KIND_THREAD && slot_same(f, rec->slot, c))
+                return;
+        slot_write(f, rec->slot, c);
+        slot_take(f, rec->slot, KIND_THREAD);
 }
 
-/* Never written (cheap: not the whole 4 KiB). */
-static bool cg_copy_unwritten(const void *p)
+void state_file_release(StateFile *f, uint32_t slot)
 {
-        const DiskCgCopy *c = p;
-
-        return c->seq == 0 && c->checksum == 0 && c->flags == 0;
-}
-
-/* Written at some time, valid or not (for telling a corrupt record). */
-static bool cg_copy_written(const void *p)
-{
-        return ((const DiskCgCopy *)p)->seq != 0;
-}
-
-static bool cg_slot_used(StateFile *f, uint32_t slot)
-{
-        return f->cg.active[slot] >= 0 &&
-               (cg_record(f, slot)->copy[f->cg.active[slot]].flags & COPY_USED);
-}
-
-
-static void cg_slot_write(StateFile *f, uint32_t slot, DiskCgCopy *c)
-{
-        slot_write_copy(f, &f->cg, slot, (uint8_t *)cg_record(f, slot), c, sizeof(*c));
-}
-
-static int value_encode(const char v[STATE_VALUE_MAX], char dst[STATE_VALUE_MAX])
-{
-        size_t n = strnlen(v, STATE_VALUE_MAX);
-
-        if (n >= STATE_VALUE_MAX)
-                return -EOVERFLOW;
-        memcpy(dst, v, n);
-        return 0;
-}
-
-static int cg_encode(const StateCgroupRecord *rec, DiskCgCopy *c)
-{
-        size_t n = rec->path ? strlen(rec->path) : 0;
-        int r;
-
-        memset(c, 0, sizeof(*c));
-        if (n == 0 || n >= STATE_PATH_MAX)
-                return -ENAMETOOLONG;
-        c->flags = COPY_USED;
-        c->owner = (uint8_t)rec->owner;
-        c->kind = (uint8_t)rec->kind;
-        c->path_len = (uint16_t)n;
-        c->pid = rec->pid;
-        c->ino = rec->ino;
-        c->autogroup_id = rec->autogroup_id;
-        c->starttime = rec->starttime;
-        memcpy(c->path, rec->path, n);
-        r = value_encode(rec->orig, c->orig);
-        if (r >= 0)
-                r = value_encode(rec->written, c->written);
-        if (r >= 0)
-                r = value_encode(rec->previous, c->previous);
-        return r;
-}
-
-/* A valid, used copy into *REC (path allocated). -EINVAL if out of range. */
-static int cg_decode(const DiskCgCopy *c, uint32_t slot, StateCgroupRecord *rec)
-{
-        StateCgroupRecord r = {
-                .slot = slot,
-                .owner = c->owner,
-                .kind = c->kind,
-                .ino = c->ino,
-                .autogroup_id = c->autogroup_id,
-                .pid = c->pid,
-                .starttime = c->starttime,
-        };
-
-        if (c->flags != COPY_USED ||
-            (c->owner != STATE_CGROUP_UNITS && c->owner != STATE_CGROUP_GROUPS) ||
-            c->path_len == 0 || c->path_len >= STATE_PATH_MAX ||
-            memchr(c->path, 0, c->path_len) || c->path[c->path_len] ||
-            !memchr(c->orig, 0, STATE_VALUE_MAX) || !memchr(c->written, 0, STATE_VALUE_MAX) ||
-            !memchr(c->previous, 0, STATE_VALUE_MAX))
-                return -EINVAL;
-        memcpy(r.orig, c->orig, STATE_VALUE_MAX);
-        memcpy(r.written, c->written, STATE_VALUE_MAX);
-        memcpy(r.previous, c->previous, STATE_VALUE_MAX);
-        r.path = strndup(c->path, c->path_len);
-        if (!r.path)
-                return -ENOMEM;
-        *rec = r;
-        return 0;
-}
-
-/* The cgroup table's N records (mapped): valid ones into F->cg.loaded, as
- * records_read() for the task table. */
-static int cg_records_read(StateFile *f, uint32_t n, StateFileLoad *l)
-{
-        int r;
-
-        r = slots_resize(&f->cg, n);
-        if (r < 0)
-                return r;
-        if (n == 0)
-                return 0;
-        f->cg.loaded = calloc(n, sizeof(StateCgroupRecord));
-        if (!f->cg.loaded)
-                return -ENOMEM;
-        for (uint32_t i = 0; i < n; i++) {
-                DiskCgRecord *d = cg_record(f, i);
-                const DiskCgCopy *c = slot_load(f, l, &f->cg, i, (const uint8_t *)d,
-                                                sizeof(*c), offsetof(DiskCgCopy, flags),
-                                                cg_copy_unwritten, cg_copy_written);
-
-                if (!c)
-                        continue;
-                r = cg_decode(c, i, &f->cg.loaded[f->cg.n_loaded]);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        note_corrupt(f, l, d);
-                        f->cg.active[i] = -1;
-                        continue;
-                }
-                f->cg.n_loaded++;
-        }
-        return 0;
-}
-
-/* Grow the cgroup table (at the end of the file) to twice its size. The new
- * slots are cleared before the header counts them: a file longer than its
- * header says may hold anything there. */
-static int cg_grow(StateFile *f)
-{
-        uint32_t old = f->cg.n, n = old ? old * 2 : STATE_INITIAL_CG_RECORDS;
-        size_t end = file_size_for(f->tasks.n), size = end + cg_size_for(n);
-        int r;
-
-        if (n > STATE_MAX_CG_RECORDS)
-                return -ENOSPC;
-        r = table_extend(f, size);
-        if (r < 0)
-                return r;
-        r = slots_resize(&f->cg, n);
-        if (r < 0)
-                return r; /* the header still says OLD: the file is as before */
-        file_write(f, end + cg_size_for(old), cg_size_for(n) - cg_size_for(old));
-        header(f)->n_cg_records = n;
-        file_write(f, 0, sizeof(DiskHeader));
-        return 0;
+        if (!f || slot >= f->s.n || f->s.kind[slot] != KIND_THREAD)
+                return;
+        slot_release(f, slot);
 }
 
 int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord *rec)
 {
-        DiskCgCopy c;
+        uint8_t c[STATE_COPY_SIZE], body[BODY_MAX];
+        RecordKind kind;
         uint32_t slot;
+        size_t len;
         int r;
 
         if (!f)
                 return 0;
-        r = cg_encode(rec, &c);
+        r = cgroup_encode(rec, body, &len);
         if (r < 0)
                 return r;
         if (*slot1 == 0) {
-                if (f->cg.n_free == 0) {
-                        r = cg_grow(f);
-                        if (r < 0)
-                                return r;
-                }
-                slot = f->cg.free[--f->cg.n_free];
-                f->cg.n_used++;
+                r = slot_alloc(f, &slot);
+                if (r < 0)
+                        return r;
                 *slot1 = slot + 1;
         }
-        cg_slot_write(f, *slot1 - 1, &c);
+        slot = *slot1 - 1;
+        kind = rec->target == STATE_TARGET_UNIT_PROPERTY ? KIND_UNIT_PROPERTY : KIND_CGROUP;
+        if (kind_is_cgroup(f->s.kind[slot]) && f->s.kind[slot] != kind) {
+                f->s.n_cg--; /* the same slot, another kind of cgroup target */
+                f->s.kind[slot] = KIND_FREE;
+        }
+        copy_fill(c, kind, body, len);
+        slot_write(f, slot, c);
+        slot_take(f, slot, kind);
         return 0;
 }
 
 void state_file_cgroup_release(StateFile *f, uint32_t *slot1)
 {
-        DiskCgCopy c = {};
         uint32_t slot = *slot1 - 1;
 
         if (*slot1 == 0)
                 return;
         *slot1 = 0;
-        if (!f || slot >= f->cg.n || !cg_slot_used(f, slot))
+        if (!f || slot >= f->s.n || !kind_is_cgroup(f->s.kind[slot]))
                 return;
-        cg_slot_write(f, slot, &c);
-        f->cg.n_used--;
-        f->cg.free[f->cg.n_free++] = slot;
+        slot_release(f, slot);
 }
 
 void state_cgroup_records_free(StateCgroupRecord *recs, size_t n)
@@ -1029,33 +845,139 @@ int state_file_cgroup_take(StateFile *f, StateCgroupOwner owner, StateCgroupReco
         StateCgroupRecord *out;
         size_t n = 0, j = 0;
 
-        if (!f || f->cg.n_loaded == 0) {
+        if (!f || f->s.n_loaded == 0) {
                 *ret = NULL;
                 *ret_n = 0;
                 return 0;
         }
-        out = calloc(f->cg.n_loaded, sizeof(StateCgroupRecord));
+        out = calloc(f->s.n_loaded, sizeof(StateCgroupRecord));
         if (!out)
                 return -ENOMEM;
-        for (size_t i = 0; i < f->cg.n_loaded; i++) {
-                if (f->cg.loaded[i].owner == owner)
-                        out[n++] = f->cg.loaded[i];
+        for (size_t i = 0; i < f->s.n_loaded; i++) {
+                if (f->s.loaded[i].owner == owner)
+                        out[n++] = f->s.loaded[i];
                 else
-                        f->cg.loaded[j++] = f->cg.loaded[i];
+                        f->s.loaded[j++] = f->s.loaded[i];
         }
-        f->cg.n_loaded = j;
+        f->s.n_loaded = j;
         *ret = out;
         *ret_n = n;
         return 0;
 }
 
-size_t state_file_cgroup_n_used(const StateFile *f)
+/* ---- Reading ------------------------------------------------------------ */
+
+/* One more corrupt record in L, at P in the table (the first one's offset
+ * goes into the report). */
+static void note_corrupt(const StateFile *f, StateFileLoad *l, const void *p)
 {
-        return f ? f->cg.n_used : 0;
+        if (l->n_corrupt++ == 0)
+                l->corrupt_offset = (size_t)((const uint8_t *)p - f->image);
 }
 
+/* Set up slot I from its record: its newest valid copy becomes the active
+ * one. Returns that copy if it holds a record (*RET_LEN its body's
+ * length), else NULL; a record both of whose copies were written and
+ * neither is valid is noted as corrupt, since a crash tears one copy only. */
+static const uint8_t *slot_load(StateFile *f, StateFileLoad *l, uint32_t i, size_t *ret_len)
+{
+        const uint8_t *rec = record(f, i), *c;
+        bool torn;
+        int best = state_copy_best(rec, STATE_COPY_SIZE, copy_unwritten, &torn);
+        uint32_t len;
+
+        if (best < 0 && torn && state_copy_u64(rec, COPY_SEQ) != 0 &&
+            state_copy_u64(rec + STATE_COPY_SIZE, COPY_SEQ) != 0) {
+                note_corrupt(f, l, rec);
+                return NULL;
+        }
+        l->n_torn += torn && best >= 0;
+        if (best < 0)
+                return NULL;
+        c = rec + (size_t)best * STATE_COPY_SIZE;
+        f->s.active[i] = (int8_t)best;
+        f->s.seq[i] = state_copy_u64(c, COPY_SEQ);
+        memcpy(&len, c + COPY_BODY_LEN, sizeof(len));
+        if (copy_kind(c) == KIND_FREE) {
+                if (len != 0)
+                        note_corrupt(f, l, rec);
+                return NULL;
+        }
+        if (len > BODY_MAX) {
+                note_corrupt(f, l, rec);
+                return NULL;
+        }
+        *ret_len = len;
+        return c;
+}
+
+/* The record in slot I (copy C, body LEN bytes) into L or the cgroup
+ * records: its kind set, or counted as corrupt or skipped. */
+static int slot_decode(StateFile *f, StateFileLoad *l, uint32_t i, const uint8_t *c, size_t len)
+{
+        uint16_t kind = copy_kind(c), version;
+        int r;
+
+        memcpy(&version, c + COPY_KIND_VERSION, sizeof(version));
+        if (version != KIND_VERSION || (kind != KIND_THREAD && !kind_is_cgroup(kind))) {
+                /* A newer latniced's: this one cannot give it back, and
+                 * drops it (its slot is free here). */
+                l->n_skipped++;
+                memset(record(f, i), 0, STATE_RECORD_SIZE);
+                f->s.active[i] = -1;
+                f->s.seq[i] = 0;
+                return 0;
+        }
+        if (kind == KIND_THREAD) {
+                if (!thread_decode(c + COPY_BODY, len, i, &l->records[l->n_records],
+                                   &l->n_skipped))
+                        goto corrupt;
+                l->n_records++;
+        } else {
+                r = cgroup_decode(c + COPY_BODY, len, i, &f->s.loaded[f->s.n_loaded]);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        goto corrupt;
+                if (kind == KIND_UNIT_PROPERTY)
+                        f->s.loaded[f->s.n_loaded].target = STATE_TARGET_UNIT_PROPERTY;
+                f->s.n_loaded++;
+        }
+        f->s.kind[i] = (uint8_t)kind;
+        return 0;
+corrupt:
+        note_corrupt(f, l, record(f, i));
+        f->s.active[i] = -1;
+        return 0;
+}
+
+/* Read every slot: the newest valid copy is the record. Counts torn,
+ * corrupt and skipped records into L. */
+static int records_read(StateFile *f, StateFileLoad *l)
+{
+        l->records = calloc(MAX(f->s.n, 1u), sizeof(StateRecord));
+        f->s.loaded = calloc(MAX(f->s.n, 1u), sizeof(StateCgroupRecord));
+        if (!l->records || !f->s.loaded)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < f->s.n; i++) {
+                size_t len;
+                const uint8_t *c = slot_load(f, l, i, &len);
+                int r;
+
+                if (!c)
+                        continue;
+                r = slot_decode(f, l, i, c, len);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- Opening ------------------------------------------------------------ */
+
 /* Why header H (of a file of SIZE bytes) cannot be used, or NULL. A file
- * shorter than its records is not refused here (state_file_salvage()). */
+ * shorter than its records is not refused here (table_salvage()); nor is
+ * version 2 (converted), whose sizes state_v2_header_problem() checks. */
 static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot_id[16])
 {
         static const uint8_t zero[16];
@@ -1067,53 +989,26 @@ static char *header_problem(const DiskHeader *h, size_t size, const uint8_t boot
                              sizeof(DiskHeader));
         else if (memcmp(h->magic, STATE_MAGIC, sizeof(h->magic)) != 0)
                 r = asprintf(&s, "not a latniced state file (bad magic)");
-        else if (h->version != STATE_VERSION)
-                r = asprintf(&s, "version %u, this latniced reads version %u", h->version,
-                             STATE_VERSION);
-        else if (h->header_size != sizeof(DiskHeader) || h->record_size != sizeof(DiskRecord))
-                r = asprintf(&s, "header size %u and record size %u, expected %zu and %zu",
+        else if (h->version != STATE_VERSION && h->version != 2)
+                r = asprintf(&s, "version %u, this latniced reads version %u (and converts 2)",
+                             h->version, STATE_VERSION);
+        else if (h->version == STATE_VERSION && (h->header_size != sizeof(DiskHeader) ||
+                                                 h->record_size != STATE_RECORD_SIZE))
+                r = asprintf(&s, "header size %u and record size %u, expected %zu and %u",
                              h->header_size, h->record_size, sizeof(DiskHeader),
-                             sizeof(DiskRecord));
-        else if (h->n_records == 0 || h->n_records > STATE_MAX_RECORDS)
+                             STATE_RECORD_SIZE);
+        else if (h->version == STATE_VERSION &&
+                 (h->n_records == 0 || h->n_records > STATE_MAX_RECORDS))
                 r = asprintf(&s, "record count %u out of range 1..%u", h->n_records,
                              STATE_MAX_RECORDS);
-        else if (h->n_cg_records > STATE_MAX_CG_RECORDS)
-                r = asprintf(&s, "cgroup record count %u out of range 0..%u", h->n_cg_records,
-                             STATE_MAX_CG_RECORDS);
         else if (memcmp(boot_id, zero, 16) != 0 && memcmp(h->boot_id, zero, 16) != 0 &&
                  memcmp(h->boot_id, boot_id, 16) != 0)
                 r = asprintf(&s, "written before the last reboot (another boot id)");
+        else if (h->version == 2)
+                return state_v2_header_problem((const uint8_t *)h, size);
         else
                 return NULL;
         return r < 0 ? strdup("unusable") : s;
-}
-
-/* Read every slot: the newest valid copy is the record. Counts torn and
- * corrupt records into L; corrupt ones are freed in place. */
-static int records_read(StateFile *f, StateFileLoad *l)
-{
-        StateRecord *recs;
-
-        recs = calloc(f->tasks.n, sizeof(StateRecord));
-        if (!recs)
-                return -ENOMEM;
-        for (uint32_t i = 0; i < f->tasks.n; i++) {
-                DiskRecord *d = record(f, i);
-                const DiskCopy *c = slot_load(f, l, &f->tasks, i, (const uint8_t *)d, sizeof(*c),
-                                              offsetof(DiskCopy, flags), copy_unwritten,
-                                              copy_written);
-
-                if (!c)
-                        continue;
-                if (!record_decode(c, i, &recs[l->n_records])) {
-                        note_corrupt(f, l, d);
-                        f->tasks.active[i] = -1;
-                        continue;
-                }
-                l->n_records++;
-        }
-        l->records = recs;
-        return 0;
 }
 
 /* A new, empty table for F, in memory (state_file_open() writes it). */
@@ -1126,14 +1021,14 @@ static int table_init(StateFile *f, const uint8_t boot_id[16])
         if (!f->image)
                 return -ENOMEM;
         f->image_size = size;
-        r = slots_resize(&f->tasks, STATE_INITIAL_RECORDS);
+        r = slots_resize(&f->s, STATE_INITIAL_RECORDS);
         if (r < 0)
                 return r;
         *header(f) = (DiskHeader){
                 .magic = STATE_MAGIC,
                 .version = STATE_VERSION,
                 .header_size = sizeof(DiskHeader),
-                .record_size = sizeof(DiskRecord),
+                .record_size = STATE_RECORD_SIZE,
                 .n_records = STATE_INITIAL_RECORDS,
                 .generation = 1,
         };
@@ -1141,22 +1036,20 @@ static int table_init(StateFile *f, const uint8_t boot_id[16])
         return 0;
 }
 
-static void slots_reset(Slots *s)
-{
-        free(s->seq);
-        free(s->active);
-        free(s->free);
-        state_cgroup_records_free(s->loaded, s->n_loaded);
-        *s = (Slots){};
-}
-
-/* Forget the table read from a file being set aside. */
+/* Forget the table read from a file being set aside or converted; the
+ * cgroup records found stay (to be settled in the new table). */
 static void table_reset(StateFile *f)
 {
+        StateCgroupRecord *loaded = f->s.loaded;
+        size_t n_loaded = f->s.n_loaded;
+
         f->image = mfree(f->image);
         f->image_size = 0;
-        slots_reset(&f->tasks);
-        slots_reset(&f->cg);
+        free(f->s.seq);
+        free(f->s.active);
+        free(f->s.kind);
+        free(f->s.free);
+        f->s = (Slots){ .loaded = loaded, .n_loaded = n_loaded };
 }
 
 /* Open F's file in its directory without following a symlink, never
@@ -1257,38 +1150,43 @@ static int open_dir(StateFile *f, char **ret_error)
         return secure_dir_open(dir, &f->dir_fd, ret_error);
 }
 
-/* The table just read (TABLE, header checked): its records into L,
- * corrupt ones copied aside and cleared. */
+/* Clear the records that could not be used, so that the file holds only
+ * what the table does; keep the file as it was as PATH.corrupt first. */
+static int table_drop_corrupt(StateFile *f, StateFileLoad *l)
+{
+        int r;
+
+        if (asprintf(&l->problem, "%zu corrupt record(s) (the first at byte %zu; both copies "
+                                  "bad, or values out of range), dropped",
+                     l->n_corrupt, l->corrupt_offset) < 0)
+                return -ENOMEM;
+        r = copy_aside(f, &l->set_aside);
+        if (r == -ENOMEM)
+                return r;
+        for (uint32_t i = 0; i < f->s.n; i++)
+                if (f->s.active[i] < 0)
+                        memset(record(f, i), 0, STATE_RECORD_SIZE);
+        return 0;
+}
+
+/* The table just read (header checked): its records into L, corrupt ones
+ * copied aside and cleared. */
 static int table_adopt(StateFile *f, uint32_t n, const uint8_t boot_id[16], StateFileLoad *l)
 {
         int r;
 
-        r = slots_resize(&f->tasks, n);
+        r = slots_resize(&f->s, n);
         if (r < 0)
                 return r;
         r = records_read(f, l);
         if (r < 0)
                 return r;
-        r = cg_records_read(f, header(f)->n_cg_records, l);
-        if (r < 0)
-                return r;
         if (l->n_corrupt > 0) {
-                if (asprintf(&l->problem, "%zu corrupt record(s) (the first at byte %zu; both "
-                                          "copies bad, or values out of range), dropped",
-                             l->n_corrupt, l->corrupt_offset) < 0)
-                        return -ENOMEM;
-                r = copy_aside(f, &l->set_aside);
-                if (r == -ENOMEM)
+                r = table_drop_corrupt(f, l);
+                if (r < 0)
                         return r;
-                for (uint32_t i = 0; i < n; i++)
-                        if (f->tasks.active[i] < 0)
-                                memset(record(f, i), 0, sizeof(DiskRecord));
-                for (uint32_t i = 0; i < f->cg.n; i++)
-                        if (f->cg.active[i] < 0)
-                                memset(cg_record(f, i), 0, sizeof(DiskCgRecord));
         }
-        slots_free_rebuild(f, &f->tasks, slot_used);
-        slots_free_rebuild(f, &f->cg, cg_slot_used);
+        slots_free_rebuild(&f->s);
         header(f)->generation++;
         memcpy(header(f)->boot_id, boot_id, 16);
         l->generation = header(f)->generation;
@@ -1296,7 +1194,7 @@ static int table_adopt(StateFile *f, uint32_t n, const uint8_t boot_id[16], Stat
 }
 
 /* A file shorter than its header says (H; READ bytes of it are in F's
- * table): the task records that are whole before its end into L, the rest
+ * table): the records that are whole before its end into L, the rest
  * lost; *RET_PROBLEM says where it ends. The file is then set aside, and
  * the records get slots in a new one (table_resettle()). */
 static int table_salvage(StateFile *f, const DiskHeader *h, size_t read, size_t need,
@@ -1306,21 +1204,56 @@ static int table_salvage(StateFile *f, const DiskHeader *h, size_t read, size_t 
         int r;
 
         if (read > sizeof(DiskHeader))
-                whole = (uint32_t)MIN((read - sizeof(DiskHeader)) / sizeof(DiskRecord),
+                whole = (uint32_t)MIN((read - sizeof(DiskHeader)) / STATE_RECORD_SIZE,
                                       (size_t)UINT32_MAX);
         if (whole > h->n_records)
                 whole = h->n_records;
-        r = slots_resize(&f->tasks, whole);
+        r = slots_resize(&f->s, whole);
         if (r < 0)
                 return r;
         r = records_read(f, l);
         if (r < 0)
                 return r;
-        if (asprintf(ret_problem, "truncated at byte %zu: its %u task and %u cgroup records end "
-                                  "at byte %zu; %zu record(s) found in the %u whole task records "
-                                  "before that are used, the rest is lost",
-                     read, h->n_records, h->n_cg_records, need, l->n_records, whole) < 0)
+        if (asprintf(ret_problem, "truncated at byte %zu: its %u records end at byte %zu; "
+                                  "%zu task and %zu cgroup record(s) found in the %u whole "
+                                  "records before that are used, the rest is lost",
+                     read, h->n_records, need, l->n_records, f->s.n_loaded, whole) < 0)
                 return -ENOMEM;
+        return 0;
+}
+
+/* A version 2 file (SIZE bytes, its header checked): its records into L
+ * and F's cgroup records, to be written into a new version 3 table
+ * (l->converted_from). What it holds that cannot be used is reported as in
+ * a version 3 file, the file kept as PATH.corrupt. */
+static int table_convert(StateFile *f, size_t size, StateFileLoad *l)
+{
+        _cleanup_(state_v2_done) StateV2 v = {};
+        int r;
+
+        r = state_v2_read(f->image, size, &v);
+        if (r < 0)
+                return r;
+        l->records = TAKE_PTR(v.records);
+        l->n_records = v.n_records;
+        f->s.loaded = TAKE_PTR(v.cg);
+        f->s.n_loaded = v.n_cg;
+        v.n_records = v.n_cg = 0;
+        l->n_torn = v.n_torn;
+        l->n_corrupt = v.n_corrupt;
+        l->corrupt_offset = v.corrupt_offset;
+        l->converted_from = 2;
+        if (v.n_corrupt > 0 || v.whole < v.need) {
+                if (asprintf(&l->problem, "version 2 file %s: %zu corrupt record(s)%s, dropped",
+                             v.whole < v.need ? "truncated" : "read", v.n_corrupt,
+                             v.whole < v.need ? " and the records past its end" : "") < 0)
+                        return -ENOMEM;
+                r = copy_aside(f, &l->set_aside);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        table_reset(f);
+        l->created = true;
         return 0;
 }
 
@@ -1344,7 +1277,7 @@ static int table_read(StateFile *f, size_t size, const uint8_t boot_id[16], Stat
         *ret_problem = header_problem(&h, size, boot_id);
         if (*ret_problem)
                 return 0;
-        need = file_size_for(h.n_records) + cg_size_for(h.n_cg_records);
+        need = h.version == 2 ? size : file_size_for(h.n_records);
         f->image = malloc(MIN(size, need));
         if (!f->image)
                 return -ENOMEM;
@@ -1352,12 +1285,15 @@ static int table_read(StateFile *f, size_t size, const uint8_t boot_id[16], Stat
         if (n < 0)
                 return (int)n;
         f->image_size = (size_t)n;
+        if (h.version == 2)
+                return table_convert(f, (size_t)n, l);
         if ((size_t)n < need)
                 return table_salvage(f, &h, (size_t)n, need, l, ret_problem);
         return table_adopt(f, h.n_records, boot_id, l);
 }
 
-/* Slots in the new table for the records L salvaged from a file set aside. */
+/* Slots in the new table for the records L salvaged or converted, and
+ * for the cgroup records found. */
 static int table_resettle(StateFile *f, StateFileLoad *l)
 {
         for (size_t i = 0; i < l->n_records; i++) {
@@ -1369,6 +1305,45 @@ static int table_resettle(StateFile *f, StateFileLoad *l)
                 l->records[i].slot = slot;
                 state_file_put(f, &l->records[i]);
         }
+        for (size_t i = 0; i < f->s.n_loaded; i++) {
+                uint32_t slot1 = 0;
+                int r = state_file_cgroup_put(f, &slot1, &f->s.loaded[i]);
+
+                if (r < 0)
+                        return r;
+                f->s.loaded[i].slot = slot1 - 1;
+        }
+        return 0;
+}
+
+/* The table written to a new file that then takes the place of F's, in
+ * one rename(): a latniced killed while it converts leaves the old file
+ * or the new one, never half of each. */
+static int file_replace(StateFile *f)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (asprintf(&name, "%s.new", f->name) < 0)
+                return -ENOMEM;
+        (void)unlinkat(f->dir_fd, name, 0);
+        fd = openat(f->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW |
+                                             O_NOCTTY, 0600);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+                r = -errno;
+        else
+                r = file_write_all(f, fd);
+        if (r >= 0 && renameat(f->dir_fd, name, f->dir_fd, f->name) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void)unlinkat(f->dir_fd, name, 0);
+                return r;
+        }
+        safe_close(f->fd);
+        f->fd = TAKE_FD(fd);
         return 0;
 }
 
@@ -1442,8 +1417,9 @@ int state_file_open(const char *path, StateFile **ret, StateFileLoad *ret_load)
         }
         if (r >= 0) {
                 /* Every block reserved, then the table written out whole: from
-                 * now on a write can only fail if the file is changed under us. */
-                r = file_write_all(f, f->fd);
+                 * now on a write can only fail if the file is changed under us.
+                 * A converted file is replaced whole instead. */
+                r = l.converted_from ? file_replace(f) : file_write_all(f, f->fd);
                 if (r < 0 && asprintf(&error, "cannot reserve and write its %zu bytes: %s",
                                       f->image_size, strerror(-r)) < 0)
                         r = -ENOMEM;

@@ -33,19 +33,35 @@
  * file owned by someone else or writable by group or others, or in a
  * directory others can write, is refused, and latniced does not start.
  *
- * Layout (native endianness, fixed sizes; version 2):
+ * Layout (native endianness; version 3): one table of records.
  *   header   magic "LNSTATE\0", version, header size, record size, record
  *            count, generation (incremented by every latniced that opens it),
  *            boot id (a file from another boot is set aside).
- *   records  each two copies of the entry. A write goes to the copy that is
- *            not the newest valid one, in one pwrite(), its checksum last.
- *            A copy is valid when its checksum matches, and the valid copy
- *            with the higher sequence number wins. A process killed in the
- *            middle of a write leaves that copy torn (checksum mismatch) and
- *            the other one intact: the record reads as it was before the
- *            write. A write is in the file (the page cache) when pwrite()
- *            returns; a killed process loses none (only a reboot would, and
- *            it empties /run).
+ *   records  each two copies of 1 KiB. A copy says what it holds: nothing
+ *            (free), a thread, or a cgroup file (its kind, and that kind's
+ *            version), then its body. A thread's body is its identity (pid,
+ *            tid, start time) and one tagged, versioned entry per attribute
+ *            (state-attr.h): the setting, the original, the expected value
+ *            and the owner, so that an attribute latniced learns later
+ *            (CPUAffinity=) is one more entry, not a new layout. A cgroup
+ *            record ([Unit] knobs, daemon/groups/units.h; group settings of
+ *            rules, daemon/groups/groups.h), or a unit property record (a
+ *            unit's CPUWeight= set through systemd), is its owner and kind, the directory's identity,
+ *            the original, the written and the previously written value,
+ *            and the path. A record or an entry of a kind, tag or version
+ *            this latniced does not know (a newer one wrote it) is skipped,
+ *            never misread (such a record is dropped: its slot is free).
+ *            A write goes to the copy that is not the newest valid one, in
+ *            one pwrite(), its checksum last. A copy is valid when its
+ *            checksum matches, and the valid copy with the higher sequence
+ *            number wins. A process killed in the middle of a write leaves
+ *            that copy torn (checksum mismatch) and the other one intact:
+ *            the record reads as it was before the write. A write is in the
+ *            file (the page cache) when pwrite() returns; a killed process
+ *            loses none (only a reboot would, and it empties /run).
+ *            A thread's attributes are one record, not one record each:
+ *            the attributes of a writer group change in one system call,
+ *            and so in the file in one write.
  *
  * A record with both copies written and neither valid, a copy whose
  * checksum matches but whose values are out of range, a bad header, a short
@@ -53,23 +69,11 @@
  * reported (naming the byte where it ends, or where the first bad record
  * is), a copy (records) or the file itself (header, truncation) is set aside
  * as PATH.corrupt, and the valid records are still used (from a truncated
- * file: the task records that are whole before its end, in a new file).
+ * file: the records that are whole before its end, in a new file).
  *
- * Cgroup table: the cgroup files latniced writes ([Unit] knobs, daemon/groups/units.h;
- * group settings of rules, daemon/groups/groups.h) are a second, small table in
- * the same file, right after the task records (its record count in the
- * header's formerly reserved bytes: a file without one reads as an empty
- * table, and a latniced that predates it ignores it). A table of its own,
- * not a second kind of task record, because a cgroup record holds a path
- * (up to PATH_MAX: longer ones cannot be opened, so cannot be written
- * either) and is twenty times the size of a task record: in the task table
- * every record would pay for it. Its records are written like task records
- * (two checksummed copies). When the task table grows, the cgroup table is
- * copied behind it and the header's task count switches both at once; the
- * stale copy, now inside new task slots, is then cleared. A latniced killed
- * in the few microseconds between the switch and the clearing leaves task
- * slots that read as corrupt: reported as any corrupt record, the valid
- * records (both tables) are still used.
+ * Version 2 (fixed fields, a task table and a cgroup table) is read once
+ * and converted: its records are written into a new version 3 file that
+ * replaces it in one rename() (state-file-v2.h).
  *
  * The file is locked (flock) while a latniced uses it: a second one gets
  * -EBUSY.
@@ -112,7 +116,9 @@ typedef struct StateFileLoad {
         char *set_aside;        /* where it went (owned), or NULL */
         uint64_t generation;    /* of this open: 1 for a new file */
         size_t corrupt_offset;  /* where the first corrupt record is (n_corrupt > 0) */
-        bool created;           /* there was no file */
+        bool created;           /* there was no file (or it was converted) */
+        size_t n_skipped;       /* records and entries of a newer latniced, skipped */
+        uint32_t converted_from; /* the version of a file converted (2), else 0 */
         char *error;            /* set when state_file_open() fails: why, naming the path */
 } StateFileLoad;
 
@@ -153,21 +159,31 @@ void state_file_release(StateFile *f, uint32_t slot);
 /* Records in use (for tests and status). */
 size_t state_file_n_used(const StateFile *f);
 
-/* ---- Cgroup table ---------------------------------------------------- */
+/* ---- Cgroup records --------------------------------------------------- */
 
 /* Longest value (with its NUL) a cgroup record holds: cpu.* files hold
  * numbers, "max", or a percentage ("12.50"). */
 #define STATE_VALUE_MAX 32
-/* Longest path (with its NUL): what open() takes. */
-#define STATE_PATH_MAX 4096
+/* Longest path (with its NUL) a record holds: what is left of a record's
+ * 1 KiB copy. A cgroup path is far shorter (a unit name is 255 bytes at
+ * most); a longer one is not recorded (-ENAMETOOLONG), and latniced warns
+ * that it is not given back after a crash. */
+#define STATE_PATH_MAX 864
 
 typedef enum StateCgroupOwner {
         STATE_CGROUP_UNITS = 1,  /* one [Unit] knob file: kind is the knob */
         STATE_CGROUP_GROUPS = 2, /* one group of a rule: kind is its SchedGroupKind */
 } StateCgroupOwner;
 
+/* What a cgroup record's value is of. */
+typedef enum StateTarget {
+        STATE_TARGET_CGROUP_FILE = 0,   /* a file in the cgroup directory PATH */
+        STATE_TARGET_UNIT_PROPERTY = 1, /* a property of the systemd unit whose cgroup is PATH */
+} StateTarget;
+
 typedef struct StateCgroupRecord {
         uint32_t slot;                 /* where it is (from state_file_cgroup_take()) */
+        StateTarget target;            /* (version 2 files: always a cgroup file) */
         StateCgroupOwner owner;
         uint32_t kind;
         char *path;                    /* cgroup directory, or PROC/PID/autogroup */

@@ -5,10 +5,15 @@
  * previous one left in /run/latnice (possibly cut short or damaged).
  *
  * Oracle: opening succeeds whatever the bytes (a bad header or bad records
- * are set aside, never fatal); the records it hands back have distinct
- * slots and are what the file then counts as used; the file works (a record
- * can be written, a cgroup record too); and the file as latniced leaves it
- * opens again without a problem, with the same records, one generation on.
+ * are set aside, never fatal; a version 2 file is converted); the records
+ * it hands back have distinct slots and are what the file then counts as
+ * used; the file works (a record can be written, a cgroup record too); and
+ * the file as latniced leaves it opens again without a problem as version
+ * 3 (nothing converted), with the same records, one generation on.
+ *
+ * Seeds: files of latniced killed with records in them, damaged (torn,
+ * corrupt, truncated), of version 2 (written by the version 2 code) and of
+ * version 3 (with an entry and a record of a newer latniced).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +30,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[] = "/tmp/latnice-fuzz-state-XXXXXX";
-static char path[sizeof(dir) + 16], aside[sizeof(dir) + 32];
+static char path[sizeof(dir) + 16], aside[sizeof(dir) + 32], tmp[sizeof(dir) + 32];
 
 static void cleanup(void)
 {
         (void)unlink(path);
         (void)unlink(aside);
+        (void)unlink(tmp);
         (void)rmdir(dir);
 }
 
@@ -42,6 +48,7 @@ static bool setup(void)
                 return false;
         snprintf(path, sizeof(path), "%s/tasks.state", dir);
         snprintf(aside, sizeof(aside), "%s.corrupt", path);
+        snprintf(tmp, sizeof(tmp), "%s.new", path);
         atexit(cleanup);
         return true;
 }
@@ -137,7 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r == -ENOMEM)
                 return 0;
         if (r < 0 || again.problem || again.n_corrupt != 0 || again.n_records != n_records ||
-            state_file_cgroup_n_used(f) != n_cg || again.generation != generation + 1)
+            state_file_cgroup_n_used(f) != n_cg || again.generation != generation + 1 ||
+            again.converted_from != 0)
                 abort();
         check_records(f, &again);
         state_file_load_done(&again);

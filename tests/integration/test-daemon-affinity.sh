@@ -10,6 +10,9 @@
 #   4. an invalid list: the file is rejected, naming file:line:column
 #   5. a list with no CPU of the task's cpuset (cgroup v1 or v2 cpuset, when
 #      one can be made): an error naming the thread; its other settings apply
+#   6. latniced killed with SIGKILL: the next one (same state file) gives
+#      each thread its own affinity back, and keeps a change someone else
+#      made while none ran (run before 5, which may end the test early)
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
 command -v taskset >/dev/null || { echo "SKIP: taskset (util-linux) not installed"; exit 77; }
 grep -q '^0-[1-9]' /sys/devices/system/cpu/online ||
@@ -118,6 +121,28 @@ grep -q "20-bad.policy:3:17: .*expected the last CPU of a range" "$LOG" ||
 stop_daemon TERM
 rm -f "$POL/20-bad.policy"
 echo "ok 4: an invalid list named with file:line:column"
+
+# ---- 6. SIGKILL: the next latniced gives the affinity back
+printf '[Rule lnaffk]\nMatch = comm:lnaffk\nCPUAffinity = 1\n' >"$POL/40-kill.policy"
+spawn --comm lnaffk --threads 2
+ak=("${SPAWNED_TIDS[@]}")
+for t in "${ak[@]}"; do cpus_is "$t" "$ALL" || fail "6: $t does not start on $ALL: $(cpus_of "$t")"; done
+start_daemon
+for t in "${ak[@]}"; do
+        wait_until 5 cpus_is "$t" 1 || fail "6: CPUAffinity=1 not applied to $t: $(cpus_of "$t")"
+done
+kill -KILL "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+DAEMON=
+cpus_is "${ak[0]}" 1 || fail "6: SIGKILL restored something (it cannot): $(cpus_of "${ak[0]}")"
+taskset -p -c 0 "${ak[1]}" >/dev/null || fail "taskset"
+start_daemon
+grep -q "adopted [1-9][0-9]* task" "$LOG" || fail "6: the second latniced adopted nothing"
+stop_daemon TERM || fail "6: latniced did not exit 0"
+cpus_is "${ak[0]}" "$ALL" || fail "6: after SIGKILL, restart and stop, ${ak[0]} is on $(cpus_of "${ak[0]}"), not its own $ALL"
+cpus_is "${ak[1]}" 0 || fail "6: taskset's change while no latniced ran was restored over: $(cpus_of "${ak[1]}")"
+rm -f "$POL/40-kill.policy"
+echo "ok 6: SIGKILL, restart, stop: affinity back ($ALL), a change made meanwhile kept"
 
 # ---- 5. no CPU of the cpuset: an error with the thread, the rest applies
 CG=

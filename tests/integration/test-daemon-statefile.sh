@@ -2,7 +2,8 @@
 # The state file cannot crash latniced nor be handed to it by another user
 # (issue 36, item 4). Every effect is read from the kernel (ln-getattr),
 # never from latniced.
-#   a. the state file on a 64 KiB tmpfs that nobody fills up; 120 processes
+#   a. the state file on a 192 KiB tmpfs (64 records of 2 KiB, no room to grow
+#      to 128) that nobody fills up; 120 processes
 #      of nobody's that a rule sets to nice 19: latniced stays alive, warns
 #      once, counts the 56 it could not record (UnrecordedTasks, latnicectl
 #      status), and on SIGTERM gives all 120 back
@@ -59,7 +60,7 @@ alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status"; 
 # ---- a. a full filesystem
 MNT=$T/small
 mkdir "$MNT"
-mount -t tmpfs -o size=64k,mode=0755 tmpfs "$MNT" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+mount -t tmpfs -o size=192k,mode=0755 tmpfs "$MNT" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 mkdir -m 0700 "$MNT/latnice"
 mkdir -m 1777 "$MNT/pub" # as the user-writable directories of /run
 STATE=$MNT/latnice/tasks.state

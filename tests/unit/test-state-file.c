@@ -3,11 +3,14 @@
  * Unit test for daemon/state/state-file.c and daemon/state/adopt.c: records survive a
  * reopen, a write torn by SIGKILL reads as the previous version, unusable
  * files are set aside, and adoption against fake start times keeps the
- * living task, drops the exited one and the reused tid. The cgroup table
- * (cgroup files latniced writes) the same: through both tables' growths,
+ * living task, drops the exited one and the reused tid. Cgroup records
+ * (cgroup files latniced writes), in the same table, the same: through growths,
  * handed to its owner, torn writes. A file or directory others could write
  * is refused; a file truncated, removed or replaced under latniced is put
  * back whole at the next write; on a full filesystem growth fails cleanly.
+ * Version 3: every attribute (CPUAffinity= too) survives, an attribute or
+ * a record of a kind a newer latniced wrote is skipped, not misread, and a
+ * version 2 file written by the version 2 code is converted once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,17 +26,21 @@
 #include <unistd.h>
 
 #include "daemon/state/adopt.h"
+#include "daemon/state/state-attr.h"
+#include "daemon/state/state-copy.h"
 #include "daemon/state/state-file.h"
 #include "daemon/apply/tasks.h"
 #include "lib/macro.h"
 #include "lib/sched.h"
 #include "test-util.h"
 
-/* The file layout (state-file.c): a 64-byte header, then records of two
- * 232-byte copies. */
+/* The file layout (state-file.c, version 3): a 64-byte header, then records
+ * of two 1024-byte copies; a copy's body starts at byte 16 of it, its
+ * checksum is its last 8 bytes. */
 #define HEADER_SIZE 64
-#define COPY_SIZE 232
+#define COPY_SIZE 1024
 #define RECORD_SIZE (2 * COPY_SIZE)
+#define BODY 16
 
 static char dir[] = "/tmp/test-state-file.XXXXXX";
 
@@ -315,7 +322,7 @@ static void test_corrupt(void)
         state_file_put(f, &r);
         f = state_file_free(f);
         CHECK(truncate(trunc, HEADER_SIZE + 10 * RECORD_SIZE) == 0);
-        expect_salvaged("truncated", "truncated at byte 4704", 1);
+        expect_salvaged("truncated", "truncated at byte 20544", 1);
 
         /* another version */
         CHECK(state_file_open(version, &f, &l) == 0);
@@ -515,6 +522,7 @@ static void test_adopt(void)
 static StateCgroupRecord cg_of(uint32_t k, char *path_buf, size_t n)
 {
         StateCgroupRecord r = {
+                .target = k % 5 == 0 ? STATE_TARGET_UNIT_PROPERTY : STATE_TARGET_CGROUP_FILE,
                 .owner = k % 2 ? STATE_CGROUP_GROUPS : STATE_CGROUP_UNITS,
                 .kind = k % 4,
                 .path = path_buf,
@@ -537,7 +545,8 @@ static bool cg_is(const StateCgroupRecord *r, uint32_t k)
         char buf[128];
         StateCgroupRecord w = cg_of(k, buf, sizeof(buf));
 
-        return r->owner == w.owner && r->kind == w.kind && streq_ptr(r->path, w.path) &&
+        return r->target == w.target && r->owner == w.owner && r->kind == w.kind &&
+               streq_ptr(r->path, w.path) &&
                r->ino == w.ino && r->autogroup_id == w.autogroup_id && r->pid == w.pid &&
                r->starttime == w.starttime && streq(r->orig, w.orig) &&
                streq(r->written, w.written) && streq(r->previous, w.previous);
@@ -628,12 +637,12 @@ static void test_cgroup_table(void)
 }
 
 /* A torn write to a cgroup record (new bytes, old checksum, as SIGKILL
- * would leave it) reads as the version before. The cgroup table starts
- * after the 64 task records of a new file; a copy is 4248 bytes. */
+ * would leave it) reads as the version before. The record is the first of
+ * the table. */
 static void test_cgroup_torn(void)
 {
         _cleanup_free_ char *path = path_in("cgroups-torn");
-        const off_t table = HEADER_SIZE + 64 * RECORD_SIZE, copy = 4248;
+        const off_t table = HEADER_SIZE, copy = COPY_SIZE;
         StateCgroupRecord *recs = NULL, r;
         StateFileLoad l = {};
         StateFile *f = NULL;
@@ -784,7 +793,7 @@ static void test_changed_under(void)
         state_file_free(f);
 }
 
-/* A state file on a full filesystem (root: a 64 KiB tmpfs in a mount
+/* A state file on a full filesystem (root: a 192 KiB tmpfs in a mount
  * namespace of a child's own): what is reserved is written, a growth fails
  * with -ENOSPC (and is not tried again at once), nothing faults; the file
  * holds the records that had room. */
@@ -811,7 +820,7 @@ static void test_full(void)
                 int fd;
 
                 if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-                    mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0700") < 0)
+                    mount("tmpfs", mnt, "tmpfs", 0, "size=192k,mode=0700") < 0)
                         _exit(77);
                 if (state_file_open(path, &f, &l) < 0)
                         _exit(2);
@@ -850,6 +859,222 @@ static void test_full(void)
         (void)rmdir(mnt);
 }
 
+
+/* ---- Version 3 ---------------------------------------------------------- */
+
+/* CPUAffinity= (the setting, the original and the expected set, up to CPU
+ * 1023) survives a reopen, as every other attribute. */
+static void test_affinity(void)
+{
+        _cleanup_free_ char *path = path_in("affinity");
+        StateRecord r = rec_of(0, 3);
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+
+        check(state_attr_complete());
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(state_file_alloc(f, &r.slot) == 0);
+        r.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
+        r.settings.mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
+        CPU_SET(2, &r.settings.cpu_affinity.cpus);
+        CPU_SET(1023, &r.settings.cpu_affinity.cpus);
+        r.settings.cpu_affinity.cache = 1;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+                CPU_SET(c, &r.orig.cpu_affinity); /* the longest a part gets */
+        r.expected.cpu_affinity = r.settings.cpu_affinity.cpus;
+        state_file_put(f, &r);
+        f = state_file_free(f);
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_records == 1 && l.n_skipped == 0);
+        if (l.n_records == 1) {
+                const StateRecord *g = &l.records[0];
+
+                check(g->pid == r.pid && g->applied_mask == r.applied_mask &&
+                      g->settings.mask == r.settings.mask && g->orig.nice == r.orig.nice);
+                check(CPU_EQUAL(&g->settings.cpu_affinity.cpus, &r.settings.cpu_affinity.cpus));
+                check(g->settings.cpu_affinity.cache == 1);
+                check(CPU_COUNT(&g->orig.cpu_affinity) == CPU_SETSIZE);
+                check(CPU_EQUAL(&g->expected.cpu_affinity, &r.expected.cpu_affinity));
+        }
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+/* Rewrite copy 0 of slot 0 of PATH through EDIT (on its bytes), with a
+ * checksum that matches: what a newer latniced could have written. */
+static void copy_rewrite(const char *path, void (*edit)(uint8_t *c))
+{
+        uint8_t c[COPY_SIZE];
+        uint64_t sum;
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+
+        CHECK(fd >= 0);
+        CHECK(pread(fd, c, sizeof(c), HEADER_SIZE) == sizeof(c));
+        edit(c);
+        sum = state_copy_checksum(c, COPY_SIZE - 8);
+        memcpy(c + COPY_SIZE - 8, &sum, 8);
+        CHECK(pwrite(fd, c, sizeof(c), HEADER_SIZE) == sizeof(c));
+        close(fd);
+}
+
+/* The entry of the CPUAffinity= tag (12) gets tag 999 and version 7. */
+static void edit_tag(uint8_t *c)
+{
+        uint32_t len;
+        size_t off = BODY + 16; /* the thread's pid, tid, start time */
+
+        memcpy(&len, c + 12, 4);
+        while (off + STATE_ENTRY_HEADER <= BODY + len) {
+                uint16_t tag, n;
+
+                memcpy(&tag, c + off, 2);
+                memcpy(&n, c + off + 4, 2);
+                if (tag == 12) {
+                        memcpy(c + off, &(uint16_t){ 999 }, 2);
+                        c[off + 2] = 7;
+                        return;
+                }
+                off += STATE_ENTRY_HEADER + n;
+        }
+        test_fail("no CPUAffinity entry found");
+}
+
+/* The record becomes of kind 9. */
+static void edit_kind(uint8_t *c)
+{
+        memcpy(c + 8, &(uint16_t){ 9 }, 2);
+}
+
+/* The entry of an unknown tag is skipped (its attribute reads as unset),
+ * the record's other attributes are read; a record of an unknown kind is
+ * skipped whole, and its slot reused. */
+static void test_unknown_tag(void)
+{
+        _cleanup_free_ char *path = path_in("unknown");
+        StateRecord r = rec_of(0, 5);
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        uint32_t slot;
+
+        CHECK(state_file_open(path, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(state_file_alloc(f, &r.slot) == 0 && r.slot == 0);
+        r.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
+        CPU_SET(1, &r.orig.cpu_affinity);
+        state_file_put(f, &r);
+        f = state_file_free(f);
+
+        copy_rewrite(path, edit_tag);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_corrupt == 0 && l.n_records == 1 && l.n_skipped == 1);
+        if (l.n_records == 1) {
+                check(rec_is(&l.records[0], 5));
+                check(!(l.records[0].applied_mask & SETTING_BIT(SETTING_CPU_AFFINITY)));
+                check(CPU_COUNT(&l.records[0].orig.cpu_affinity) == 0);
+        }
+        state_file_load_done(&l);
+        f = state_file_free(f);
+
+        copy_rewrite(path, edit_kind);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(!l.problem && l.n_corrupt == 0 && l.n_records == 0 && l.n_skipped == 1);
+        check(state_file_alloc(f, &slot) == 0 && slot == 0);
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
+/* The fixture: a version 2 file written by the version 2 code (commit
+ * c702322, its boot id zeroed): three threads and two cgroup records. */
+#define V2_FIXTURE SOURCE_ROOT "/tests/fuzz/state-file/v2-written-by-version-2.state"
+
+static bool v2_thread_is(const StateRecord *r, int k)
+{
+        uint32_t applied = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK) |
+                           (k == 2 ? SETTING_BIT(SETTING_CORE_SCHED) : 0);
+        uint32_t mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK) |
+                        SETTINGS_IO_MASK | SETTING_BIT(SETTING_OOM_SCORE_ADJ) |
+                        (k == 2 ? SETTING_BIT(SETTING_CORE_SCHED) : 0);
+
+        return r->pid == 100 + k && r->tid == 200 + k && r->starttime == (uint64_t)(300 + k) &&
+               r->user_owned == (k == 1) && r->applied_mask == applied &&
+               r->pending_mask == (k == 0 ? SETTING_BIT(SETTING_OOM_SCORE_ADJ) : 0) &&
+               r->settings.mask == mask && r->settings.nice == 5 + k &&
+               r->settings.timer_slack_ns == (uint64_t)(1000 + k) &&
+               r->settings.io_class == 2 && r->settings.io_nice == k &&
+               r->settings.oom_score_adj == -100 * k && r->orig.nice == k &&
+               r->orig.timer_slack_ns == 50000 && r->orig.slice_ns == 2800000 &&
+               r->orig.util_max == 1024 && r->orig.ioprio == ((2 << 13) | 4) &&
+               r->orig.oom_score_adj == 10 * k && r->expected.nice == 5 + k &&
+               r->expected.timer_slack_ns == (uint64_t)(1000 + k) &&
+               r->expected.ioprio == ((2 << 13) | k) && r->expected.oom_score_adj == -100 * k &&
+               r->settings.core_sched.mode == (k == 2 ? 2 : 0) &&
+               r->settings.core_sched.group == (k == 2 ? 0x1234567890abcdefull : 0) &&
+               r->expected.core_cookie == (k == 2 ? 0xc0c1e : 0);
+}
+
+/* One open of LOAD's file: its threads and cgroup records are the
+ * fixture's. */
+static void check_v2_records(StateFile *f, const StateFileLoad *l)
+{
+        StateCgroupRecord *recs = NULL;
+        bool seen[3] = {};
+        size_t n = 0;
+
+        check(l->n_records == 3 && l->n_corrupt == 0 && !l->problem);
+        for (size_t i = 0; i < l->n_records; i++) {
+                int k = l->records[i].pid - 100;
+
+                check(k >= 0 && k < 3 && v2_thread_is(&l->records[i], k));
+                if (k >= 0 && k < 3)
+                        seen[k] = true;
+        }
+        check(seen[0] && seen[1] && seen[2]);
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_UNITS, &recs, &n) == 0);
+        check(n == 1 && recs[0].kind == 1 && recs[0].ino == 4242 &&
+              streq(recs[0].path, "/sys/fs/cgroup/app.slice/v2.service") &&
+              streq(recs[0].orig, "100") && streq(recs[0].written, "250") &&
+              streq(recs[0].previous, ""));
+        state_cgroup_records_free(recs, n);
+        CHECK(state_file_cgroup_take(f, STATE_CGROUP_GROUPS, &recs, &n) == 0);
+        check(n == 1 && recs[0].kind == 2 && recs[0].autogroup_id == 77 &&
+              recs[0].pid == 4321 && recs[0].starttime == 999 &&
+              streq(recs[0].path, "/proc/4321/autogroup") && streq(recs[0].orig, "0") &&
+              streq(recs[0].written, "5") && streq(recs[0].previous, "3"));
+        state_cgroup_records_free(recs, n);
+}
+
+/* A version 2 file is read once and converted: the file is version 3
+ * afterwards, with the same records, and the next open reads it as such. */
+static void test_v2_convert(void)
+{
+        _cleanup_free_ char *path = path_in("v2"), *cmd = NULL;
+        StateFileLoad l = {};
+        StateFile *f = NULL;
+        uint32_t version = 0;
+        int fd;
+
+        CHECK(asprintf(&cmd, "cp '%s' '%s'", V2_FIXTURE, path) >= 0);
+        CHECK(system(cmd) == 0);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.converted_from == 2);
+        check_v2_records(f, &l);
+        state_file_load_done(&l);
+        f = state_file_free(f);
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(pread(fd, &version, 4, 8) == 4);
+        close(fd);
+        check(version == 3);
+        CHECK(state_file_open(path, &f, &l) == 0);
+        check(l.converted_from == 0 && !l.created && l.generation == 2);
+        check_v2_records(f, &l);
+        state_file_load_done(&l);
+        state_file_free(f);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(dir));
@@ -865,6 +1090,9 @@ int main(void)
         test_refused();
         test_changed_under();
         test_full();
+        test_affinity();
+        test_unknown_tag();
+        test_v2_convert();
         {
                 char cmd[128];
                 snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
