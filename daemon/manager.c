@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "daemon/desktop/focus-eval.h"
+#include "daemon/desktop/focus-pid.h"
 #include "policy/keys.h"
 #include "daemon/desktop/focus-watch.h"
 #include "daemon/state/adopt.h"
@@ -25,7 +26,6 @@
 #include "daemon/apply/tasks.h"
 #include "daemon/watch/user-budget.h"
 #include "lib/bounded-read.h"
-#include "lib/kernel-ops.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
@@ -1237,52 +1237,6 @@ static void manager_start_focus(Manager *m)
                           m->kernel.cgroup_root, slice, focus_watch_n_watches(m->focus_watch));
 }
 
-/*
- * Read process PID for a focus call, held by a pidfd (the applier's "Pid
- * reuse"): opened before /proc is read and still alive after, so that the
- * uid and cgroup read are of the process the pidfd names, not of one that
- * took its pid in between. A thread id is refused (-EINVAL, with
- * *RET_ERROR): the foreground is a process. -ESRCH: no such process (or it
- * exited meanwhile), with *RET_ERROR.
- */
-static int focus_read_process(Manager *m, pid_t pid, ProcTask **ret, char **ret_error)
-{
-        const KernelOps *k = kernel_ops(m->applier.ctx.kernel);
-        _cleanup_(proc_task_freep) ProcTask *p = NULL;
-        _cleanup_close_ int pidfd = -EBADF;
-        pid_t tgid;
-        int r;
-
-        if (m->applier.pidfds) {
-                pidfd = k->pidfd_open(pid);
-                if (pidfd == -EINVAL || pidfd == -ENOENT) {
-                        /* not a thread group leader (EINVAL before 6.9, ENOENT since) */
-                        if (proc_tgid(manager_proc_root(m), pid, &tgid) >= 0 && tgid != pid) {
-                                (void)asprintf(ret_error, "pid %d is a thread, not a process: "
-                                               "name its thread group id %d", (int)pid,
-                                               (int)tgid);
-                                return -EINVAL;
-                        }
-                        pidfd = -ESRCH;
-                }
-                if (pidfd == -ESRCH) {
-                        (void)asprintf(ret_error, "No process %d", (int)pid);
-                        return -ESRCH;
-                }
-                /* other errors (-ENOSYS, a seccomp -EPERM): no pidfds here */
-        }
-        r = proc_task_read(m->opts.proc_root, pid, 0,
-                           PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP, &p);
-        if (r >= 0 && pidfd >= 0 && k->pidfd_alive(pidfd) == 0)
-                r = -ESRCH; /* what was read may be of whoever took the pid since */
-        if (r < 0 || p->kernel_thread || p->zombie) {
-                (void)asprintf(ret_error, "No process %d", (int)pid);
-                return r < 0 && !errno_is_gone(r) ? r : -ESRCH;
-        }
-        *ret = TAKE_PTR(p);
-        return 0;
-}
-
 int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
                       pid_t caller_pid, const char *method, char **ret_error)
 {
@@ -1293,7 +1247,8 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
         bool first;
         int r;
 
-        r = focus_read_process(m, pid, &p, ret_error);
+        r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
+                           ret_error);
         if (r < 0)
                 return r;
         if (!privileged && p->view.uid != caller_uid) {
