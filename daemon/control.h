@@ -147,9 +147,11 @@ char *const *manager_policy_dirs(Manager *m);
  * Make PID the foreground process of its user (SetFocus,
  * SetForegroundProcess), named through METHOD (a static string) by the
  * process CALLER_PID of CALLER_UID: refused with -EACCES unless PRIVILEGED
- * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, or it
- * is a kernel thread. The processes whose focus changed are evaluated
- * again. *RET_ERROR (NULL on entry) gets a message on failure.
+ * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, it
+ * is a kernel thread, or it exited while it was read (it is held by a
+ * pidfd meanwhile, so what is read is of the process PID named when the
+ * call was handled); -EINVAL if PID is a thread, not a process. The
+ * processes whose focus changed are evaluated again. *RET_ERROR (NULL on entry) gets a message on failure.
  */
 int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
                       pid_t caller_pid, const char *method, char **ret_error);

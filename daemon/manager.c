@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "daemon/desktop/focus-eval.h"
+#include "daemon/desktop/focus-pid.h"
 #include "policy/keys.h"
 #include "daemon/desktop/focus-watch.h"
 #include "daemon/state/adopt.h"
@@ -1257,12 +1258,10 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
         bool first;
         int r;
 
-        r = proc_task_read(m->opts.proc_root, pid, 0,
-                           PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP, &p);
-        if (r < 0 || p->kernel_thread || p->zombie) {
-                (void)asprintf(ret_error, "No process %d", (int)pid);
-                return r < 0 && !errno_is_gone(r) ? r : -ESRCH;
-        }
+        r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
+                           ret_error);
+        if (r < 0)
+                return r;
         if (!privileged && p->view.uid != caller_uid) {
                 (void)asprintf(ret_error, "pid %d is not yours (uid %u): a user may name only "
                                "their own processes as the focused one", (int)pid,

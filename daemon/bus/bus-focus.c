@@ -77,6 +77,9 @@ static int set_focus(sd_bus_message *m, Bus *b, const char *method, sd_bus_error
         if (r == -ESRCH)
                 return sd_bus_error_setf(error, LATNICE_BUS_ERROR_NO_SUCH_PROCESS,
                                          "No process %d", (int)pid);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, LATNICE_BUS_ERROR_REFUSED, "%s: %s", method,
+                                         why ?: "not a process");
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(m, NULL);
