@@ -1328,6 +1328,29 @@ static void on_audio_changed(void *userdata, uid_t uid, pid_t pid, uint32_t node
                 log_oom();
         else if (r < 0)
                 log_debug("Audio: cannot evaluate %d again: %s", (int)pid, strerror(-r));
+        if (m->front && m->front_end->audio_changed)
+                m->front_end->audio_changed(m->front, pid);
+}
+
+int manager_get_audio(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uint32_t *ret_node, uid_t *ret_uid)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        AudioFact f;
+        int r;
+
+        r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_STAT | PROC_READ_IDS, &p);
+        if (r < 0)
+                return errno_is_gone(r) ? -ESRCH : r;
+        f = audio_store_lookup(m->audio, p->view.uid, pid);
+        r = audio_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
+                              ret_fact);
+        if (r < 0)
+                return r;
+        *ret_state = strempty(audio_state_to_string(f.state));
+        *ret_node = f.state == AUDIO_PLAYING ? f.node : 0;
+        *ret_uid = p->view.uid;
+        return 0;
 }
 
 /* Follow every user's PipeWire below /run/user, if latniced was built with it. */

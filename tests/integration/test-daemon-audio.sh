@@ -12,11 +12,15 @@
 #   audio-pipewire-restart  PipeWire stopped and started again: latniced
 #                           connects again, and a new stream gets the rule.
 # latniced starts before nobody's runtime directory and PipeWire exist, so
-# both are found by inotify. Every result is read from the kernel
+# both are found by inotify. On a private system-like bus, latnicectl
+# explain names the live fact ("playing audio through PipeWire node N")
+# and latnicectl monitor shows the stream start and stop (AudioStream). Every result is read from the kernel
 # (ln-getattr); latniced's log is only waited on. Skips (77) if PipeWire or
 # WirePlumber cannot be started here, or latniced was built without it.
-#   test-daemon-audio.sh LATNICED LN-SPAWN LN-GETATTR
+#   test-daemon-audio.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL SOURCE_ROOT
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
+LATNICECTL=${4:?latnicectl}
+SRC=${5:?source root}
 
 for t in pipewire wireplumber pw-play pw-cli dbus-daemon python3; do
         command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
@@ -57,7 +61,21 @@ Match = name:pw-play && audio:playing
 Nice = 3
 P
 
-start_daemon --user-runtime-dir "$RUN"
+# a private bus like the system bus, with latniced's real bus policy
+dbus-daemon --config-file="$SRC/tests/integration/dbus-system.conf" \
+        --address="unix:path=$T/bus" --nofork --nopidfile >"$T/bus.log" 2>&1 &
+USERPIDS+=($!)
+ADDR=unix:path=$T/bus
+wait_until 10 [ -S "$T/bus" ] || fail "the private bus did not start"
+ctl() {
+        "$LATNICECTL" --bus "$ADDR" "$@"
+}
+
+start_daemon --user-runtime-dir "$RUN" --bus "$ADDR"
+wait_until 10 ctl status -q >/dev/null 2>&1 || fail "latniced does not answer on $ADDR"
+ctl monitor >"$T/monitor" 2>&1 &
+USERPIDS+=($!)
+wait_until 10 grep -q "AudioStream" "$T/monitor" || fail "latnicectl monitor did not start"
 if grep -q "Built without libpipewire" "$LOG"; then
         echo "SKIP: latniced was built without libpipewire (-Dpipewire)"
         exit 77
@@ -143,6 +161,15 @@ wait_until 10 node_running "$PLAYER" || { tail -n 20 "$T/wireplumber.log" "$T/pl
 wait_until 10 attr_is "$PLAYER" nice 3 ||
         fail "audio-stream: pw-play plays, nice $(attr "$PLAYER" nice), expected 3 (audio:playing)"
 echo "ok: audio-stream: pw-play plays through node $(node_of "$PLAYER"): nice 3"
+N=$(node_of "$PLAYER")
+wait_until 10 grep -q "audio pid $PLAYER: playing audio through PipeWire node $N " "$T/monitor" ||
+        fail "audio-stream: latnicectl monitor does not show pw-play's stream start"
+echo "ok: audio-stream: monitor: $(grep "audio pid $PLAYER: playing" "$T/monitor" | head -1)"
+ctl --policy-dir "$POL" explain "$PLAYER" >"$T/explain" 2>&1 || { cat "$T/explain"; fail "latnicectl explain failed"; }
+grep -q "audio: *playing audio through PipeWire node $N since" "$T/explain" &&
+        grep -q 'matching rule, the last one "audio-playing"' "$T/explain" ||
+        { cat "$T/explain"; fail "audio-stream: explain does not name the live fact and rule"; }
+echo "ok: audio-stream: explain: $(grep -o "playing audio through.*" "$T/explain" | head -1)"
 attr_is "$IDLE" nice 0 ||
         fail "a pw-play whose stream does not run: nice $(attr "$IDLE" nice), expected 0"
 echo "ok: audio-stream: a stream that does not run: nice 0"
@@ -156,6 +183,8 @@ wait_until 10 eval '! node_running $PLAYER' || fail "pw-play's stream did not st
 wait_until 10 attr_is "$PLAYER" nice 0 ||
         fail "audio-stream: the stream stopped, nice $(attr "$PLAYER" nice), expected 0 (given back)"
 [ -e "/proc/$PLAYER" ] || fail "pw-play exited: the stop did not happen while it ran"
+wait_until 10 grep -q "audio pid $PLAYER: no audio stream running" "$T/monitor" ||
+        fail "audio-stream: latnicectl monitor does not show the stream stop"
 echo "ok: audio-stream: the stream stopped, pw-play runs on: nice 0 again"
 
 # PipeWire restarts
