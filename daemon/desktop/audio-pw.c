@@ -54,6 +54,7 @@ struct AudioPw {
         void *userdata;
         PwUser *users[AUDIO_USERS_MAX];
         size_t n_users;
+        bool initialized; /* pw_init() */
 };
 
 static PwUser *find_user(const AudioPw *pw, uid_t uid)
@@ -405,21 +406,18 @@ int audio_pw_new(sd_event *event, AudioStore *store, const char *proc_root,
                  audio_pw_changed_t changed, audio_pw_lost_t lost, void *userdata,
                  AudioPw **ret)
 {
-        static bool initialized;
         _cleanup_(audio_pw_freep) AudioPw *pw = NULL;
         int r;
 
-        if (!initialized) {
-                pw_init(NULL, NULL);
-                /* latniced's log says what matters; libpipewire's own
-                 * warnings (no real-time, no modules from the
-                 * configuration) are not latniced's */
-                pw_log_set_level(SPA_LOG_LEVEL_ERROR);
-        }
-        initialized = true;
         pw = calloc(1, sizeof(*pw));
         if (!pw)
                 return -ENOMEM;
+        /* undone by pw_deinit() in audio_pw_free() */
+        pw_init(NULL, NULL);
+        pw->initialized = true;
+        /* latniced's log says what matters; libpipewire's own warnings (no
+         * real-time, no modules from the configuration) are not latniced's */
+        pw_log_set_level(SPA_LOG_LEVEL_ERROR);
         *pw = (AudioPw){ .store = store, .proc_root = proc_root ?: "/proc", .changed = changed,
                          .lost = lost, .userdata = userdata };
         pw->loop = pw_loop_new(NULL);
@@ -463,6 +461,8 @@ AudioPw *audio_pw_free(AudioPw *pw)
                 pw_context_destroy(pw->context);
         if (pw->loop)
                 pw_loop_destroy(pw->loop);
+        if (pw->initialized)
+                pw_deinit();
         free(pw);
         return NULL;
 }
