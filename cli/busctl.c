@@ -274,6 +274,32 @@ int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **re
         return 1;
 }
 
+int cli_daemon_audio(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *state = NULL, *fact = NULL;
+        uint32_t node = 0;
+
+        *ret_state = *ret_fact = NULL;
+        if (bus_connect(o, &bus) < 0 || method_new(bus, "GetAudio", &m) < 0 ||
+            sd_bus_message_append(m, "u", (uint32_t)pid) < 0 ||
+            sd_bus_message_set_auto_start(m, false) < 0 ||
+            sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0 ||
+            sd_bus_message_read(reply, "ssu", &state, &fact, &node) < 0 || !state || !*state)
+                return 0;
+        *ret_state = strdup(state);
+        *ret_fact = strdup(strempty(fact));
+        if (!*ret_state || !*ret_fact) {
+                free(*ret_state);
+                free(*ret_fact);
+                *ret_state = *ret_fact = NULL;
+                return -ENOMEM;
+        }
+        return 1;
+}
+
 int cli_daemon_get_status(const CliOptions *o, sd_bus_message **ret_reply)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -1322,6 +1348,53 @@ static int on_focus_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
         return 0;
 }
 
+/* AudioStream(pid, state, fact, node): one line, "audio" instead of a rule. */
+static int on_audio_stream(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const CliOptions *o = userdata;
+        const char *state, *fact;
+        uint32_t pid, node;
+        struct timespec ts;
+        int r;
+
+        r = sd_bus_message_read(m, "ussu", &pid, &state, &fact, &node);
+        if (r < 0) {
+                log_warning_errno(r, "Ignoring a malformed AudioStream signal: %m");
+                return 0;
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_writer_set_pretty(&w, false);
+                json_begin_object(&w);
+                json_kv_uint(&w, "timestamp_usec",
+                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
+                json_kv_string(&w, "event", "audio");
+                json_kv_uint(&w, "pid", pid);
+                json_kv_string(&w, "audio", state);
+                json_kv_uint(&w, "node", node);
+                json_kv_string(&w, "fact", fact);
+                json_end_object(&w);
+                r = json_writer_finish(&w);
+        } else {
+                _cleanup_free_ char *f_clean = cell_sanitize(fact);
+                struct tm tm;
+                char when[32] = "";
+                time_t t = ts.tv_sec;
+
+                if (localtime_r(&t, &tm))
+                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+                printf("%s.%03ld audio pid %" PRIu32 ": %s\n", when, ts.tv_nsec / 1000000, pid,
+                       f_clean && *f_clean ? f_clean : "no longer known");
+                r = fflush(stdout) == 0 ? 0 : -EIO;
+        }
+        if (r < 0)
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        return 0;
+}
+
 static int on_monitor_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         log_error("Lost the connection to the bus");
@@ -1345,7 +1418,8 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL, *s4 = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL, *s3 = NULL, *s4 = NULL,
+                                             *s5 = NULL;
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         sigset_t mask;
         int r, code = 0;
@@ -1382,6 +1456,10 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
                                         LATNICE_BUS_INTERFACE, "FocusChanged", on_focus_changed,
                                         (void *) o);
         if (r >= 0)
+                r = sd_bus_match_signal(bus, &s5, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
+                                        LATNICE_BUS_INTERFACE, "AudioStream", on_audio_stream,
+                                        (void *) o);
+        if (r >= 0)
                 r = sd_bus_match_signal(bus, &s3, NULL, "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected",
                                         on_monitor_disconnect, NULL);
@@ -1398,8 +1476,8 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m"), 1;
         if (!o->json && !o->quiet) {
-                printf("Following TaskApplied and FocusChanged signals of latniced (Ctrl-C to "
-                       "stop).\n");
+                printf("Following TaskApplied, FocusChanged and AudioStream signals of latniced "
+                       "(Ctrl-C to stop).\n");
                 fflush(stdout);
         }
         r = sd_event_loop(event);

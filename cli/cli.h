@@ -105,6 +105,11 @@ int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops);
  * *RET_STATE ("yes" or "no") and *RET_FACT (latniced's words: "focused since
  * 12:03:11 (...)"), or 0: unknown, or latniced cannot be asked. */
 int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact);
+/* What the running latniced knows of PID's audio streams (GetAudio): 1 and
+ * *RET_STATE ("playing" or "no") and *RET_FACT (latniced's words: "playing
+ * audio through PipeWire node 57 since ..."); 0 when latniced is not there
+ * or does not know; -ENOMEM. */
+int cli_daemon_audio(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact);
 
 /* The policy directories in effect: o->policy_dirs or the three defaults. */
 char *const *cli_policy_dirs(const CliOptions *o);

@@ -401,6 +401,8 @@ typedef struct Explanation {
         uint32_t scx_masked;    /* what it leaves out or caps; 0: nothing */
         char *focus_state;      /* latniced's focus store: "yes", "no", or NULL */
         char *focus_fact;       /* and why, in its words */
+        char *audio_state;      /* latniced's audio store: "playing", "no", or NULL */
+        char *audio_fact;       /* and why, in its words */
 } Explanation;
 
 #define GROUP_MEMBERS_MAX 16
@@ -416,6 +418,8 @@ static void explanation_done(Explanation *e)
         free(e->budget_reason);
         free(e->focus_state);
         free(e->focus_fact);
+        free(e->audio_state);
+        free(e->audio_fact);
 }
 
 /* Under a sched_ext scheduler (as latniced sees it, else as sysfs says),
@@ -602,6 +606,7 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         const Explanation *e = userdata;
 
         td->p->view.focused = e->focus_state;
+        td->p->view.audio = e->audio_state;
         return 0;
 }
 
@@ -619,6 +624,9 @@ static int explain_gather(Explanation *e, const CliOptions *o)
                 return cli_error("out of memory");
         /* The focus is latniced's to know (daemon/desktop/focus.h): ask it. */
         if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact) == -ENOMEM)
+                return cli_error("out of memory");
+        /* So are its audio streams (daemon/desktop/audio.h). */
+        if (cli_daemon_audio(o, e->pid, &e->audio_state, &e->audio_fact) == -ENOMEM)
                 return cli_error("out of memory");
         /* All of the task that is shown, and whatever else the policy reads;
          * per-thread results when thread rules exist (and no single thread
@@ -667,6 +675,8 @@ static void explain_json(JsonWriter *wp, const Explanation *e, const CliOptions 
         json_kv_string(&w, "thread", e->td.p->view.thread);
         json_kv_string(&w, "focused", e->focus_state);
         json_kv_string(&w, "focus", e->focus_fact);
+        json_kv_string(&w, "audio", e->audio_state);
+        json_kv_string(&w, "audio_fact", e->audio_fact);
         json_key(&w, "task");
         json_task(&w, e->td.p);
         json_key(&w, "policy");
@@ -826,6 +836,8 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         print_task(e->td.p, o);
         if (e->focus_fact)
                 fact("focus:", e->focus_fact, o);
+        if (e->audio_fact)
+                fact("audio:", e->audio_fact, o);
         if (e->tid > 0) {
                 _cleanup_free_ char *n = cell_sanitize(strempty(e->td.p->view.thread));
                 printf("  %-10s %d (%s)\n", "thread:", (int)e->tid, n ? n : "?");

@@ -39,6 +39,9 @@ typedef struct ManagerFrontEnd {
          * foreground process (CGROUP its app cgroup, or NULL); STORE says
          * what is known now. Optional. */
         void (*focus_changed)(void *fe, FocusStore *store, const char *cgroup, pid_t pid);
+        /* Process PID started or stopped playing audio (manager_get_audio()
+         * says what is known now). Optional. */
+        void (*audio_changed)(void *fe, pid_t pid);
         void (*free)(void *fe);
 } ManagerFrontEnd;
 
@@ -165,3 +168,15 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
  */
 int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
                       uid_t *ret_uid);
+
+/* ---- Audio (daemon/desktop/audio.h) ------------------------------------------ */
+
+/*
+ * What the audio store says of PID: *RET_STATE "playing", "no" or ""
+ * (static), *RET_FACT (owned by the caller) the live fact, like "playing
+ * audio through PipeWire node 57 since 12:03:11 (uid 1000's PipeWire)", ""
+ * when unknown; *RET_NODE the running node (0: none); *RET_UID the
+ * process's real uid. -ESRCH, -ENOMEM.
+ */
+int manager_get_audio(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uint32_t *ret_node, uid_t *ret_uid);

@@ -48,6 +48,8 @@ static void help(void)
                "      --user-slice PATH   where the users' slices are in it, whose app cgroups'\n"
                "                          user.xdg.inactive-since tells the focus (default\n"
                "                          /user.slice; tests)\n"
+               "      --user-runtime-dir DIR  where the users' runtime directories are, with\n"
+               "                          their PipeWire sockets (default /run/user; tests)\n"
                "      --proc-root DIR     where /proc is (tests)\n"
                "      --recv-buffer BYTES proc connector receive buffer (default %u; tests use\n"
                "                          a tiny one to force lost events)\n"
@@ -87,6 +89,7 @@ static int parse_argv(int argc, char *argv[])
                 ARG_RECV_BUFFER,
                 ARG_STATE_FILE,
                 ARG_USER_SLICE,
+                ARG_USER_RUNTIME_DIR,
         };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -100,6 +103,7 @@ static int parse_argv(int argc, char *argv[])
                 { "recv-buffer", required_argument, NULL, ARG_RECV_BUFFER },
                 { "state-file", required_argument, NULL, ARG_STATE_FILE },
                 { "user-slice", required_argument, NULL, ARG_USER_SLICE },
+                { "user-runtime-dir", required_argument, NULL, ARG_USER_RUNTIME_DIR },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -150,6 +154,14 @@ static int parse_argv(int argc, char *argv[])
                                 return -EINVAL;
                         }
                         arg.user_slice = optarg;
+                        break;
+                case ARG_USER_RUNTIME_DIR:
+                        if (optarg[0] != '/' || strlen(optarg) < 2) {
+                                log_error("--user-runtime-dir: expected an absolute path "
+                                          "other than /, got \"%s\"", optarg);
+                                return -EINVAL;
+                        }
+                        arg.user_runtime_dir = optarg;
                         break;
                 case ARG_PROC_ROOT:
                         arg.proc_root = optarg;

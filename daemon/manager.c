@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "daemon/desktop/audio-watch.h"
 #include "daemon/desktop/focus-eval.h"
 #include "daemon/desktop/focus-pid.h"
 #include "policy/keys.h"
@@ -188,6 +189,8 @@ struct Manager {
         BoundedReader *cmdline_reader;
         FocusStore *focus;             /* daemon/desktop/focus.h */
         FocusWatch *focus_watch;
+        AudioStore *audio;             /* daemon/desktop/audio.h */
+        AudioWatch *audio_watch;
 };
 
 static LatencyBackend resolve_backend(Manager *m)
@@ -995,6 +998,10 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         if (r < 0)
                 return r;
         m->applier.focus = m->focus;
+        r = audio_store_new(&m->audio);
+        if (r < 0)
+                return r;
+        m->applier.audio = m->audio;
         group_table_set_watch(m->groups, on_group_watch, m);
         m->applier.on_applied = on_task_applied;
         m->applier.deferred = on_evaluation_deferred;
@@ -1033,6 +1040,8 @@ Manager *manager_free(Manager *m)
         m->applier.cgroup_root = NULL;
         m->focus_watch = focus_watch_free(m->focus_watch);
         m->focus = focus_store_free(m->focus);
+        m->audio_watch = audio_watch_free(m->audio_watch);
+        m->audio = audio_store_free(m->audio);
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
         m->scx = scx_watch_free(m->scx);
@@ -1312,6 +1321,66 @@ int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_
         return 0;
 }
 
+/* ---- audio (daemon/desktop/audio.h) ------------------------------------------ */
+
+/* Process PID of UID started or stopped playing (node NODE; 0: its user's
+ * PipeWire went away): evaluated again at once. */
+static void on_audio_changed(void *userdata, uid_t uid, pid_t pid, uint32_t node)
+{
+        Manager *m = userdata;
+        AudioFact f = audio_store_lookup(m->audio, uid, pid);
+        int r;
+
+        log_debug("Audio: pid %d of uid %u %s (node %u).", (int)pid, (unsigned)uid,
+                  f.state == AUDIO_PLAYING ? "plays" : "plays no more", (unsigned)node);
+        r = applier_process(&m->applier, pid);
+        if (r == -ENOMEM)
+                log_oom();
+        else if (r < 0)
+                log_debug("Audio: cannot evaluate %d again: %s", (int)pid, strerror(-r));
+        if (m->front && m->front_end->audio_changed)
+                m->front_end->audio_changed(m->front, pid);
+}
+
+int manager_get_audio(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
+                      uint32_t *ret_node, uid_t *ret_uid)
+{
+        _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        AudioFact f;
+        int r;
+
+        r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_STAT | PROC_READ_IDS, &p);
+        if (r < 0)
+                return errno_is_gone(r) ? -ESRCH : r;
+        f = audio_store_lookup(m->audio, p->view.uid, pid);
+        r = audio_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
+                              ret_fact);
+        if (r < 0)
+                return r;
+        *ret_state = strempty(audio_state_to_string(f.state));
+        *ret_node = f.state == AUDIO_PLAYING ? f.node : 0;
+        *ret_uid = p->view.uid;
+        return 0;
+}
+
+/* Follow every user's PipeWire below /run/user, if latniced was built with it. */
+static void manager_start_audio(Manager *m)
+{
+        const char *dir = m->opts.user_runtime_dir ?: "/run/user";
+        int r;
+
+        r = audio_watch_new(m->event, dir, manager_proc_root(m), m->audio, on_audio_changed, m,
+                            &m->audio_watch);
+        if (r == -EOPNOTSUPP)
+                log_info("Built without libpipewire: audio: is unknown (matches nothing).");
+        else if (r < 0)
+                log_warning_errno(r, "Cannot follow the users' PipeWire below %s, audio: is "
+                                     "unknown: %m", dir);
+        else
+                log_debug("Following the users' PipeWire below %s (%zu followed).", dir,
+                          audio_store_n_users(m->audio));
+}
+
 /* The rescan, rename, group and budget timers, created disabled. */
 static int manager_add_timers(Manager *m)
 {
@@ -1426,6 +1495,7 @@ int manager_start(Manager *m)
         }
 
         manager_start_focus(m);
+        manager_start_audio(m);
 
         r = manager_check_fds();
         if (r < 0)
@@ -1559,6 +1629,8 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         td->p->view.focused = focus_state_to_string(
                 focus_store_lookup(m->focus, td->p->view.uid, td->p->view.pid, td->p->ppid,
                                    td->p->view.cgroup).state);
+        td->p->view.audio = audio_state_to_string(
+                audio_store_lookup(m->audio, td->p->view.uid, td->p->view.pid).state);
         return 0;
 }
 

@@ -24,6 +24,7 @@ typedef struct ManagerOptions {
         const char *bus;          /* "system", "session", "none" or an address */
         const char *cgroup_root;  /* NULL: the cgroup2 mount */
         const char *user_slice;   /* the users' slice in it; NULL: "/user.slice" (focus) */
+        const char *user_runtime_dir; /* NULL: "/run/user" (audio: PipeWire sockets) */
         const char *proc_root;    /* NULL: "/proc" */
         size_t recv_buffer;       /* proc connector receive buffer; 0: default */
         const char *state_file;   /* NULL: STATE_FILE_DEFAULT (daemon/state/state-file.h) */

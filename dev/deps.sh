@@ -23,11 +23,12 @@ latnice_need_packages() {
 LATNICE_BUILD_PACKAGES=(
         gcc pkg-config meson ninja-build scdoc
         libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev libsmartcols-dev zlib1g-dev
+        libpipewire-0.3-dev
 )
 # What the tests use on top.
 LATNICE_TEST_PACKAGES=(
         clang libclang-rt-14-dev dbus systemd util-linux procps python3 groff-base zsh
-        mmdebstrap e2fsprogs lintian
+        mmdebstrap e2fsprogs lintian pipewire pipewire-bin wireplumber
 )
 # What dev/build-deb (the Debian package, debian/) needs on top of the build
 # dependencies: debhelper, and debian/control's test-only build dependencies.

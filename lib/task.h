@@ -49,6 +49,12 @@ typedef struct TaskSnapshot {
          * (daemon/desktop/focus.h) fills it in, latnicectl asks latniced. */
         const char *focused;
 
+        /* Whether the process has an audio stream running ("audio" key):
+         * "playing", "no" (its user's PipeWire is followed and it plays
+         * nothing), or NULL when unknown. Not from /proc: latniced's audio
+         * store (daemon/desktop/audio.h) fills it in. */
+        const char *audio;
+
         /* ancestors[0] is the parent, [1] the grandparent, ... up to init. */
         const TaskNames *ancestors;
         size_t n_ancestors;

@@ -96,6 +96,11 @@ static bool match_focused(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->focused);
 }
 
+static bool match_audio(const Expr *e, const TaskSnapshot *t)
+{
+        return expr_match_value(e, t->audio);
+}
+
 /* env:NAME=glob: the value of NAME, the first entry of that name as getenv()
  * finds it; the argument is "NAME=" (split_env()). */
 static bool match_env(const Expr *e, const TaskSnapshot *t)
@@ -199,6 +204,11 @@ static const MatchKeyInfo keys[] = {
          * v2 path or a v1 one; the kubelet (root) chooses it */
         { .name = "pod", .trust = KEY_TRUST_DELEGATED, .reads = PROC_READ_CGROUP,
           .match = match_pod },
+        /* "playing" or "no": a PipeWire stream of the process is running
+         * (daemon/desktop/audio.h); the user chooses it (they start and stop
+         * their streams, their PipeWire names the process) */
+        { .name = "audio", .trust = KEY_TRUST_USER, .reads = PROC_READ_IDS,
+          .match = match_audio },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */

@@ -835,7 +835,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
 }
 
 /* Point P's user and group names and its ancestors into latniced's caches, and
- * set its focus from the focus store
+ * set its focus and audio from the focus and audio stores
  * (borrowed: valid until the next lookup there, so again before every use
  * of a snapshot kept longer). -ENOMEM only. */
 static int snapshot_borrow(Applier *a, ProcTask *p)
@@ -855,6 +855,9 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
                 p->view.focused = focus_state_to_string(
                         focus_store_lookup(a->focus, p->view.uid, p->view.pid, p->ppid,
                                            p->view.cgroup).state);
+        if (a->audio)
+                p->view.audio = audio_state_to_string(
+                        audio_store_lookup(a->audio, p->view.uid, p->view.pid).state);
         if (a->ancestors && (a->read_plan & PROC_READ_ANCESTORS)) {
                 r = ancestor_cache_get(a->ancestors, p->ppid, &p->view.ancestors,
                                        &p->view.n_ancestors);

@@ -23,6 +23,7 @@
 #include "daemon/watch/ancestors.h"
 #include "daemon/apply/budget.h"
 #include "daemon/control.h"
+#include "daemon/desktop/audio.h"
 #include "daemon/desktop/focus.h"
 #include "daemon/groups/groups.h"
 #include "daemon/watch/idcache.h"
@@ -68,6 +69,7 @@ struct Applier {
         IdCache *ids;              /* borrowed, optional: user/group names (else NSS per read) */
         GroupTable *groups;        /* borrowed, optional: group settings of rules */
         FocusStore *focus;         /* borrowed, optional: the "focused" key (daemon/desktop/focus.h) */
+        AudioStore *audio;         /* borrowed, optional: the "audio" key (daemon/desktop/audio.h) */
         /* Borrowed, optional: what is known of a process for its threads (a
          * thread event then reads only the thread's name), and "boosts
          * withheld" and "thread rules applied" said once per process and

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "daemon/bus/bus.h"
+#include "daemon/bus/bus-audio.h"
 #include "daemon/bus/bus-focus.h"
 #include "daemon/bus/bus-auth.h"
 #include "daemon/bus/bus-util.h"
@@ -1287,11 +1288,16 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetFocus", SD_BUS_ARGS("u", pid),
                                 SD_BUS_RESULT("s", state, "s", fact), bus_method_get_focus,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetAudio", SD_BUS_ARGS("u", pid),
+                                SD_BUS_RESULT("s", state, "s", fact, "u", node),
+                                bus_method_get_audio, SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_ARGS("TaskApplied",
                                 SD_BUS_ARGS("u", pid, "u", tid, "s", rule, "s", settings), 0),
         SD_BUS_SIGNAL_WITH_ARGS("FocusChanged",
                                 SD_BUS_ARGS("s", cgroup, "u", pid, "s", state, "s", fact), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("AudioStream",
+                                SD_BUS_ARGS("u", pid, "s", state, "s", fact, "u", node), 0),
 
         SD_BUS_VTABLE_END,
 };
@@ -1493,6 +1499,14 @@ static void front_focus_changed(void *fe, FocusStore *store, const char *cgroup,
         bus_emit_focus_changed(fe, store, cgroup, pid);
 }
 
+static void front_audio_changed(void *fe, pid_t pid)
+{
+        Bus *b = fe;
+
+        if (b && b->bus && b->disconnect_slot)
+                bus_emit_audio_stream(b, b->bus, pid);
+}
+
 static void front_free(void *fe)
 {
         bus_free(fe);
@@ -1503,5 +1517,6 @@ const ManagerFrontEnd bus_front_end = {
         .start = front_start,
         .task_applied = front_task_applied,
         .focus_changed = front_focus_changed,
+        .audio_changed = front_audio_changed,
         .free = front_free,
 };

@@ -54,13 +54,15 @@ want = {
     "Reload": ("", "as"),
     "SetFocus": ("u", ""),
     "GetFocus": ("u", "ss"),
+    "GetAudio": ("u", "ssu"),
 }
 assert methods == want, "methods: %r" % methods
 for m in i.findall("method"):
     for a in m.findall("arg"):
         assert a.get("name"), "unnamed argument in %s" % m.get("name")
 signals = {s.get("name"): sig(s, "out") for s in i.findall("signal")}
-assert signals == {"TaskApplied": "uuss", "FocusChanged": "suss"}, "signals: %r" % signals
+assert signals == {"TaskApplied": "uuss", "FocusChanged": "suss",
+                   "AudioStream": "ussu"}, "signals: %r" % signals
 props = {}
 for p in i.findall("property"):
     ann = {a.get("name"): a.get("value") for a in p.findall("annotation")}

@@ -49,6 +49,7 @@ typedef struct Sample {
         char *env;         /* the live column's env: entries, NUL-separated */
         size_t env_size;
         const char *focused;
+        const char *audio;
         TaskNames *ancestors;
         size_t n_ancestors;
         Settings expected; /* mask 0: nothing */
@@ -147,7 +148,8 @@ static const ProfileExpect *table_profile(const Table *t, const char *name)
         return NULL;
 }
 
-/* The live column: "focused:yes", "focused:no", "env:NAME=value", comma-separated. */
+/* The live column: "focused:yes", "focused:no", "audio:playing", "audio:no",
+ * "env:NAME=value", comma-separated. */
 static int parse_live(Sample *s, unsigned lineno)
 {
         size_t n;
@@ -159,6 +161,8 @@ static int parse_live(Sample *s, unsigned lineno)
 
                 if (streq(it, "focused:yes") || streq(it, "focused:no"))
                         s->focused = it[8] == 'y' ? "yes" : "no";
+                else if (streq(it, "audio:playing") || streq(it, "audio:no"))
+                        s->audio = it[6] == 'p' ? "playing" : "no";
                 else if (strncmp(it, "env:", 4) == 0 && strchr(it + 4, '=')) {
                         size_t l = strlen(it + 4) + 1;
 
@@ -167,8 +171,8 @@ static int parse_live(Sample *s, unsigned lineno)
                         s->env_size += l;
                         s->env[s->env_size] = 0;
                 } else {
-                        test_fail("%s:%u: live fact \"%s\": expected focused:yes, focused:no "
-                                  "or env:NAME=value", SAMPLES, lineno, it);
+                        test_fail("%s:%u: live fact \"%s\": expected focused:yes, focused:no, "
+                                  "audio:playing, audio:no or env:NAME=value", SAMPLES, lineno, it);
                         r = -EINVAL;
                 }
         }
@@ -276,6 +280,7 @@ static void table_fix_snapshots(Table *t)
                         .env = s->env,
                         .env_size = s->env_size,
                         .focused = s->focused,
+                        .audio = s->audio,
                         .ancestors = s->ancestors,
                         .n_ancestors = s->n_ancestors,
                 };

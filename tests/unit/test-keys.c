@@ -237,6 +237,34 @@ static void test_focused(void)
         check(!focused_matches("focused:yes", "yes", true));
 }
 
+static bool audio_matches(const char *match, const char *audio, bool trusted)
+{
+        char text[256];
+        TaskSnapshot t = { .names = { .comm = "x" }, .audio = audio, .trusted_view = trusted };
+        MatchResult m;
+        Policy *p;
+
+        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
+        p = load(text);
+        CHECK(policy_match(p, &t, &m, NULL) == 0);
+        policy_free(p);
+        return m.n_matched == 1;
+}
+
+/* audio:playing|no: the audio store's verdict; nothing when it is unknown,
+ * and nothing in the trusted view (the user starts their own streams). */
+static void test_audio(void)
+{
+        check(plan_of("audio:playing", "") == PROC_READ_IDS);
+        check(audio_matches("audio:playing", "playing", false));
+        check(!audio_matches("audio:playing", "no", false));
+        check(audio_matches("audio:no", "no", false));
+        check(!audio_matches("audio:playing", NULL, false));
+        check(!audio_matches("audio:no", NULL, false));
+        check(audio_matches("!audio:playing", NULL, false));
+        check(!audio_matches("audio:playing", "playing", true));
+}
+
 int main(void)
 {
         test_rows();
@@ -245,5 +273,6 @@ int main(void)
         test_env();
         test_env_errors();
         test_focused();
+        test_audio();
         return test_result();
 }
