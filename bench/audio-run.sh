@@ -73,6 +73,17 @@ ra_pw_nice() {
 }
 ra_latniced_applied() { [ "$(ra_pw_nice)" = -11 ]; }
 
+# Is gcc compiling yet (a cc1 below the build's loop, audio_load's first
+# process)?
+ra_compiling() {
+        local p c
+        for p in $(au_tree_of "${au_pids[4]}"); do
+                { read -r c <"/proc/$p/comm"; } 2>/dev/null || continue
+                [ "$c" != cc1 ] || return 0
+        done
+        return 1
+}
+
 # One line per process of the run (the session, the players, make, gcc's
 # cc1; two of each name at most): its autogroup, its cgroup in the v1 cpu
 # hierarchy (else cgroup2), and each thread's policy/rt priority/nice, as
@@ -149,6 +160,8 @@ run_one() { # topo quantum cond round
         # the script runs, which in the cgroups topology is above the whole
         # tree and gets ahead of all of it (bench/README.md, sched-effect),
         # so not while pw-profiler records.
+        au_wait "a cc1 of the build" ra_compiling ||
+                echo "real-audio: WARNING: $t $q $c round $r: $au_why" >&2
         ra_attrs "$t $q $c $r" >"$dir/attrs.txt"
         cat "$dir/attrs.txt" >>"$out/attrs.txt"
         sleep "$warmup"

@@ -37,23 +37,23 @@ ra_ratio() { # a b
 }
 
 summary() {
-        local t q none lat rt n goal
+        local t q none lat rt n nl nr goal
         echo "# late cycles per 10,000 (pw-profiler: started > 1.3 quanta after the previous cycle,"
         echo "# or finished after the quantum), median of the rounds; ${duration} s per run, $jobs make jobs"
         echo
-        echo "| topology | quantum | period µs | none | latniced | rt | none/rt | latniced/rt | latniced within 1.1x+1 of rt | runs |"
+        echo "| topology | quantum | period µs | none | latniced | rt | none/rt | latniced/rt | latniced within 1.1x+1 of rt | runs none/latniced/rt |"
         echo "|---|---|---|---|---|---|---|---|---|---|"
         for t in $topologies; do
                 for q in $quanta; do
                         read -r none n < <(ra_median "$t" "$q" none)
-                        read -r lat _ < <(ra_median "$t" "$q" latniced)
-                        read -r rt _ < <(ra_median "$t" "$q" rt)
+                        read -r lat nl < <(ra_median "$t" "$q" latniced)
+                        read -r rt nr < <(ra_median "$t" "$q" rt)
                         goal=n/a
                         if [ "$lat" != - ] && [ "$rt" != - ]; then
                                 goal=$(awk -v l="$lat" -v r="$rt" 'BEGIN { print (l <= 1.1 * r + 1) ? "yes" : "no" }')
                         fi
                         printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "$q" "$(ra_period "$t" "$q")" \
-                                "$none" "$lat" "$rt" "$(ra_ratio "$none" "$rt")" "$(ra_ratio "$lat" "$rt")" "$goal" "$n"
+                                "$none" "$lat" "$rt" "$(ra_ratio "$none" "$rt")" "$(ra_ratio "$lat" "$rt")" "$goal" "$n/$nl/$nr"
                 done
         done
         echo

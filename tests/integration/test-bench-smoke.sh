@@ -373,7 +373,7 @@ else
                 has "$TMP/ra/results.md" "^\| $t \| 128 \| 2666 \| " real-audio
         done
         m="($num|-)"
-        has "$TMP/ra/results.md" "^\| flat \| 128 \| 2666 \| $m \| $m \| $m \| ($num|inf|n/a) \| ($num|inf|n/a) \| (yes|no|n/a) \| [01] \|$" real-audio
+        has "$TMP/ra/results.md" "^\| flat \| 128 \| 2666 \| $m \| $m \| $m \| ($num|inf|n/a) \| ($num|inf|n/a) \| (yes|no|n/a) \| [01]/[01]/[01] \|$" real-audio
         has "$TMP/ra/results.md" '^# runs left out \(another latniced on the machine changed their processes\): [0-9]+$' real-audio
         # One line per run: cycles, late, per 10,000, the quantum, whether
         # another latniced on the machine touched the run (then left out).
