@@ -7,9 +7,11 @@
 # sched-effect leaves no cgroup and no process behind. sched-effect runs in
 # each topology; where the sleeper and the hogs ran, and the group knobs of
 # the g-* conditions, are read back from the kernel (/proc/PID/autogroup,
-# /proc/PID/cgroup, the cgroup files) while they run.
+# /proc/PID/cgroup, the cgroup files) while they run. real-audio runs real
+# PipeWire beside a real compile in the flat and cgroups topologies (a skip
+# where PipeWire cannot run a session).
 #
-#   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 90 s)
+#   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 2 minutes)
 set -uo pipefail
 BUILD=$(cd "${1:?build root}" && pwd)
 # bench/machine.sh's latnicectl: this build's, not build/ beside bench/ (which
@@ -341,6 +343,79 @@ interrupt_cgroups() { # signal
 if [ "$cgroups" = 1 ]; then
         interrupt_cgroups TERM
         interrupt_cgroups INT
+fi
+
+# ---- real-audio: real PipeWire beside a real compile, 3 s per run -----------------
+# flat: every condition; cgroups: latniced (a skip if the machine has no cpu
+# controller, or if PipeWire cannot run a session here). What each run's
+# processes ran with is the benchmark's reading of /proc (attrs.txt).
+echo "# real-audio"
+ra_topo=flat
+# (a v1 cpu hierarchy, or cgroup2 handing cpu to its children)
+cg_find_ra() { awk '$3 == "cgroup" && ("," $4 ",") ~ /,cpu,/ { f = 1 } END { exit !f }' /proc/mounts ||
+        grep -qw cpu "$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)/cgroup.subtree_control" 2>/dev/null; }
+cg_find_ra && ra_topo=flat,cgroups
+rc=0
+bash bench/real-audio.sh --smoke --topology "$ra_topo" --build "$BUILD" --out "$TMP/ra" >"$TMP/ra.out" 2>&1 &
+ra_pid=$!
+wait "$ra_pid" || rc=$?
+if [ $rc = 77 ]; then
+        echo "# real-audio skipped: $(grep '^real-audio: ' "$TMP/ra.out" | head -n 3)"
+else
+        [ $rc = 0 ] || { cat "$TMP/ra.out" >&2; fail "real-audio exited with $rc"; }
+        tail -n 6 "$TMP/ra.out"
+        machine_lines "$TMP/ra.out" real-audio
+        has "$TMP/ra.out" '^load before: ' real-audio
+        has "$TMP/ra.out" '^load after: ' real-audio
+        # The quantum is the one asked for (2666 µs: 128 samples at 48 kHz),
+        # not the 1024 of PipeWire's vm.overrides.
+        for t in ${ra_topo//,/ }; do
+                has "$TMP/ra/results.md" "^\| $t \| 128 \| 2666 \| " real-audio
+        done
+        m="($num|-)"
+        has "$TMP/ra/results.md" "^\| flat \| 128 \| 2666 \| $m \| $m \| $m \| ($num|inf|n/a) \| ($num|inf|n/a) \| (yes|no|n/a) \| [01]/[01]/[01] \|$" real-audio
+        has "$TMP/ra/results.md" '^# runs left out \(another latniced on the machine changed their processes\): [0-9]+$' real-audio
+        # One line per run: cycles, late, per 10,000, the quantum, whether
+        # another latniced on the machine touched the run (then left out).
+        runs=3
+        [ "$ra_topo" = flat ] || runs=6
+        [ "$(grep -cP "^1\t(flat|cgroups)\t128\t(none|latniced|rt)\t[1-9][0-9]*\t[0-9]+\t[0-9.]+\t2666\t[01]$" \
+                "$TMP/ra/results.tsv")" = "$runs" ] ||
+                { cat "$TMP/ra/results.tsv" >&2; fail "real-audio: results.tsv has not one line per run"; }
+        # none: no real-time thread anywhere (module-rt left out); rt: the
+        # server's data thread SCHED_FIFO; latniced: the audio profile's
+        # nice on pipewire and pipewire-pulse, the compilers SCHED_IDLE.
+        ra_attr() { grep "^$1 128 $2 1 $3 " "$TMP/ra/attrs.txt" ||
+                { cat "$TMP/ra/attrs.txt" >&2; fail "real-audio: no $3 in $1 $2"; }; }
+        ! grep -E "^flat 128 (none|latniced) .*=fifo/" "$TMP/ra/attrs.txt" ||
+                fail "real-audio: a real-time thread without module-rt"
+        ra_attr flat rt pipewire | grep -q '=fifo/[1-9]' || fail "real-audio rt: pipewire has no SCHED_FIFO thread"
+        for p in pipewire pipewire-pulse; do
+                ra_attr flat latniced "$p" | grep -Eq "^([^ ]+ ){8}[0-9]+=other/0/-11( |$)" ||
+                        fail "real-audio latniced: $p not at nice -11"
+        done
+        ra_attr flat latniced cc1 | grep -Eq '=idle/0/19( |$)' || fail "real-audio latniced: cc1 not SCHED_IDLE nice 19"
+        if [ "$ra_topo" = flat,cgroups ]; then
+                u='/latnice-bench-[0-9]+/user.slice/user-[0-9]+.slice/user@[0-9]+.service'
+                ra_attr cgroups latniced pipewire | grep -Eq " cg=$u/session.slice/pipewire.service " ||
+                        fail "real-audio cgroups: pipewire not in session.slice/pipewire.service"
+                ra_attr cgroups latniced pipewire-pulse | grep -Eq " cg=$u/session.slice/pipewire-pulse.service " ||
+                        fail "real-audio cgroups: pipewire-pulse not in its service"
+                ra_attr cgroups latniced cc1 | grep -Eq " cg=$u/app.slice/app-build.scope " ||
+                        fail "real-audio cgroups: cc1 not in app.slice/app-build.scope"
+                ra_attr cgroups latniced pw-play | grep -Eq " cg=$u/app.slice/app-player.scope " ||
+                        fail "real-audio cgroups: pw-play not in app.slice/app-player.scope"
+                [ -z "$(find /sys/fs/cgroup -mindepth 1 -maxdepth 2 -name "latnice-bench-$ra_pid" 2>/dev/null)" ] ||
+                        fail "real-audio left its cgroup tree behind"
+        fi
+        # Nothing of the runs is left: no latniced, none of their processes.
+        no_leak real-audio
+        for p in $(grep -o ' pid=[0-9]*' "$TMP/ra/attrs.txt" | cut -d= -f2 | sort -u); do
+                if running "$p"; then
+                        c=$(cat "/proc/$p/comm" 2>/dev/null)
+                        grep -q " $c pid=$p " "$TMP/ra/attrs.txt" && fail "real-audio left $c ($p) running"
+                fi
+        done
 fi
 
 # ---- io-effect: 16 MiB, one repeat (77: no O_DIRECT under $TMP) --------------------
