@@ -57,6 +57,27 @@ static pid_t spawn(char *const envp[], bool traceme)
         return pid;
 }
 
+/* PID sleeps (state S in its stat): sleep(1) waits in nanosleep, so its
+ * exec is over. The exe link alone is not enough: it shows the new program
+ * from begin_new_exec() on, before the new stack and its environment are
+ * set up (environ then reads empty). */
+static bool asleep(pid_t pid)
+{
+        char path[64], buf[512], *p;
+        FILE *f;
+        size_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && p[2] == 'S';
+}
+
 /* Wait until PID runs sleep (its exec is done, its environment is new). */
 static void wait_exec(pid_t pid, bool traced)
 {
@@ -71,7 +92,7 @@ static void wait_exec(pid_t pid, bool traced)
                 char exe[64], *t = NULL;
 
                 snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-                if (readlink_malloc(exe, &t) >= 0 && strstr(t, "sleep")) {
+                if (readlink_malloc(exe, &t) >= 0 && strstr(t, "sleep") && asleep(pid)) {
                         free(t);
                         return;
                 }
