@@ -1249,6 +1249,52 @@ int verb_reload(int argc, char **argv, const CliOptions *o)
 
 /* ---- monitor ---------------------------------------------------------- */
 
+/* One monitor line as JSON: the object is opened with the time and, for a
+ * signal other than TaskApplied, its "event"; the caller adds its fields and
+ * ends it with monitor_json_end(). */
+static void monitor_json_begin(JsonWriter *w, const struct timespec *ts, const char *event)
+{
+        json_writer_init(w, stdout);
+        json_writer_set_pretty(w, false);
+        json_begin_object(w);
+        json_kv_uint(w, "timestamp_usec",
+                     (uint64_t) ts->tv_sec * 1000000u + (uint64_t) ts->tv_nsec / 1000u);
+        if (event)
+                json_kv_string(w, "event", event);
+}
+
+static int monitor_json_end(JsonWriter *w)
+{
+        json_end_object(w);
+        return json_writer_finish(w);
+}
+
+/* "HH:MM:SS.mmm" of TS, local time, in WHEN. */
+static void monitor_when(const struct timespec *ts, char when[static 48])
+{
+        char hms[32] = "";
+        struct tm tm;
+        time_t t = ts->tv_sec;
+
+        if (localtime_r(&t, &tm))
+                strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+        snprintf(when, 48, "%s.%03ld", hms, ts->tv_nsec / 1000000);
+}
+
+/* A text line was printed: flushed, or the monitor ends (stdout gone). */
+static int monitor_flush(void)
+{
+        return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+/* R < 0: writing failed, the monitor ends with exit status 1. */
+static int monitor_done(sd_bus_message *m, int r)
+{
+        if (r < 0)
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        return 0;
+}
+
 static int on_task_applied(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         const CliOptions *o = userdata;
@@ -1267,33 +1313,22 @@ static int on_task_applied(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (o->json) {
                 JsonWriter w;
 
-                json_writer_init(&w, stdout);
-                json_writer_set_pretty(&w, false);
-                json_begin_object(&w);
-                json_kv_uint(&w, "timestamp_usec",
-                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
+                monitor_json_begin(&w, &ts, NULL);
                 json_kv_uint(&w, "pid", pid);
                 json_kv_uint(&w, "tid", tid);
                 json_kv_string(&w, "rule", rule);
                 json_kv_string(&w, "settings", settings);
-                json_end_object(&w);
-                r = json_writer_finish(&w);
+                r = monitor_json_end(&w);
         } else {
                 _cleanup_free_ char *r_clean = cell_sanitize(rule), *s_clean = cell_sanitize(settings);
-                struct tm tm;
-                char when[32] = "";
-                time_t t = ts.tv_sec;
+                char when[48];
 
-                if (localtime_r(&t, &tm))
-                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
-                printf("%s.%03ld pid %" PRIu32 " tid %" PRIu32 " rule %s: %s\n", when,
-                       ts.tv_nsec / 1000000, pid, tid, r_clean ? r_clean : "?",
-                       s_clean ? s_clean : "?");
-                r = fflush(stdout) == 0 ? 0 : -EIO;
+                monitor_when(&ts, when);
+                printf("%s pid %" PRIu32 " tid %" PRIu32 " rule %s: %s\n", when, pid, tid,
+                       r_clean ? r_clean : "?", s_clean ? s_clean : "?");
+                r = monitor_flush();
         }
-        if (r < 0)
-                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
-        return 0;
+        return monitor_done(m, r);
 }
 
 /* FocusChanged(cgroup, pid, state, fact): one line, "focus" instead of a rule. */
@@ -1314,38 +1349,25 @@ static int on_focus_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (o->json) {
                 JsonWriter w;
 
-                json_writer_init(&w, stdout);
-                json_writer_set_pretty(&w, false);
-                json_begin_object(&w);
-                json_kv_uint(&w, "timestamp_usec",
-                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
-                json_kv_string(&w, "event", "focus");
+                monitor_json_begin(&w, &ts, "focus");
                 json_kv_string(&w, "cgroup", cgroup);
                 json_kv_uint(&w, "pid", pid);
                 json_kv_string(&w, "focused", state);
                 json_kv_string(&w, "fact", fact);
-                json_end_object(&w);
-                r = json_writer_finish(&w);
+                r = monitor_json_end(&w);
         } else {
                 _cleanup_free_ char *f_clean = cell_sanitize(fact), *c_clean = cell_sanitize(cgroup);
-                struct tm tm;
-                char when[32] = "";
-                time_t t = ts.tv_sec;
+                char when[48];
 
-                if (localtime_r(&t, &tm))
-                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+                monitor_when(&ts, when);
                 if (pid > 0)
-                        printf("%s.%03ld focus pid %" PRIu32 ": %s\n", when, ts.tv_nsec / 1000000,
-                               pid, f_clean ? f_clean : "?");
+                        printf("%s focus pid %" PRIu32 ": %s\n", when, pid, f_clean ? f_clean : "?");
                 else
-                        printf("%s.%03ld focus %s: %s\n", when, ts.tv_nsec / 1000000,
-                               c_clean ? c_clean : "?", f_clean && *f_clean ? f_clean
-                                                                         : "no longer known");
-                r = fflush(stdout) == 0 ? 0 : -EIO;
+                        printf("%s focus %s: %s\n", when, c_clean ? c_clean : "?",
+                               f_clean && *f_clean ? f_clean : "no longer known");
+                r = monitor_flush();
         }
-        if (r < 0)
-                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
-        return 0;
+        return monitor_done(m, r);
 }
 
 /* AudioStream(pid, state, fact, node): one line, "audio" instead of a rule. */
@@ -1366,33 +1388,22 @@ static int on_audio_stream(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (o->json) {
                 JsonWriter w;
 
-                json_writer_init(&w, stdout);
-                json_writer_set_pretty(&w, false);
-                json_begin_object(&w);
-                json_kv_uint(&w, "timestamp_usec",
-                             (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u);
-                json_kv_string(&w, "event", "audio");
+                monitor_json_begin(&w, &ts, "audio");
                 json_kv_uint(&w, "pid", pid);
                 json_kv_string(&w, "audio", state);
                 json_kv_uint(&w, "node", node);
                 json_kv_string(&w, "fact", fact);
-                json_end_object(&w);
-                r = json_writer_finish(&w);
+                r = monitor_json_end(&w);
         } else {
                 _cleanup_free_ char *f_clean = cell_sanitize(fact);
-                struct tm tm;
-                char when[32] = "";
-                time_t t = ts.tv_sec;
+                char when[48];
 
-                if (localtime_r(&t, &tm))
-                        strftime(when, sizeof(when), "%H:%M:%S", &tm);
-                printf("%s.%03ld audio pid %" PRIu32 ": %s\n", when, ts.tv_nsec / 1000000, pid,
+                monitor_when(&ts, when);
+                printf("%s audio pid %" PRIu32 ": %s\n", when, pid,
                        f_clean && *f_clean ? f_clean : "no longer known");
-                r = fflush(stdout) == 0 ? 0 : -EIO;
+                r = monitor_flush();
         }
-        if (r < 0)
-                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
-        return 0;
+        return monitor_done(m, r);
 }
 
 static int on_monitor_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
