@@ -414,12 +414,11 @@ int audio_pw_new(sd_event *event, AudioStore *store, const char *proc_root,
                 return -ENOMEM;
         /* undone by pw_deinit() in audio_pw_free() */
         pw_init(NULL, NULL);
-        pw->initialized = true;
         /* latniced's log says what matters; libpipewire's own warnings (no
          * real-time, no modules from the configuration) are not latniced's */
         pw_log_set_level(SPA_LOG_LEVEL_ERROR);
-        *pw = (AudioPw){ .store = store, .proc_root = proc_root ?: "/proc", .changed = changed,
-                         .lost = lost, .userdata = userdata };
+        *pw = (AudioPw){ .initialized = true, .store = store, .proc_root = proc_root ?: "/proc",
+                         .changed = changed, .lost = lost, .userdata = userdata };
         pw->loop = pw_loop_new(NULL);
         if (!pw->loop)
                 return -EIO;
