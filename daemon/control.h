@@ -164,10 +164,11 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
  * (static), *RET_FACT (owned by the caller) the live fact, like "focused
  * since 12:03:11 (user.xdg.inactive-since on CGROUP)" or "focused
  * (SetForegroundProcess from pid 812)", "" when unknown; *RET_UID the
- * process's real uid. -ESRCH, -ENOMEM.
+ * process's real uid. PID is read held by a pidfd (as manager_set_focus()):
+ * -ESRCH, -EINVAL (a thread id; *RET_ERROR says which process), -ENOMEM.
  */
 int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uid_t *ret_uid);
+                      uid_t *ret_uid, char **ret_error);
 
 /* ---- Audio (daemon/desktop/audio.h) ------------------------------------------ */
 
@@ -176,7 +177,8 @@ int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_
  * (static), *RET_FACT (owned by the caller) the live fact, like "playing
  * audio through PipeWire node 57 since 12:03:11 (uid 1000's PipeWire)", ""
  * when unknown; *RET_NODE the running node (0: none); *RET_UID the
- * process's real uid. -ESRCH, -ENOMEM.
+ * process's real uid. As manager_get_focus(): -ESRCH, -EINVAL (*RET_ERROR),
+ * -ENOMEM.
  */
 int manager_get_audio(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uint32_t *ret_node, uid_t *ret_uid);
+                      uint32_t *ret_node, uid_t *ret_uid, char **ret_error);

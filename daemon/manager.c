@@ -1301,16 +1301,18 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
 }
 
 int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uid_t *ret_uid)
+                      uid_t *ret_uid, char **ret_error)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         FocusFact f;
         int r;
 
-        r = proc_task_read(m->opts.proc_root, pid, 0,
-                           PROC_READ_STAT | PROC_READ_IDS | PROC_READ_CGROUP, &p);
+        /* Held by a pidfd, as SetFocus: the uid that decides who may see
+         * the answer and the cgroup it is looked up by are one process's. */
+        r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
+                           ret_error);
         if (r < 0)
-                return errno_is_gone(r) ? -ESRCH : r;
+                return r;
         f = focus_store_lookup(m->focus, p->view.uid, pid, p->ppid, p->view.cgroup);
         r = focus_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
                               ret_fact);
@@ -1343,15 +1345,17 @@ static void on_audio_changed(void *userdata, uid_t uid, pid_t pid, uint32_t node
 }
 
 int manager_get_audio(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uint32_t *ret_node, uid_t *ret_uid)
+                      uint32_t *ret_node, uid_t *ret_uid, char **ret_error)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         AudioFact f;
         int r;
 
-        r = proc_task_read(m->opts.proc_root, pid, 0, PROC_READ_STAT | PROC_READ_IDS, &p);
+        /* As GetFocus: one process's uid and pid, held by a pidfd. */
+        r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
+                           ret_error);
         if (r < 0)
-                return errno_is_gone(r) ? -ESRCH : r;
+                return r;
         f = audio_store_lookup(m->audio, p->view.uid, pid);
         r = audio_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
                               ret_fact);

@@ -14,7 +14,7 @@
 
 int bus_method_get_audio(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        _cleanup_free_ char *fact = NULL;
+        _cleanup_free_ char *fact = NULL, *why = NULL;
         Bus *b = userdata;
         const char *state = "";
         BusCaller c = {};
@@ -29,11 +29,8 @@ int bus_method_get_audio(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = bus_caller_get(m, &c, error);
         if (r < 0)
                 return r;
-        r = manager_get_audio(bus_manager(b), pid, &state, &fact, &node, &uid);
-        if (r == -ESRCH || (r >= 0 && !c.privileged && uid != c.uid))
-                /* another user's process: as if there were none */
-                return sd_bus_error_setf(error, LATNICE_BUS_ERROR_NO_SUCH_PROCESS,
-                                         "No process %d of yours", (int)pid);
+        r = manager_get_audio(bus_manager(b), pid, &state, &fact, &node, &uid, &why);
+        r = bus_getter_error(r, &c, uid, pid, "GetAudio", why, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(m, "ssu", state, fact, node);
@@ -48,7 +45,7 @@ void bus_emit_audio_stream(Bus *b, sd_bus *bus, pid_t pid)
         int r;
 
         /* a process gone already: it plays no more, and is nobody's to see */
-        if (manager_get_audio(bus_manager(b), pid, &state, &fact, &node, &uid) < 0)
+        if (manager_get_audio(bus_manager(b), pid, &state, &fact, &node, &uid, NULL) < 0)
                 return;
         r = sd_bus_emit_signal(bus, LATNICE_BUS_PATH, LATNICE_BUS_INTERFACE, "AudioStream",
                                "ussu", (uint32_t)pid, state, strempty(fact), node);

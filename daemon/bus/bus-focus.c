@@ -95,9 +95,22 @@ static int method_s76_set_foreground(sd_bus_message *m, void *userdata, sd_bus_e
         return set_focus(m, userdata, "SetForegroundProcess", error);
 }
 
+int bus_getter_error(int r, const BusCaller *c, uid_t uid, pid_t pid, const char *method,
+                     const char *why, sd_bus_error *error)
+{
+        if (r == -ESRCH || (r >= 0 && !c->privileged && uid != c->uid))
+                /* another user's process: as if there were none */
+                return sd_bus_error_setf(error, LATNICE_BUS_ERROR_NO_SUCH_PROCESS,
+                                         "No process %d of yours", (int)pid);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, LATNICE_BUS_ERROR_REFUSED, "%s: %s", method,
+                                         why ?: "not a process");
+        return r < 0 ? r : 0;
+}
+
 int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        _cleanup_free_ char *fact = NULL;
+        _cleanup_free_ char *fact = NULL, *why = NULL;
         Bus *b = userdata;
         const char *state = "";
         BusCaller c = {};
@@ -111,11 +124,8 @@ int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = bus_caller_get(m, &c, error);
         if (r < 0)
                 return r;
-        r = manager_get_focus(bus_manager(b), pid, &state, &fact, &uid);
-        if (r == -ESRCH || (r >= 0 && !c.privileged && uid != c.uid))
-                /* another user's process: as if there were none */
-                return sd_bus_error_setf(error, LATNICE_BUS_ERROR_NO_SUCH_PROCESS,
-                                         "No process %d of yours", (int)pid);
+        r = manager_get_focus(bus_manager(b), pid, &state, &fact, &uid, &why);
+        r = bus_getter_error(r, &c, uid, pid, "GetFocus", why, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(m, "ss", state, fact);

@@ -36,6 +36,13 @@ int bus_caller_get(sd_bus_message *m, BusCaller *ret, sd_bus_error *error);
 int bus_read_pid_arg(Bus *b, sd_bus_message *m, pid_t *ret, sd_bus_error *error);
 BusFocus *bus_focus_of(Bus *b);
 
+/* The answer of a getter of a fact about PID (GetFocus, GetAudio) to
+ * caller C when reading it gave R (UID its owner, WHY the reader's
+ * message): NoSuchProcess for another user's process, as for one that does
+ * not exist; Refused for a thread id. 0: answer. */
+int bus_getter_error(int r, const BusCaller *c, uid_t uid, pid_t pid, const char *method,
+                     const char *why, sd_bus_error *error);
+
 int bus_focus_new(BusFocus **ret);
 BusFocus *bus_focus_free(BusFocus *f);
 

@@ -1464,7 +1464,7 @@ static void bus_emit_focus_changed(Bus *b, FocusStore *store, const char *cgroup
         if (pid > 0) {
                 const char *state;
 
-                if (manager_get_focus(b->manager, pid, &state, &fact, &uid) < 0)
+                if (manager_get_focus(b->manager, pid, &state, &fact, &uid, NULL) < 0)
                         return;
                 f.state = streq(state, "yes") ? FOCUS_YES : streq(state, "no") ? FOCUS_NO
                                                                              : FOCUS_UNKNOWN;

@@ -38,8 +38,11 @@ int focus_pid_read(const char *proc_root, const KernelOps *k, bool pidfds, pid_t
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
         _cleanup_close_ int pidfd = -EBADF;
+        _cleanup_free_ char *unasked = NULL;
         int r;
 
+        if (!ret_error)
+                ret_error = &unasked;
         k = kernel_ops(k);
         if (pidfds) {
                 pidfd = hold(proc_root, k, pid, ret_error);

@@ -19,7 +19,8 @@
  * not of one that took its pid in between (the applier's "Pid reuse").
  * -EINVAL: PID is a thread, not a process (the foreground is a process);
  * -ESRCH: no such process, a kernel thread, a zombie, or it exited while it
- * was read; both with a message in *RET_ERROR. Other negative errnos: the
+ * was read; both with a message in *RET_ERROR (RET_ERROR NULL: not
+ * wanted). Other negative errnos: the
  * reads failed.
  */
 int focus_pid_read(const char *proc_root, const KernelOps *k, bool pidfds, pid_t pid,

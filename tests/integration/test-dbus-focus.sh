@@ -223,6 +223,17 @@ expect_fail "SetFocus on a thread id" "is a thread, not a process: name its thre
         call SetFocus u "$TID"
 expect_fail "SetForegroundProcess on a thread id" "is a thread, not a process" s76 "$TID"
 keep_nice "$B" -5 "a refused thread id takes no focus from B"
+# The getters read the named pid the same way (their answer is only for
+# the process's own user): a thread id is refused, B's focus is told.
+expect_fail "GetFocus on a thread id" "GetFocus: pid $TID is a thread, not a process" \
+        call GetFocus u "$TID"
+expect_fail "GetAudio on a thread id" "GetAudio: pid $TID is a thread, not a process" \
+        call GetAudio u "$TID"
+got=$(call GetFocus u "$B") || fail "GetFocus on B failed"
+case $got in *'"data":["yes","focused'*) ;; *) fail "GetFocus on B: '$got', expected yes" ;; esac
+expect_fail "GetFocus by nobody on root's B" "NoSuchProcess|No process $B of yours" \
+        as_nobody busctl --address="$ADDR" call org.latnice.Daemon1 /org/latnice/Daemon1 \
+        org.latnice.Daemon1 GetFocus u "$B"
 
 daemon_alive "after the focus tests"
 echo "PASS"
