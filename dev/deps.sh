@@ -30,6 +30,12 @@ LATNICE_TEST_PACKAGES=(
         clang libclang-rt-14-dev dbus systemd util-linux procps python3 groff-base zsh
         mmdebstrap e2fsprogs lintian pipewire pipewire-bin wireplumber
 )
+# What tests/podman-kube-play.sh (LATNICE_TEST_PODMAN=1) uses on top: the
+# engine, the pod's infra init, runc (crun refuses hybrid cgroup hosts) and
+# python3's yaml for the pod spec. mmdebstrap is among the test packages.
+LATNICE_PODMAN_PACKAGES=(
+        podman catatonit runc python3-yaml
+)
 # What dev/build-deb (the Debian package, debian/) needs on top of the build
 # dependencies: debhelper, and debian/control's test-only build dependencies.
 # lintian (dev/build-deb --lintian, in dev/test) is among the test packages.

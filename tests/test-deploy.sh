@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # deploy/: the Kubernetes manifest parses (python3's yaml) and carries what
-# docs/fleet.md says: hostPID, exactly the capabilities of latniced.service's
+# docs/fleet.md says: hostPID, hostNetwork, exactly the capabilities of latniced.service's
 # CapabilityBoundingSet=, all others dropped, not privileged; the host's
 # cgroup filesystem and /run/latnice; the ConfigMap mounted as the admin
 # drop-in directory; probes that run latnicectl status on the pod's bus;
@@ -28,6 +28,7 @@ assert set(kinds) == {"Namespace", "ConfigMap", "DaemonSet"}, kinds.keys()
 ds, cm = kinds["DaemonSet"], kinds["ConfigMap"]
 spec = ds["spec"]["template"]["spec"]
 assert spec["hostPID"] is True, "hostPID"
+assert spec.get("hostNetwork") is True, "hostNetwork (the proc connector)"
 assert spec.get("hostUsers", True) is True, "hostUsers"
 ru = ds["spec"]["updateStrategy"]
 assert ru["type"] == "RollingUpdate", ru
