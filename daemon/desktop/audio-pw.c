@@ -432,8 +432,14 @@ int audio_pw_new(sd_event *event, AudioStore *store, const char *proc_root,
          * node: no thread */
         (void)pw_data_loop_stop(pw_context_get_data_loop(pw->context));
         if (!pw_context_load_module(pw->context, "libpipewire-module-protocol-native", NULL,
-                                    NULL))
-                return -EIO;
+                                    NULL)) {
+                /* a module, not the library: Debian packs it apart
+                 * (libpipewire-0.3-modules), which the library does not pull in */
+                log_warning("Cannot load PipeWire's native protocol module "
+                            "(libpipewire-module-protocol-native, in Debian's package "
+                            "libpipewire-0.3-modules): %m");
+                return -ENOPKG;
+        }
         r = sd_event_add_io(event, &pw->io, pw_loop_get_fd(pw->loop), EPOLLIN, on_io, pw);
         if (r < 0)
                 return r;

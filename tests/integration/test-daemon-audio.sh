@@ -81,6 +81,20 @@ if grep -q "Built without libpipewire" "$LOG"; then
         exit 77
 fi
 
+# Without PipeWire's protocol module (Debian packs it apart from the
+# library, in libpipewire-0.3-modules), a second latniced says which
+# package it needs, and runs on.
+mkdir "$T/no-modules"
+PIPEWIRE_MODULE_DIR=$T/no-modules setpriv --pdeathsig TERM -- "$LATNICED" --foreground \
+        --bus none --config "$CONF" --policy-dir "$POL" --state-file "$T/nomod.state" \
+        --user-runtime-dir "$RUN" 2>"$T/nomod.log" &
+nomod=$!
+wait_until 10 grep -q "Ready:" "$T/nomod.log" || fail "latniced without the module did not start"
+kill "$nomod"
+wait "$nomod" || fail "latniced without the module: exit status $?"
+grep -q "libpipewire-0.3-modules" "$T/nomod.log" ||
+        fail "no word of libpipewire-0.3-modules without the module: $(grep -i pipewire "$T/nomod.log")"
+
 # nobody logs in: its runtime directory appears (inotify on $RUN)
 mkdir -m 0700 "$XDG"
 chown 65534:65534 "$XDG"
