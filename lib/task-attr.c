@@ -648,6 +648,46 @@ static int cpu_affinity_show(const SchedState *st, uint64_t *ret_ns, char **ret_
         return r < 0 ? r : 1;
 }
 
+/* ---- The state file ------------------------------------------------------ */
+
+/* The values a setting read back from the state file may have where its
+ * field has no range (a named value). */
+static bool policy_setting_ok(const Settings *s)
+{
+        return s->policy >= 0 && s->policy <= 7;
+}
+
+static bool io_class_setting_ok(const Settings *s)
+{
+        return s->io_class >= 0 && s->io_class <= LN_IOPRIO_CLASS_IDLE;
+}
+
+static bool io_nice_setting_ok(const Settings *s)
+{
+        return s->io_nice >= 0 && s->io_nice <= 7;
+}
+
+static bool oom_setting_ok(const Settings *s)
+{
+        return s->oom_score_adj >= OOM_SCORE_ADJ_MIN && s->oom_score_adj <= OOM_SCORE_ADJ_MAX;
+}
+
+static bool core_setting_ok(const Settings *s)
+{
+        return s->core_sched.mode >= 0 && s->core_sched.mode < _CORE_SCHED_MAX &&
+               s->core_sched.zero == 0;
+}
+
+static bool cpu_affinity_setting_ok(const Settings *s)
+{
+        return s->cpu_affinity.cache <= 1 && s->cpu_affinity.zero == 0;
+}
+
+/* IOClass and IONice share the raw ioprio: both entries hold it, a value
+ * of a known class (0..3 in bits 13..15). */
+#define IOPRIO_STATE                                                                           \
+        ATTR_STATE_INT(ioprio, 0, LN_IOPRIO_VALUE(LN_IOPRIO_CLASS_IDLE + 1, 0) - 1)
+
 /* ---- The registry -------------------------------------------------------- */
 
 #define FIELD(member) SETTING_FIELD_AT(member)
@@ -666,6 +706,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = latency_nice_changed,
                 .take = latency_nice_take,
                 .boost = latency_nice_boost,
+                .state = { 4, 1, { ATTR_STATE_INT(latency_nice, -20, 19), ATTR_STATE_INT(has_latency_nice, 0, 1) } },
         },
         {
                 .id = SETTING_SLICE,
@@ -678,6 +719,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = slice_changed,
                 .take = slice_take,
                 .boost = slice_boost,
+                .state = { 3, 1, { ATTR_STATE_INT(slice_ns, 0, 0), ATTR_STATE_INT(custom_slice, 0, 1) } },
         },
         {
                 .id = SETTING_NICE,
@@ -689,6 +731,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = nice_changed,
                 .take = nice_take,
                 .boost = nice_boost,
+                .state = { 2, 1, { ATTR_STATE_INT(nice, -20, 19) } },
         },
         {
                 .id = SETTING_POLICY,
@@ -700,6 +743,8 @@ static const TaskAttr task_attrs[] = {
                 .changed = policy_changed,
                 .take = policy_take,
                 .boost = policy_boost,
+                .state = { 1, 1, { ATTR_STATE_INT(policy, 0, 7), ATTR_STATE_INT(priority, 0, 0), ATTR_STATE_INT(flags, 0, 0) },
+                           policy_setting_ok },
         },
         {
                 .id = SETTING_UTIL_MIN,
@@ -713,6 +758,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = util_min_changed,
                 .take = util_min_take,
                 .boost = util_min_boost,
+                .state = { 5, 1, { ATTR_STATE_INT(util_min, 0, 1024) } },
         },
         {
                 .id = SETTING_UTIL_MAX,
@@ -726,6 +772,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = util_max_changed,
                 .take = util_max_take,
                 .boost = util_max_boost,
+                .state = { 6, 1, { ATTR_STATE_INT(util_max, 0, 1024) } },
         },
         {
                 .id = SETTING_TIMER_SLACK,
@@ -746,6 +793,7 @@ static const TaskAttr task_attrs[] = {
                 .show_column = "SLACK",
                 .show_key = "timer_slack_ns",
                 .show_value = timer_slack_show,
+                .state = { 7, 1, { ATTR_STATE_INT(timer_slack_ns, 0, 0) } },
         },
         {
                 .id = SETTING_IO_CLASS,
@@ -760,6 +808,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = ioprio_changed,
                 .take = ioprio_take,
                 .boost = io_class_boost,
+                .state = { 8, 1, { IOPRIO_STATE }, io_class_setting_ok },
         },
         {
                 .id = SETTING_IO_NICE,
@@ -774,6 +823,7 @@ static const TaskAttr task_attrs[] = {
                 .changed = ioprio_changed,
                 .take = ioprio_take,
                 .boost = io_nice_boost,
+                .state = { 9, 1, { IOPRIO_STATE }, io_nice_setting_ok },
         },
         {
                 .id = SETTING_OOM_SCORE_ADJ,
@@ -789,6 +839,8 @@ static const TaskAttr task_attrs[] = {
                 .changed = oom_changed,
                 .take = oom_take,
                 .boost = oom_boost,
+                .state = { 10, 1, { ATTR_STATE_INT(oom_score_adj, OOM_SCORE_ADJ_MIN, OOM_SCORE_ADJ_MAX) },
+                           oom_setting_ok },
         },
         {
                 .id = SETTING_CORE_SCHED,
@@ -803,6 +855,7 @@ static const TaskAttr task_attrs[] = {
                 .restore = core_attr_restore,
                 .changed = core_changed,
                 .take = core_take,
+                .state = { 11, 1, { ATTR_STATE_INT(core_cookie, 0, 0) }, core_setting_ok },
         },
         {
                 /* Never a boost: pinning only narrows the CPUs a task may
@@ -822,6 +875,7 @@ static const TaskAttr task_attrs[] = {
                 .show_column = "CPUS",
                 .show_key = "cpu_affinity",
                 .show_value = cpu_affinity_show,
+                .state = { 12, 1, { ATTR_STATE_TRIMMED(cpu_affinity) }, cpu_affinity_setting_ok },
         },
 };
 

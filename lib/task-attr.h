@@ -5,7 +5,7 @@
  * descriptor holds everything the rest of latnice needs to know about its
  * attribute: how it is parsed and printed, read into a SchedState, written,
  * restored, how a change by someone else is recognised, whether a value is
- * a boost and how `latnicectl get` shows it.
+ * a boost, how `latnicectl get` shows it and how the state file keeps it.
  * The applier (lib/thread-settings.c, daemon/apply/apply.c), bus-auth, the boost
  * rules, the CLI and the state file loop over the registry; a new attribute
  * is a descriptor here (lib/task-attr.c) and its value in Settings and
@@ -21,6 +21,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,6 +54,38 @@ typedef enum AttrShow {
         ATTR_SHOW_DURATION, /* a number of ns */
         ATTR_SHOW_TEXT,     /* a text */
 } AttrShow;
+
+/* One member of SchedState in an attribute's state file entry
+ * (daemon/state/state-attr.h): its bytes as they are in memory, and the
+ * range a value read back must be in. */
+typedef struct AttrStateMember {
+        uint16_t offset, size; /* size 0: no member (the end of the list) */
+        bool is_signed;
+        bool trim;        /* its trailing zero bytes are left out (a CPU set) */
+        int64_t min, max; /* both 0: any value */
+} AttrStateMember;
+
+#define _ATTR_STATE_AT(m)                                                                      \
+        .offset = offsetof(SchedState, m), .size = sizeof(((SchedState *)NULL)->m)
+/* An integer (or bool) member in MIN..MAX, any value if both are 0. */
+#define ATTR_STATE_INT(m, lo, hi)                                                              \
+        { _ATTR_STATE_AT(m), .is_signed = (__typeof__(((SchedState *)NULL)->m))-1 < 1,         \
+          .min = (lo), .max = (hi) }
+/* A member kept up to its last non-zero byte. */
+#define ATTR_STATE_TRIMMED(m) { _ATTR_STATE_AT(m), .trim = true }
+
+/* How the state file keeps an attribute: its entry's tag (the file's own,
+ * never reused or renumbered; not the SettingId, which may be reordered),
+ * the version of its payload (an entry of another version is skipped like
+ * an unknown tag), the SchedState members its original and expected
+ * values are, in this order, and what a setting read back must be besides
+ * task_attr_valid() (a named value; NULL: nothing more). */
+typedef struct AttrState {
+        uint16_t tag;
+        uint8_t version;
+        AttrStateMember members[3];
+        bool (*setting_ok)(const Settings *s);
+} AttrState;
 
 typedef struct TaskAttr {
         SettingId id;
@@ -97,6 +130,9 @@ typedef struct TaskAttr {
         AttrShow show;
         const char *show_column, *show_key;
         int (*show_value)(const SchedState *st, uint64_t *ret_ns, char **ret_text);
+
+        /* Its entry in the state file. */
+        AttrState state;
 
 } TaskAttr;
 

@@ -1,275 +1,112 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Owns the state file's per-attribute entries (state-attr.h): one codec per
- * task attribute, keyed by a tag of the file's own. */
+/* Owns the state file's per-attribute entries (state-attr.h): one codec for
+ * every task attribute, driven by the AttrState of its descriptor
+ * (lib/task-attr.c), which says its tag, version and members. */
 #include <assert.h>
 #include <string.h>
 
 #include "daemon/state/state-attr.h"
-#include "lib/core-sched.h"
-#include "lib/ioprio.h"
 #include "lib/macro.h"
 #include "lib/task-attr.h"
 
-typedef struct AttrCodec {
-        SettingId id;
-        uint16_t tag;    /* in the file: never reused, never renumbered */
-        uint8_t version; /* of this payload; another is skipped like an unknown tag */
-        /* The attribute's part of ST into P; returns its length (at most 255). */
-        size_t (*put)(const SchedState *st, uint8_t *p);
-        /* That part (N bytes) back into ST; false if N or a value is wrong. */
-        bool (*get)(const uint8_t *p, size_t n, SchedState *st);
-        /* A setting value task_attr_valid() cannot judge (a named one). */
-        bool (*setting_ok)(const Settings *s);
-        size_t part_max; /* the longest part put() gives */
-} AttrCodec;
-
-/* Fixed-size parts: the fields of a SchedState in a packed struct. */
-#define PART_PUT(type, p, ...)                                                                 \
-        ({                                                                                     \
-                type _v = { __VA_ARGS__ };                                                     \
-                memcpy((p), &_v, sizeof(_v));                                                  \
-                sizeof(_v);                                                                    \
-        })
-#define PART_GET(type, p, n, v) ((n) == sizeof(type) && (memcpy(&(v), (p), sizeof(type)), true))
-
-typedef struct __attribute__((packed)) PolicyPart {
-        int32_t policy;
-        uint32_t priority;
-        uint64_t flags;
-} PolicyPart;
-
-static size_t policy_put(const SchedState *st, uint8_t *p)
+/* The bytes one part of an entry takes at most. */
+static size_t part_max(const TaskAttr *a)
 {
-        return PART_PUT(PolicyPart, p, st->policy, st->priority, st->flags);
-}
+        size_t n = 0;
 
-static bool policy_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        PolicyPart v;
-
-        if (!PART_GET(PolicyPart, p, n, v) || v.policy < 0 || v.policy > 7)
-                return false;
-        st->policy = v.policy;
-        st->priority = v.priority;
-        st->flags = v.flags;
-        return true;
-}
-
-static bool policy_setting_ok(const Settings *s)
-{
-        return s->policy >= 0 && s->policy <= 7;
-}
-
-static size_t nice_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(int32_t, p, st->nice);
-}
-
-static bool nice_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        int32_t v;
-
-        if (!PART_GET(int32_t, p, n, v) || v < -20 || v > 19)
-                return false;
-        st->nice = v;
-        return true;
-}
-
-typedef struct __attribute__((packed)) SlicePart {
-        uint64_t slice_ns;
-        uint8_t custom;
-} SlicePart;
-
-static size_t slice_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(SlicePart, p, st->slice_ns, st->custom_slice);
-}
-
-static bool slice_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        SlicePart v;
-
-        if (!PART_GET(SlicePart, p, n, v) || v.custom > 1)
-                return false;
-        st->slice_ns = v.slice_ns;
-        st->custom_slice = v.custom;
-        return true;
-}
-
-typedef struct __attribute__((packed)) LatencyPart {
-        int32_t latency_nice;
-        uint8_t has;
-} LatencyPart;
-
-static size_t latency_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(LatencyPart, p, st->latency_nice, st->has_latency_nice);
-}
-
-static bool latency_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        LatencyPart v;
-
-        if (!PART_GET(LatencyPart, p, n, v) || v.has > 1 || v.latency_nice < -20 ||
-            v.latency_nice > 19)
-                return false;
-        st->latency_nice = v.latency_nice;
-        st->has_latency_nice = v.has;
-        return true;
-}
-
-static size_t util_min_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(uint32_t, p, st->util_min);
-}
-
-static bool util_min_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        uint32_t v;
-
-        if (!PART_GET(uint32_t, p, n, v) || v > 1024)
-                return false;
-        st->util_min = v;
-        return true;
-}
-
-static size_t util_max_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(uint32_t, p, st->util_max);
-}
-
-static bool util_max_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        uint32_t v;
-
-        if (!PART_GET(uint32_t, p, n, v) || v > 1024)
-                return false;
-        st->util_max = v;
-        return true;
-}
-
-static size_t slack_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(uint64_t, p, st->timer_slack_ns);
-}
-
-static bool slack_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        return PART_GET(uint64_t, p, n, st->timer_slack_ns);
-}
-
-/* IOClass and IONice share the raw ioprio: both entries hold it. */
-static size_t ioprio_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(int32_t, p, st->ioprio);
-}
-
-static bool ioprio_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        int32_t v;
-
-        if (!PART_GET(int32_t, p, n, v) || v < 0 || v > UINT16_MAX ||
-            LN_IOPRIO_CLASS(v) > LN_IOPRIO_CLASS_IDLE)
-                return false;
-        st->ioprio = v;
-        return true;
-}
-
-static bool io_class_setting_ok(const Settings *s)
-{
-        return s->io_class >= 0 && s->io_class <= LN_IOPRIO_CLASS_IDLE;
-}
-
-static bool io_nice_setting_ok(const Settings *s)
-{
-        return s->io_nice >= 0 && s->io_nice <= 7;
-}
-
-static size_t oom_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(int32_t, p, st->oom_score_adj);
-}
-
-static bool oom_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        int32_t v;
-
-        if (!PART_GET(int32_t, p, n, v) || v < OOM_SCORE_ADJ_MIN || v > OOM_SCORE_ADJ_MAX)
-                return false;
-        st->oom_score_adj = v;
-        return true;
-}
-
-static bool oom_setting_ok(const Settings *s)
-{
-        return s->oom_score_adj >= OOM_SCORE_ADJ_MIN && s->oom_score_adj <= OOM_SCORE_ADJ_MAX;
-}
-
-static size_t core_put(const SchedState *st, uint8_t *p)
-{
-        return PART_PUT(uint64_t, p, st->core_cookie);
-}
-
-static bool core_get(const uint8_t *p, size_t n, SchedState *st)
-{
-        return PART_GET(uint64_t, p, n, st->core_cookie);
-}
-
-static bool core_setting_ok(const Settings *s)
-{
-        return s->core_sched.mode >= 0 && s->core_sched.mode < _CORE_SCHED_MAX &&
-               s->core_sched.zero == 0;
-}
-
-/* A CPU set up to its last non-zero byte (a few bytes on most machines,
- * 128 at most). */
-static size_t affinity_put(const SchedState *st, uint8_t *p)
-{
-        const uint8_t *b = (const uint8_t *)&st->cpu_affinity;
-        size_t n = sizeof(st->cpu_affinity);
-
-        _Static_assert(sizeof(cpu_set_t) <= 255, "a CPU set fits a part");
-        while (n > 0 && b[n - 1] == 0)
-                n--;
-        memcpy(p, b, n);
+        for (size_t i = 0; i < ELEMENTSOF(a->state.members) && a->state.members[i].size; i++)
+                n += a->state.members[i].size;
         return n;
 }
 
-static bool affinity_get(const uint8_t *p, size_t n, SchedState *st)
+/* The members of A in ST into P; returns their length (at most 255). */
+static size_t part_put(const TaskAttr *a, const SchedState *st, uint8_t *p)
 {
-        if (n > sizeof(st->cpu_affinity))
+        size_t off = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(a->state.members) && a->state.members[i].size; i++) {
+                const AttrStateMember *m = &a->state.members[i];
+                const uint8_t *b = (const uint8_t *)st + m->offset;
+                size_t n = m->size;
+
+                while (m->trim && n > 0 && b[n - 1] == 0)
+                        n--;
+                memcpy(p + off, b, n);
+                off += n;
+        }
+        return off;
+}
+
+/* Is the integer member M at V (M->size bytes) in its range? */
+static bool member_in_range(const AttrStateMember *m, const uint8_t *v)
+{
+        int64_t x;
+
+        if (m->min == 0 && m->max == 0)
+                return true;
+        switch (m->size) {
+        case 1:
+                x = m->is_signed ? *(const int8_t *)v : *(const uint8_t *)v;
+                break;
+        case 4: {
+                int32_t i;
+                uint32_t u;
+
+                memcpy(m->is_signed ? (void *)&i : (void *)&u, v, 4);
+                x = m->is_signed ? i : (int64_t)u;
+                break;
+        }
+        case 8: {
+                uint64_t u;
+
+                memcpy(&u, v, 8);
+                if (!m->is_signed && u > (uint64_t)INT64_MAX)
+                        return false;
+                x = (int64_t)u;
+                break;
+        }
+        default:
+                return false; /* no such member: the unit test says so */
+        }
+        return x >= m->min && x <= m->max;
+}
+
+/* That part (N bytes at P) back into ST; false if N or a value is wrong.
+ * ST is changed only when the part is right. */
+static bool part_get(const TaskAttr *a, const uint8_t *p, size_t n, SchedState *st)
+{
+        SchedState v = *st;
+        size_t off = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(a->state.members) && a->state.members[i].size; i++) {
+                const AttrStateMember *m = &a->state.members[i];
+                uint8_t *b = (uint8_t *)&v + m->offset;
+
+                if (m->trim) {
+                        /* The last member: whatever is left, zeros after. */
+                        if (n - off > m->size)
+                                return false;
+                        memset(b, 0, m->size);
+                        memcpy(b, p + off, n - off);
+                        off = n;
+                        continue;
+                }
+                if (n - off < m->size || !member_in_range(m, p + off))
+                        return false;
+                memcpy(b, p + off, m->size);
+                off += m->size;
+        }
+        if (off != n)
                 return false;
-        CPU_ZERO(&st->cpu_affinity);
-        memcpy(&st->cpu_affinity, p, n);
+        *st = v;
         return true;
 }
 
-static bool affinity_setting_ok(const Settings *s)
+static const TaskAttr *attr_by_tag(uint16_t tag)
 {
-        return s->cpu_affinity.cache <= 1 && s->cpu_affinity.zero == 0;
-}
-
-static const AttrCodec codecs[] = {
-        { SETTING_POLICY, 1, 1, policy_put, policy_get, policy_setting_ok, sizeof(PolicyPart) },
-        { SETTING_NICE, 2, 1, nice_put, nice_get, NULL, sizeof(int32_t) },
-        { SETTING_SLICE, 3, 1, slice_put, slice_get, NULL, sizeof(SlicePart) },
-        { SETTING_LATENCY_NICE, 4, 1, latency_put, latency_get, NULL, sizeof(LatencyPart) },
-        { SETTING_UTIL_MIN, 5, 1, util_min_put, util_min_get, NULL, sizeof(uint32_t) },
-        { SETTING_UTIL_MAX, 6, 1, util_max_put, util_max_get, NULL, sizeof(uint32_t) },
-        { SETTING_TIMER_SLACK, 7, 1, slack_put, slack_get, NULL, sizeof(uint64_t) },
-        { SETTING_IO_CLASS, 8, 1, ioprio_put, ioprio_get, io_class_setting_ok, sizeof(int32_t) },
-        { SETTING_IO_NICE, 9, 1, ioprio_put, ioprio_get, io_nice_setting_ok, sizeof(int32_t) },
-        { SETTING_OOM_SCORE_ADJ, 10, 1, oom_put, oom_get, oom_setting_ok, sizeof(int32_t) },
-        { SETTING_CORE_SCHED, 11, 1, core_put, core_get, core_setting_ok, sizeof(uint64_t) },
-        { SETTING_CPU_AFFINITY, 12, 1, affinity_put, affinity_get, affinity_setting_ok,
-          sizeof(cpu_set_t) },
-};
-
-static const AttrCodec *codec_by_tag(uint16_t tag)
-{
-        for (size_t i = 0; i < ELEMENTSOF(codecs); i++)
-                if (codecs[i].tag == tag)
-                        return &codecs[i];
+        TASK_ATTR_FOREACH(a)
+                if (a->state.tag == tag)
+                        return a;
         return NULL;
 }
 
@@ -277,21 +114,34 @@ size_t state_attr_max_size(void)
 {
         size_t n = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(codecs); i++)
-                n += STATE_ENTRY_HEADER + 3 + task_attr(codecs[i].id)->field.size +
-                     2 * codecs[i].part_max;
+        TASK_ATTR_FOREACH(a)
+                n += STATE_ENTRY_HEADER + 3 + a->field.size + 2 * part_max(a);
         return n;
+}
+
+/* Is M a member state-attr.c can keep (a trimmed one last)? */
+static bool member_ok(const TaskAttr *a, size_t i)
+{
+        const AttrStateMember *m = &a->state.members[i];
+
+        if (m->offset + m->size > sizeof(SchedState))
+                return false;
+        if (m->trim)
+                return i + 1 == ELEMENTSOF(a->state.members) || a->state.members[i + 1].size == 0;
+        return m->size == 1 || m->size == 4 || m->size == 8;
 }
 
 bool state_attr_complete(void)
 {
         TASK_ATTR_FOREACH(a) {
-                bool found = false;
-
-                for (size_t i = 0; i < ELEMENTSOF(codecs); i++)
-                        found |= codecs[i].id == a->id;
-                if (!found || a->field.size > 255)
+                if (a->state.tag == 0 || a->state.version == 0 ||
+                    a->state.members[0].size == 0 || a->field.size > 255 || part_max(a) > 255 ||
+                    attr_by_tag(a->state.tag) != a)
                         return false;
+                for (size_t i = 0; i < ELEMENTSOF(a->state.members) && a->state.members[i].size;
+                     i++)
+                        if (!member_ok(a, i))
+                                return false;
         }
         return true;
 }
@@ -311,23 +161,22 @@ size_t state_attr_encode(const StateRecord *rec, uint8_t *buf, size_t size)
         size_t off = 0;
 
         assert(size >= state_attr_max_size());
-        for (size_t i = 0; i < ELEMENTSOF(codecs); i++) {
-                const AttrCodec *c = &codecs[i];
-                const SettingField *f = &task_attr(c->id)->field;
+        TASK_ATTR_FOREACH(a) {
+                const SettingField *f = &a->field;
                 uint8_t *e = buf + off, *p = e + STATE_ENTRY_HEADER;
                 uint16_t len;
 
                 *p = (uint8_t)f->size;
                 memcpy(p + 1, (const uint8_t *)&rec->settings + f->offset, f->size);
                 p += 1 + f->size;
-                *p = (uint8_t)c->put(&rec->orig, p + 1);
+                *p = (uint8_t)part_put(a, &rec->orig, p + 1);
                 p += 1 + *p;
-                *p = (uint8_t)c->put(&rec->expected, p + 1);
+                *p = (uint8_t)part_put(a, &rec->expected, p + 1);
                 p += 1 + *p;
                 len = (uint16_t)(p - e - STATE_ENTRY_HEADER);
-                memcpy(e, &c->tag, 2);
-                e[2] = c->version;
-                e[3] = entry_flags(rec, c->id);
+                memcpy(e, &a->state.tag, 2);
+                e[2] = a->state.version;
+                e[3] = entry_flags(rec, a->id);
                 memcpy(e + 4, &len, 2);
                 off = (size_t)(p - buf);
         }
@@ -346,13 +195,12 @@ static bool part_next(const uint8_t *p, size_t n, size_t *off, const uint8_t **r
 }
 
 /* One known entry's payload P (N bytes) into REC. */
-static bool entry_decode(const AttrCodec *c, uint8_t flags, const uint8_t *p, size_t n,
+static bool entry_decode(const TaskAttr *a, uint8_t flags, const uint8_t *p, size_t n,
                          StateRecord *rec)
 {
-        const TaskAttr *a = task_attr(c->id);
         const uint8_t *part;
         size_t off = 0, len;
-        uint32_t bit = SETTING_BIT(c->id);
+        uint32_t bit = SETTING_BIT(a->id);
         Settings s = {};
 
         if (flags & ~(STATE_ENTRY_APPLIED | STATE_ENTRY_PENDING | STATE_ENTRY_SET |
@@ -364,11 +212,11 @@ static bool entry_decode(const AttrCodec *c, uint8_t flags, const uint8_t *p, si
         /* An unset value is kept as it was (a Settings' unset members are
          * whatever they were), checked only when set. */
         if ((flags & STATE_ENTRY_SET) &&
-            (!task_attr_valid(a, &s) || (c->setting_ok && !c->setting_ok(&s))))
+            (!task_attr_valid(a, &s) || (a->state.setting_ok && !a->state.setting_ok(&s))))
                 return false;
         memcpy((uint8_t *)&rec->settings + a->field.offset, part, len);
-        if (!part_next(p, n, &off, &part, &len) || !c->get(part, len, &rec->orig) ||
-            !part_next(p, n, &off, &part, &len) || !c->get(part, len, &rec->expected) ||
+        if (!part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->orig) ||
+            !part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->expected) ||
             off != n)
                 return false;
         rec->applied_mask |= flags & STATE_ENTRY_APPLIED ? bit : 0;
@@ -384,7 +232,7 @@ bool state_attr_decode(const uint8_t *buf, size_t len, StateRecord *rec, size_t 
         size_t off = 0;
 
         while (off < len) {
-                const AttrCodec *c;
+                const TaskAttr *a;
                 uint16_t tag, n;
 
                 if (len - off < STATE_ENTRY_HEADER)
@@ -393,14 +241,14 @@ bool state_attr_decode(const uint8_t *buf, size_t len, StateRecord *rec, size_t 
                 memcpy(&n, buf + off + 4, 2);
                 if (n > len - off - STATE_ENTRY_HEADER)
                         return false;
-                c = codec_by_tag(tag);
-                if (!c || c->version != buf[off + 2])
+                a = attr_by_tag(tag);
+                if (!a || a->state.version != buf[off + 2])
                         (*ret_skipped)++;
-                else if ((seen & SETTING_BIT(c->id)) ||
-                         !entry_decode(c, buf[off + 3], buf + off + STATE_ENTRY_HEADER, n, rec))
+                else if ((seen & SETTING_BIT(a->id)) ||
+                         !entry_decode(a, buf[off + 3], buf + off + STATE_ENTRY_HEADER, n, rec))
                         return false;
                 else
-                        seen |= SETTING_BIT(c->id);
+                        seen |= SETTING_BIT(a->id);
                 off += STATE_ENTRY_HEADER + n;
         }
         return true;

@@ -6,7 +6,9 @@
  * have, and who owns it. The tags are the file's, fixed forever (not the
  * SettingId numbers, which may be reordered); an entry whose tag or version
  * this latniced does not know (written by a newer one) is skipped whole,
- * never read as something else. A new attribute is a row in state-attr.c.
+ * never read as something else. The tag, version and members of each
+ * attribute are its descriptor's AttrState (lib/task-attr.c): a new
+ * attribute brings its own, and nothing here changes.
  *
  * Entry: u16 tag, u8 version, u8 flags (STATE_ENTRY_*), u16 payload length,
  * then the payload: three parts, each a u8 length and its bytes: the

@@ -919,8 +919,8 @@ static void copy_rewrite(const char *path, void (*edit)(uint8_t *c))
         close(fd);
 }
 
-/* The entry of the CPUAffinity= tag (12) gets tag 999 and version 7. */
-static void edit_tag(uint8_t *c)
+/* The offset in copy C of the entry of TAG of its thread record. */
+static size_t entry_of(const uint8_t *c, uint16_t want)
 {
         uint32_t len;
         size_t off = BODY + 16; /* the thread's pid, tid, start time */
@@ -931,14 +931,23 @@ static void edit_tag(uint8_t *c)
 
                 memcpy(&tag, c + off, 2);
                 memcpy(&n, c + off + 4, 2);
-                if (tag == 12) {
-                        memcpy(c + off, &(uint16_t){ 999 }, 2);
-                        c[off + 2] = 7;
-                        return;
-                }
+                if (tag == want)
+                        return off;
                 off += STATE_ENTRY_HEADER + n;
         }
-        test_fail("no CPUAffinity entry found");
+        test_fail("no entry of tag %u found", want);
+        return 0;
+}
+
+/* The entry of the CPUAffinity= tag (12) gets tag 999 and version 7. */
+static void edit_tag(uint8_t *c)
+{
+        size_t off = entry_of(c, 12);
+
+        if (off == 0)
+                return;
+        memcpy(c + off, &(uint16_t){ 999 }, 2);
+        c[off + 2] = 7;
 }
 
 /* The record becomes of kind 9. */
@@ -983,6 +992,72 @@ static void test_unknown_tag(void)
         check(state_file_alloc(f, &slot) == 0 && slot == 0);
         state_file_load_done(&l);
         state_file_free(f);
+}
+
+/* What edit_orig() writes: BYTES (N of them) at AT of the original value
+ * of the entry of TAG. */
+static struct {
+        uint16_t tag;
+        size_t at, n;
+        uint8_t bytes[4];
+} orig_edit;
+
+static void edit_orig(uint8_t *c)
+{
+        size_t off = entry_of(c, orig_edit.tag), p;
+
+        if (off == 0)
+                return;
+        p = off + STATE_ENTRY_HEADER;
+        p += 1 + c[p]; /* past the setting: at the original's length */
+        CHECK(orig_edit.at + orig_edit.n <= c[p]);
+        memcpy(c + p + 1 + orig_edit.at, orig_edit.bytes, orig_edit.n);
+}
+
+/* A value out of the range its attribute's descriptor gives for a member
+ * makes the record corrupt (it is never restored), one at the edge does
+ * not. */
+static void test_out_of_range(void)
+{
+        static const struct {
+                uint16_t tag; /* Nice, LatencyNice, IOClass, OOMScoreAdj */
+                size_t at, n;
+                int32_t value;
+                bool ok;
+        } cases[] = {
+                { 2, 0, 4, 19, true },      { 2, 0, 4, 20, false },
+                { 2, 0, 4, -21, false },    { 4, 4, 1, 1, true },
+                { 4, 4, 1, 2, false },      { 8, 0, 4, (3 << 13) | 7, true },
+                { 8, 0, 4, 4 << 13, false }, { 10, 0, 4, -1000, true },
+                { 10, 0, 4, 1001, false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *path = NULL;
+                StateRecord r = rec_of(0, 1);
+                StateFileLoad l = {};
+                StateFile *f = NULL;
+
+                CHECK(asprintf(&path, "%s/range%zu", dir, i) > 0);
+                CHECK(state_file_open(path, &f, &l) == 0);
+                state_file_load_done(&l);
+                CHECK(state_file_alloc(f, &r.slot) == 0 && r.slot == 0);
+                state_file_put(f, &r);
+                f = state_file_free(f);
+
+                orig_edit.tag = cases[i].tag;
+                orig_edit.at = cases[i].at;
+                orig_edit.n = cases[i].n;
+                memcpy(orig_edit.bytes, &cases[i].value, cases[i].n);
+                copy_rewrite(path, edit_orig);
+                CHECK(state_file_open(path, &f, &l) == 0);
+                if (cases[i].ok)
+                        check(l.n_corrupt == 0 && l.n_records == 1);
+                else
+                        check(l.n_corrupt == 1 && l.n_records == 0);
+                state_file_load_done(&l);
+                state_file_free(f);
+        }
 }
 
 /* The fixture: a version 2 file written by the version 2 code (commit
@@ -1092,6 +1167,7 @@ int main(void)
         test_full();
         test_affinity();
         test_unknown_tag();
+        test_out_of_range();
         test_v2_convert();
         {
                 char cmd[128];
