@@ -1454,7 +1454,8 @@ int applier_fork(Applier *a, pid_t parent, pid_t parent_tid, pid_t child, uint64
         } else if (creator && task_boosted(creator, a->ctx.base_slice_ns)) {
                 inherit_source_init(&a->inherit, creator, true, a->ctx.base_slice_ns);
                 a->has_inherit = true;
-        } else if (!(leader && leader->pid == parent && leader->applied_ns > fork_ns) &&
+        } else if (!(leader && leader->pid == parent &&
+                     leader->applied_ns + APPLIER_FORK_COPY_NSEC > fork_ns) &&
                    !unread_has(a, parent))
                 return 0;
         r = evaluate_noting_gone(a, child, 0);

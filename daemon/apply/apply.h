@@ -43,6 +43,12 @@ typedef void (*applier_applied_t)(void *userdata, const Task *task);
 
 #define APPLIER_UNREAD_MAX 256
 #define APPLIER_GIVEN_BACK_MAX 64
+/* A fork whose event came less than this after latniced changed the parent
+ * may have copied the parent's attributes before the change: the kernel
+ * copies them when the fork begins (dup_task_struct()) but stamps the
+ * event when it ends (proc_fork_connector()), and a fork takes that long
+ * on a busy machine. Such a child is evaluated; a later one inherited. */
+#define APPLIER_FORK_COPY_NSEC (1000ull * 1000ull * 1000ull)
 
 /* A task that got back what it inherited of a boost (see applier_fork()). */
 typedef struct GivenBack {

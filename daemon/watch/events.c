@@ -19,6 +19,7 @@
 #include "daemon/watch/events.h"
 #include "lib/log.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 
 /* Datagrams fetched per recvmmsg() call and calls per wake-up: a burst is
  * drained in large batches, yet other event sources (signals, watchdog)
@@ -75,6 +76,7 @@ typedef struct Channel {
         ProcEvent *evs; /* the events of the batch, BATCH * EVENTS_PER_DGRAM at most */
         size_t n_evs, head; /* evs[head..n_evs) are still to be handed on */
         bool drained;       /* the last receive emptied the queue */
+        uint64_t rx_ns;     /* CLOCK_MONOTONIC when the last receive began */
         uint64_t n_received; /* datagrams received here */
         bool unfiltered;    /* an event it was not asked for came after the request */
 } Channel;
@@ -286,6 +288,7 @@ static int channel_receive(ProcEvents *p, Channel *c)
                 };
                 c->msgs[i].msg_len = 0;
         }
+        c->rx_ns = now_nsec(CLOCK_MONOTONIC);
         do
                 n = recvmmsg(fd, c->msgs, BATCH, MSG_DONTWAIT, NULL);
         while (n < 0 && errno == EINTR);
@@ -345,6 +348,23 @@ static bool channel_has_exit(const Channel *c, pid_t pid)
         return false;
 }
 
+/*
+ * May E, the oldest event in memory, be handed on while channel C has none
+ * in memory? Only if C's last receive began after E happened. An event
+ * that caused another (a process's exec and then its fork or exit, a
+ * thread's creation and then its rename) was queued on its socket by the
+ * kernel before the later one happened, so a channel received after E's
+ * time holds every event that caused E. Without this, an exec queued
+ * between the two channels' receives was handed on after the process's
+ * fork and exit (daemon-forkexit caught 1 of 30 children that kept what
+ * they had inherited), or, received the other way round, a thread's rename
+ * before its creation.
+ */
+static bool channel_received_after(const Channel *c, const ProcEvent *e)
+{
+        return !c->sk || c->head < c->n_evs || c->rx_ns > e->timestamp_ns;
+}
+
 /* Hand on the collected events of both channels, each its own types, in
  * timestamp order (each channel's in the order it received them). Stops
  * when a channel that has more queued in the kernel runs out: its next
@@ -361,15 +381,18 @@ static void dispatch_merged(ProcEvents *p)
                 bool ha = a->head < a->n_evs, hb = b->head < b->n_evs;
                 const ProcEvent *e;
                 ProcEvent gone;
-                const Channel *from;
+                Channel *from;
                 int r;
 
                 if ((!ha && !a->drained) || (!hb && !b->drained) || (!ha && !hb))
                         return;
                 if (ha && (!hb || a->evs[a->head].timestamp_ns <= b->evs[b->head].timestamp_ns))
-                        from = a, e = &a->evs[a->head++];
+                        from = a;
                 else
-                        from = b, e = &b->evs[b->head++];
+                        from = b;
+                if (!channel_received_after(from == a ? b : a, &from->evs[from->head]))
+                        return; /* the other one is received again first */
+                e = &from->evs[from->head++];
                 if (!(from->types & TYPE_BIT(e->type)))
                         continue;
                 if (e->type == PROC_EV_EXEC && (channel_has_exit(a, e->pid) ||
@@ -388,29 +411,17 @@ static void dispatch_merged(ProcEvents *p)
         }
 }
 
-/*
- * Receive from both channels and hand on, for at most ROUNDS batches each.
- * *RET_DEFERRED: the datagrams the deferred channel gave.
- *
- * channels_receive_order: the deferred channel is received before the
- * prompt one. A process's exec event is queued on the prompt socket by the
- * process itself before it returns to user space, so before its fork or
- * exit events exist; a prompt channel received after the deferred one
- * therefore holds the exec of every process whose fork or exit the
- * deferred batch has, and the merge hands the exec on first. Received the
- * other way round, an exec that came in between was read only after the
- * process's fork and exit had been handed on: the fork of a process not
- * read yet leads to nothing, so its child kept what it had inherited
- * (daemon-forkexit caught 1 of 30 such children on a busy machine).
- */
+/* Receive from both channels and hand on, for at most ROUNDS batches each.
+ * *RET_DEFERRED: the datagrams the deferred channel gave. */
 static int drain(ProcEvents *p, size_t *ret_deferred)
 {
-        for (unsigned round = 0; round < ROUNDS; round++) {
-                bool done = true, received[_CHANNEL_MAX] = {}, got_any = false;
+        /* A round counts when it received something: one that received
+         * nothing still lets the merge go past what it waited for (see
+         * channel_received_after()), so it is never the last. */
+        for (unsigned round = 0; round < ROUNDS;) {
+                bool done = true, got = false;
 
-                /* The deferred channel first: see channels_receive_order. */
-                for (size_t i = 0; i < _CHANNEL_MAX; i++) {
-                        size_t k = i == 0 ? DEFERRED : PROMPT;
+                for (size_t k = 0; k < _CHANNEL_MAX; k++) {
                         Channel *c = &p->ch[k];
                         int n;
 
@@ -422,17 +433,11 @@ static int drain(ProcEvents *p, size_t *ret_deferred)
                         else if (n < 0)
                                 return log_error_errno(n, "Failed to receive proc events: %m");
                         c->drained = n >= 0 && n < BATCH;
-                        received[k] = true;
-                        got_any |= n != 0;
+                        got |= n != 0;
                         if (k == DEFERRED && n > 0)
                                 *ret_deferred += (size_t)n;
                 }
-                /* A channel that kept events from an earlier receive knows
-                 * nothing of what came to it since the other one received:
-                 * it is read again before the merge goes past its rest. */
-                for (size_t k = 0; k < _CHANNEL_MAX; k++)
-                        if (got_any && !received[k] && p->ch[k].sk)
-                                p->ch[k].drained = false;
+                round += got;
                 if (p->split && (p->ch[PROMPT].unfiltered || p->ch[DEFERRED].unfiltered))
                         unsplit(p);
                 dispatch_merged(p);

@@ -36,21 +36,25 @@ for _ in $(seq $ROUNDS); do
 done
 wait_until 5 eval '[ "$(grep -c "^child=" "$kids")" -eq '$ROUNDS' ]' || fail "not every child started"
 kill "$storm"
-for c in $(sed -n 's/^child=//p' "$kids"); do
+for c in $(sed -n 's/^child=\([0-9]*\).*/\1/p' "$kids"); do
         PIDS+=("$c")
 done
 
 all_demoted() {
         local c
-        for c in $(sed -n 's/^child=//p' "$kids"); do
+        for c in $(sed -n 's/^child=\([0-9]*\).*/\1/p' "$kids"); do
                 attr_is "$c" nice 7 || return 1
         done
 }
 wait_until 5 all_demoted
 escaped=0
-for c in $(sed -n 's/^child=//p' "$kids"); do
+for c in $(sed -n 's/^child=\([0-9]*\).*/\1/p' "$kids"); do
         [ "$(stat -c %u "/proc/$c")" = 65534 ] || fail "child $c does not run as nobody"
-        attr_is "$c" nice 7 || { escaped=$((escaped + 1)); echo "child $c: nice $(attr "$c" nice)"; }
+        attr_is "$c" nice 7 && continue
+        escaped=$((escaped + 1))
+        parent=$(sed -n "s/^child=$c parent=//p" "$kids")
+        echo "child $c of $parent: nice $(attr "$c" nice); latniced's lines of either:"
+        grep -E "(^|[^0-9])($c|$parent)([^0-9]|\$)" "$LOG" | head -n 20
 done
 [ $escaped -eq 0 ] || fail "$escaped of $ROUNDS children kept nice 0 (their parent forked and exited before latniced read it)"
 stop_daemon || fail "exit status"

@@ -629,9 +629,12 @@ static void test_thread_made_mid_apply(void)
 
 /* A child inherits its parent's attributes as they were at the fork: one
  * forked before latniced changed its parent, or by a parent whose exec
- * latniced never read (gone first), is evaluated at its fork; one forked
- * after is not read at all (its nice stays as it is, even where a rule
- * would change it). The kids are not really each other's children:
+ * latniced never read (gone first), is evaluated at its fork, and so is
+ * one whose fork event came within APPLIER_FORK_COPY_NSEC of the change
+ * (the fork copied the parent when it began, the event is stamped when it
+ * ends); one forked later is not read at all (its nice stays as it is,
+ * even where a rule would change it). The kids are not really each
+ * other's children:
  * applier_fork() only goes by the pids and the fork's time. */
 static void test_fork_catch_up(void)
 {
@@ -639,6 +642,7 @@ static void test_fork_catch_up(void)
         _cleanup_(policy_freep) Policy *p = NULL;
         Applier a;
         pid_t parent = kid("lt-fork-kid"), early = kid("lt-fork-kid"), late = kid("lt-fork-kid");
+        pid_t during = kid("lt-fork-kid");
         pid_t orphan = kid("lt-fork-kid"), gone, of_gone = kid("lt-fork-kid");
         uint64_t before;
 
@@ -655,7 +659,11 @@ static void test_fork_catch_up(void)
         assert(nice_of(parent) == 4);
         assert(applier_fork(&a, parent, parent, early, before) == 0);
         assert(nice_of(early) == 4);
-        assert(applier_fork(&a, parent, parent, late, now_nsec(CLOCK_MONOTONIC)) == 0);
+        /* Stamped right after the change: its copy may predate it. */
+        assert(applier_fork(&a, parent, parent, during, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(nice_of(during) == 4);
+        assert(applier_fork(&a, parent, parent, late,
+                            now_nsec(CLOCK_MONOTONIC) + APPLIER_FORK_COPY_NSEC) == 0);
         assert(nice_of(late) == 0);
 
         /* An exec handed on as gone, and one whose process was gone when read. */
@@ -672,6 +680,7 @@ static void test_fork_catch_up(void)
         kill_kid(parent);
         kill_kid(early);
         kill_kid(late);
+        kill_kid(during);
         kill_kid(orphan);
         kill_kid(of_gone);
 }
