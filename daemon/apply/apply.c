@@ -713,6 +713,18 @@ static int thread_write(Applier *a, pid_t tid, const SchedState *now, const Sett
         return r;
 }
 
+/* Thread TID of PID went away while it was read or written: forgotten. A
+ * main thread gone means its process is: noted like a snapshot that found
+ * it gone (Applier.snapshot_gone), so that the fork it may have made first
+ * is read (applier_fork(): it exited before latniced could change it, and
+ * its child never inherited the change). */
+static void thread_gone(Applier *a, pid_t pid, pid_t tid)
+{
+        thread_forget(a, pid, tid);
+        if (tid == pid)
+                a->snapshot_gone = true;
+}
+
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
  * something was applied, 0 if not, negative errno on resource failure.
  *
@@ -770,7 +782,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         r = state_read(a, tid, read_mask, &now);
         if (r < 0) {
                 if (errno_is_gone(r)) {
-                        thread_forget(a, pid, tid);
+                        thread_gone(a, pid, tid);
                         return 0;
                 }
                 a->counters.n_failed++;
@@ -788,7 +800,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         }
         if (r <= 0) {
                 if (r < 0 && errno_is_gone(r)) {
-                        thread_forget(a, pid, tid);
+                        thread_gone(a, pid, tid);
                         return 0;
                 }
                 return r;
@@ -814,7 +826,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                         a->counters.n_failed++;
                         log_debug_errno(r, "Failed to apply settings to %d/%d (%s): %m",
                                         (int)pid, (int)tid, strna(t->comm));
-                }
+                } else if (tid == pid)
+                        a->snapshot_gone = true; /* see thread_gone() */
                 if (is_new || t->applied_mask == 0)
                         task_table_remove(a->tasks, tid);
                 return 0;
@@ -1356,20 +1369,20 @@ int applier_threads(Applier *a, pid_t pid)
         return evaluate(a, pid, 0, EVAL_THREADS);
 }
 
-/* Remember PID as a process whose exec was not read (a ring: the oldest
- * goes; their forks come within a batch or two). */
+/* Remember PID as a process whose exec was not read, in the slot of its
+ * pid: O(1) at every fork, and an entry stays until a pid that many
+ * higher is noted. A ring of 256, searched whole, lost the parent under an
+ * exec storm: the storm's own short-lived execs, each noted, pushed it out
+ * before its fork came (daemon-forkexit, a loaded machine). An old entry
+ * only costs a child's evaluation when its pid comes round again. */
 static void unread_note(Applier *a, pid_t pid)
 {
-        a->unread[a->unread_next] = pid;
-        a->unread_next = (a->unread_next + 1) % APPLIER_UNREAD_MAX;
+        a->unread[(unsigned)pid % APPLIER_UNREAD_MAX] = pid;
 }
 
 static bool unread_has(const Applier *a, pid_t pid)
 {
-        for (size_t i = 0; i < APPLIER_UNREAD_MAX; i++)
-                if (a->unread[i] == pid)
-                        return true;
-        return false;
+        return a->unread[(unsigned)pid % APPLIER_UNREAD_MAX] == pid;
 }
 
 /* Evaluate PID (EXTRA_FLAGS as evaluate()); a process found gone is

@@ -41,7 +41,8 @@ typedef struct Applier Applier;
  * one thread. */
 typedef void (*applier_applied_t)(void *userdata, const Task *task);
 
-#define APPLIER_UNREAD_MAX 256
+/* Slots of the processes whose exec was not read (a power of two). */
+#define APPLIER_UNREAD_MAX 4096
 #define APPLIER_GIVEN_BACK_MAX 64
 /* A fork whose event came less than this after latniced changed the parent
  * may have copied the parent's attributes before the change: the kernel
@@ -116,10 +117,9 @@ struct Applier {
         ApplierCounters counters;
         bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */
         bool snapshot_gone;        /* the last snapshot found its process gone (or a zombie) */
-        /* The last APPLIER_UNREAD_MAX processes whose exec latniced did not
-         * get to read: they were gone first (see applier_fork()). */
+        /* Processes whose exec latniced did not get to read: they were
+         * gone first (see applier_fork()). Slot PID % APPLIER_UNREAD_MAX. */
         pid_t unread[APPLIER_UNREAD_MAX];
-        unsigned unread_next;
         /* While a child of a boosted process is evaluated at its fork: what
          * it inherits from (daemon/apply/inherit.h). */
         bool has_inherit;

@@ -668,6 +668,9 @@ static void test_fork_catch_up(void)
 
         /* An exec handed on as gone, and one whose process was gone when read. */
         applier_exec_gone(&a, 999999);
+        /* an exec storm's own gone processes, noted before the fork comes */
+        for (pid_t storm = 1000000; storm < 1001000; storm++)
+                applier_exec_gone(&a, storm);
         assert(applier_fork(&a, 999999, 999999, orphan, 0) == 0);
         assert(nice_of(orphan) == 4);
         gone = kid("lt-fork-kid");
