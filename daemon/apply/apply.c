@@ -890,6 +890,11 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
         uint64_t st;
         int r;
 
+        /* Gone since it was read (a process that forks and exits at once):
+         * noted as a snapshot that found it gone, so that its fork is read
+         * (applier_fork()); without it, the child of a parent that exited
+         * between the read and the hold was never read. */
+        a->snapshot_gone = true;
         if (a->pidfds) {
                 pidfd = kernel(a)->pidfd_open(p->view.pid);
                 if (pidfd == -ESRCH)
@@ -902,6 +907,7 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
                 return 0;
         if (pidfd >= 0 && kernel(a)->pidfd_alive(pidfd) == 0)
                 return 0;
+        a->snapshot_gone = false;
         *ret_pidfd = TAKE_FD(pidfd);
         return 1;
 }

@@ -868,6 +868,36 @@ static void test_race_read_write(void)
         kill_kid(k);
 }
 
+static void exit_at_once(Script *s)
+{
+        fake_process_exit(s->tid);
+}
+
+/* A parent that forks and exits right after latniced read it, before it is
+ * held (its pidfd): nothing is written to it, and the child it had forked,
+ * which never got the rule's settings, is read at its fork. */
+static void test_race_fork_exit(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Applier a;
+        pid_t parent = fake_process_new(0, "lt-race-fe", fake_parent, 1);
+        pid_t child = fake_process_new(0, "lt-race-fe", parent, 1);
+        Script s = { .op = FAKE_PIDFD_OPEN, .tid = parent, .act = exit_at_once };
+
+        init(&a, &tt, false);
+        p = load("[Rule fe]\nMatch = comm:lt-race-fe\nNice = 5\n");
+        applier_set_policy(&a, p);
+        fake_hook_set(script_hook, &s);
+        assert(applier_exec(&a, parent) == 0);
+        fake_hook_set(NULL, NULL);
+        assert(s.fired && !task_table_get(tt, parent));
+        assert(applier_fork(&a, parent, parent, child, now_nsec(CLOCK_MONOTONIC)) == 0);
+        assert(nice_of(child) == 5);
+        (void)applier_restore_all(&a);
+        fake_process_exit(child);
+}
+
 static void make_a_thread(Script *s)
 {
         s->made = fake_thread_new(s->tid);
@@ -1062,6 +1092,7 @@ static void run_fake(void)
         run_cases();
         test_race_read_write();
         test_race_thread_appears();
+        test_race_fork_exit();
         test_race_pid_reuse();
         test_core_sched_pod();
         fake_kernel_done();
