@@ -402,8 +402,17 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
         if (q && q->entry == e && q->starttime == starttime && q->protector == protector &&
             q->booster == booster)
                 return 0;
-        if (q)
-                group_table_release(t, pid); /* another group, or a reused pid */
+        if (q && q->entry == e) {
+                /* The same group in another role (a requester that became
+                 * latency-sensitive, or back), or a reused pid: PID leaves
+                 * E and joins it again. Held meanwhile, or its last
+                 * requester leaving would give E's original back and free
+                 * E, which the caller and the new requester still hold. */
+                e->n_requesters++;
+                group_table_release(t, pid);
+                e->n_requesters--;
+        } else if (q)
+                group_table_release(t, pid); /* another group */
         q = malloc(sizeof(Requester));
         if (!q)
                 return -ENOMEM;

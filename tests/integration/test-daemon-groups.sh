@@ -5,7 +5,9 @@
 # process (cpu.idle, cpu.shares; CPULatencyNice= said once to be unsupported
 # where the kernel has no cpu.latency.nice), its autogroup
 # (/proc/PID/autogroup nice), a root group left alone, protection by a
-# latency-sensitive process and by one that boosts its group, ownership (the group is restored when the last matched process
+# latency-sensitive process and by one that boosts its group, a matched
+# process that turns latency-sensitive in its group and back (same pid),
+# ownership (the group is restored when the last matched process
 # exits and on latniced's exit; a change by someone else is theirs), and
 # latnicectl explain naming the group and its other members, and crash
 # safety (latniced killed while a group is changed: the next one gives the
@@ -124,6 +126,40 @@ if [ -n "$CPU" ]; then
         kill -KILL "$m4"; wait "$m4" 2>/dev/null
         wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 1024 ]' || fail "v1: cpu.shares not restored"
         echo "ok: v1: CPUWeight=50 is cpu.shares 512, restored after"
+        # The group's only matched process changes its role (it execs:
+        # same pid, same start time, same group): requester, then
+        # latency-sensitive, then requester again, as a focused app that
+        # loses the focus and gets it back. latniced once freed the group's
+        # entry at the first change while the process still pointed to it,
+        # and aborted at the next (free() of a freed entry's path).
+        cat >"$T/roles" <<'S'
+# roles FIFO NAME...: on each line from FIFO, exec as the next NAME (the last: sleep)
+read -r _ <"$1"
+f=$1 n=$2
+shift 2
+[ $# -gt 0 ] && exec -a "$n" bash "$0" "$f" "$@"
+exec -a "$n" sleep 300
+S
+        mkfifo "$T/roles.fifo"
+        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lngrp-light bash "$2" "$3" lngrp-audio lngrp-light' \
+                _ "$G" "$T/roles" "$T/roles.fifo" &
+        m6=$!
+        PIDS+=("$m6")
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 512 ]' ||
+                fail "roles: cpu.shares $(cat "$G/cpu.shares"), expected 512 for lngrp-light"
+        echo >"$T/roles.fifo"
+        wait_until 5 attr_is "$m6" nice -5 || fail "roles: lngrp-audio not applied after the exec"
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 1024 ]' ||
+                fail "roles: a group whose process turned latency-sensitive still demoted: $(cat "$G/cpu.shares")"
+        echo >"$T/roles.fifo"
+        wait_until 5 eval '[ "$(cat /proc/$m6/comm)" = sleep ]' || fail "roles: the last exec did not come"
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 512 ]' ||
+                fail "roles: cpu.shares $(cat "$G/cpu.shares") after the process asked for CPUWeight=50 again, expected 512"
+        kill -0 "$DAEMON" 2>/dev/null || fail "roles: latniced died"
+        kill -KILL "$m6"; wait "$m6" 2>/dev/null
+        wait_until 5 eval '[ "$(cat $G/cpu.shares)" = 1024 ]' || fail "roles: cpu.shares not restored"
+        kill -0 "$DAEMON" 2>/dev/null || fail "roles: latniced died"
+        echo "ok: v1: a process that turns latency-sensitive in its group and back: not demoted, then demoted again, restored after"
         # CPULatencyNice= where the kernel has no cpu.latency.nice (6.18 here;
         # the patched kernel is checked in kernel/vm-test daemon-groups): said
         # once, naming the group and why, and the rule's other settings apply.
