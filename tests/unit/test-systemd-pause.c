@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -166,6 +167,7 @@ static pid_t standin_start(unsigned uid, const char *cgroup, unsigned slow_call,
                 StandIn si = { .cgroup = cgroup, .slow_call = slow_call,
                                .weight = SYSTEMD_WEIGHT_UNSET, .report_fd = p[1] };
 
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed test leaves nothing */
                 close(p[0]);
                 for (;;) {
                         int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
@@ -192,6 +194,7 @@ static pid_t member_start(const char *dir)
 
         CHECK(pid >= 0);
         if (pid == 0) {
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* or its cgroup stays */
                 (void)setsid();
                 pause();
                 _exit(0);
