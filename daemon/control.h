@@ -153,7 +153,8 @@ char *const *manager_policy_dirs(Manager *m);
  * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, it
  * is a kernel thread, or it exited while it was read (it is held by a
  * pidfd meanwhile, so what is read is of the process PID named when the
- * call was handled); -EINVAL if PID is a thread, not a process. The
+ * call was handled); -EINVAL if PID is a thread, not a process, or
+ * CALLER_PID is in another PID namespace than latniced (focus-ns.h). The
  * processes whose focus changed are evaluated again. *RET_ERROR (NULL on entry) gets a message on failure.
  */
 int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,

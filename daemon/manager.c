@@ -13,6 +13,7 @@
 #include "config.h"
 #include "daemon/desktop/audio-watch.h"
 #include "daemon/desktop/focus-eval.h"
+#include "daemon/desktop/focus-ns.h"
 #include "daemon/desktop/focus-pid.h"
 #include "daemon/desktop/focus-timer.h"
 #include "policy/keys.h"
@@ -1320,6 +1321,10 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
         bool first;
         int r;
 
+        /* a pid is a number in the caller's PID namespace: from another one
+         * (a sandboxed app) it would name another process here */
+        if (focus_caller_same_pidns(m->opts.proc_root, caller_pid, ret_error) == 0)
+                return -EINVAL;
         r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
                            ret_error);
         if (r < 0)
