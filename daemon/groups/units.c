@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
-#include "daemon/state/ledger.h"
+#include "daemon/state/ledger-claim.h"
 #include "daemon/state/state-file.h"
 #include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
@@ -48,9 +48,7 @@ typedef struct CgroupEntry {
         bool configured;      /* a [Unit] section matches and was applied */
         Settings wanted;      /* the merged [Unit] settings */
         Settings fallback;    /* what must be applied per task */
-        char *orig[_UNIT_KNOB_MAX];    /* value before our first write; NULL: untouched */
-        char *written[_UNIT_KNOB_MAX]; /* the value we wrote last */
-        uint32_t state_slot[_UNIT_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
+        LedgerClaim knob[_UNIT_KNOB_MAX]; /* the knob files latniced wrote (ledger-claim.h) */
         SystemdRoute route;
         bool sd_set;          /* latniced set the unit's CPUWeight= */
         uint64_t sd_orig;     /* the property before that */
@@ -183,11 +181,8 @@ static void entry_forget_knobs(UnitState *u, CgroupEntry *e)
 {
         (void) entry_systemd_restore(u, e);
         e->route = ROUTE_UNKNOWN;
-        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
-                e->orig[k] = mfree(e->orig[k]);
-                e->written[k] = mfree(e->written[k]);
-                state_file_cgroup_release(u->state, &e->state_slot[k]);
-        }
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                ledger_claim_drop(&e->knob[k], u->state);
 }
 
 /* Frees E; its state file records stay (units_free(): for the next
@@ -196,10 +191,8 @@ static CgroupEntry *entry_free(CgroupEntry *e)
 {
         if (!e)
                 return NULL;
-        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
-                free(e->orig[k]);
-                free(e->written[k]);
-        }
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                ledger_claim_done(&e->knob[k]);
         free(e->path);
         free(e);
         return NULL;
@@ -239,10 +232,17 @@ static int entries_drop(UnitState *u, bool (*drop)(UnitState *u, CgroupEntry *e)
         return index_rebuild(u);
 }
 
+static bool entry_holds_knobs(const CgroupEntry *e)
+{
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                if (ledger_claim_held(&e->knob[k]))
+                        return true;
+        return false;
+}
+
 static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
 {
-        if (!e->configured && !e->orig[0] && !e->orig[1] && !e->orig[2] && !e->orig[3] &&
-            !e->orig[4] && !e->sd_set)
+        if (!e->configured && !entry_holds_knobs(e) && !e->sd_set)
                 return true;
         return units_cgroup_gone(u, e->path);
 }
@@ -308,54 +308,57 @@ typedef enum KnobResult {
         KNOB_FAILED,  /* logged */
 } KnobResult;
 
-/* Record in the state file, before the write, that knob K of E had ORIG
- * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if
- * it dies before the write). Without a record the write still happens: a
- * warning says it is not given back after a crash. */
-static void knob_record(UnitState *u, CgroupEntry *e, UnitKnob k, const char *orig,
-                        const char *written, const char *previous)
-{
-        _cleanup_free_ char *dir = NULL;
-        StateCgroupRecord rec = {
-                .owner = STATE_CGROUP_UNITS,
-                .kind = k,
-                .ino = e->ino,
-        };
-        int r;
+/* Write VALUE to the knob file FS of E: the ledger claim's writer. */
+typedef struct KnobWrite {
+        UnitState *u;
+        CgroupEntry *e;
+        UnitKnob k;
+        const char *fs;
+} KnobWrite;
 
-        if (!u->state)
+static int knob_write_file(const char *value, void *userdata)
+{
+        KnobWrite *w = userdata;
+
+        if (w->u->write_hook)
+                w->u->write_hook(w->e->path, unit_knobs[w->k].file, w->u->write_hook_userdata);
+        return cg_write(w->fs, NULL, value);
+}
+
+static int knob_restore_file(const char *value, void *userdata)
+{
+        KnobWrite *w = userdata;
+
+        return cg_write(w->fs, NULL, value);
+}
+
+/* Without a record the write still happens: a warning says (once) that it
+ * is not given back after a crash. */
+static void knob_unrecorded(UnitState *u, CgroupEntry *e, UnitKnob k, const char *dir, int r)
+{
+        if (r >= 0 || u->state_warned)
                 return;
-        dir = units_fs_path(u, e->path, NULL);
-        if (!dir) {
-                log_oom();
-                return;
-        }
-        rec.path = dir;
-        if (strlen(orig) >= STATE_VALUE_MAX || strlen(written) >= STATE_VALUE_MAX ||
-            strlen(strempty(previous)) >= STATE_VALUE_MAX)
-                r = -EOVERFLOW;
-        else {
-                strcpy(rec.orig, orig);
-                strcpy(rec.written, written);
-                strcpy(rec.previous, strempty(previous));
-                r = state_file_cgroup_put(u->state, &e->state_slot[k], &rec);
-        }
-        if (r < 0 && !u->state_warned) {
-                log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
-                                     "written anyway, but not given back should latniced be "
-                                     "killed.",
-                                  e->name, dir, unit_knobs[k].file, state_file_path(u->state));
-                u->state_warned = true;
-        }
+        log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
+                             "written anyway, but not given back should latniced be "
+                             "killed.",
+                          e->name, dir, unit_knobs[k].file, state_file_path(u->state));
+        u->state_warned = true;
 }
 
 static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const char *value)
 {
-        _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
-        int r;
+        _cleanup_free_ char *fs = NULL, *dir = NULL, *cur = NULL;
+        LedgerClaim *c = &e->knob[k];
+        StateCgroupRecord target = {
+                .owner = STATE_CGROUP_UNITS,
+                .kind = k,
+                .ino = e->ino,
+        };
+        int r, unrecorded;
 
         fs = units_fs_path(u, e->path, unit_knobs[k].file);
-        if (!fs) {
+        dir = units_fs_path(u, e->path, NULL);
+        if (!fs || !dir) {
                 log_oom();
                 return KNOB_FAILED;
         }
@@ -366,7 +369,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const cha
                 log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
                 return KNOB_FAILED;
         }
-        if (e->written[k] && streq(cur, value) && streq(e->written[k], value))
+        if (ledger_claim_held(c) && streq(cur, value) && streq(c->expected, value))
                 return KNOB_OK; /* already ours */
 
         if (u->dry_run) {
@@ -374,41 +377,32 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const cha
                 return KNOB_OK;
         }
 
-        copy = strdup(value);
-        if (!copy) {
+        target.path = dir;
+        r = ledger_claim_write(c, u->state, &target, cur, value, knob_write_file,
+                               &(KnobWrite){ u, e, k, fs }, &unrecorded);
+        knob_unrecorded(u, e, k, dir, unrecorded);
+        if (r == -ENOMEM) {
                 log_oom();
                 return KNOB_FAILED;
         }
-        knob_record(u, e, k, e->orig[k] ?: cur, value, e->written[k]);
-        if (u->write_hook)
-                u->write_hook(e->path, unit_knobs[k].file, u->write_hook_userdata);
-        r = cg_write(fs, NULL, value);
         if (r < 0) {
-                /* Not written: the record says what the file still holds. */
-                if (e->orig[k])
-                        knob_record(u, e, k, e->orig[k], e->written[k], NULL);
-                else
-                        state_file_cgroup_release(u->state, &e->state_slot[k]);
                 if (errno_is_cgroup_gone(r) && units_cgroup_gone(u, e->path))
                         return KNOB_GONE;
                 log_warning_errno(r, "Unit %s: failed to write %s to %s: %m", e->name, value, fs);
                 return KNOB_FAILED;
         }
         log_debug("Unit %s: wrote %s to %s (was %s)", e->name, value, fs, cur);
-        if (!e->orig[k])
-                e->orig[k] = TAKE_PTR(cur);
-        free(e->written[k]);
-        e->written[k] = TAKE_PTR(copy);
         return KNOB_OK;
 }
 
 /* Put back the original value of knob K, unless someone changed it since. */
 static int knob_restore(UnitState *u, CgroupEntry *e, UnitKnob k)
 {
-        _cleanup_free_ char *fs = NULL, *cur = NULL;
+        _cleanup_free_ char *fs = NULL, *cur = NULL, *orig = NULL;
+        LedgerClaim *c = &e->knob[k];
         int r = 0;
 
-        if (!e->orig[k])
+        if (!ledger_claim_held(c))
                 return 0;
         fs = units_fs_path(u, e->path, unit_knobs[k].file);
         if (!fs)
@@ -420,23 +414,24 @@ static int knob_restore(UnitState *u, CgroupEntry *e, UnitKnob k)
                         r = 0;
                 } else
                         log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
-        } else if (!streq_ptr(cur, e->written[k])) {
+                ledger_claim_drop(c, u->state);
+                return r;
+        }
+        if (ledger_claim_changed(c, cur, NULL, NULL))
                 log_info("Unit %s: %s was changed to %s by someone else, leaving it", e->name, fs,
                          cur);
-        } else {
-                r = cg_write(fs, NULL, e->orig[k]);
-                if (r < 0 && errno_is_cgroup_gone(r)) {
-                        log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
-                        r = 0;
-                } else if (r < 0)
-                        log_warning_errno(r, "Unit %s: failed to restore %s to %s: %m", e->name, fs,
-                                          e->orig[k]);
-                else
-                        log_debug("Unit %s: restored %s to %s", e->name, fs, e->orig[k]);
+        r = ledger_claim_restore(c, u->state, cur, NULL, NULL, knob_restore_file,
+                                 &(KnobWrite){ u, e, k, fs }, &orig);
+        if (r < 0 && errno_is_cgroup_gone(r)) {
+                log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
+                r = 0;
+        } else if (r < 0)
+                log_warning_errno(r, "Unit %s: failed to restore %s to %s: %m", e->name, fs,
+                                  orig);
+        else if (r > 0) {
+                log_debug("Unit %s: restored %s to %s", e->name, fs, orig);
+                r = 0;
         }
-        e->orig[k] = mfree(e->orig[k]);
-        e->written[k] = mfree(e->written[k]);
-        state_file_cgroup_release(u->state, &e->state_slot[k]);
         return r;
 }
 
@@ -751,34 +746,26 @@ static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop)
  * already, or someone else's. */
 static void knob_adopt(UnitState *u, CgroupEntry *e, UnitKnob k, StateCgroupRecord *rec)
 {
-        _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL,
-                            *orig = NULL;
-        LedgerOwner owner;
+        _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL;
+        int owner;
 
-        if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
+        if (!fs || cg_read(fs, NULL, &cur) < 0 || ledger_claim_held(&e->knob[k])) {
                 adopted_done(u, rec, true);
                 return;
         }
-        owner = ledger_recorded_owner_str(cur, rec->written, rec->previous, rec->orig);
+        owner = ledger_claim_adopt(&e->knob[k], rec, cur, NULL, NULL);
         if (owner != LEDGER_OURS) {
-                if (owner == LEDGER_THEIRS)
+                if (owner == -ENOMEM)
+                        log_oom();
+                else if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: %s was changed to %s by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name, fs, cur);
                 adopted_done(u, rec, true);
                 return;
         }
-        orig = strdup(rec->orig);
-        if (!orig) {
-                log_oom();
-                adopted_done(u, rec, true);
-                return;
-        }
         log_info("Unit %s: %s holds %s from a previous latniced; its original is %s.", e->name,
-                 fs, cur, orig);
-        e->orig[k] = TAKE_PTR(orig);
-        e->written[k] = TAKE_PTR(cur);
-        e->state_slot[k] = rec->slot + 1;
+                 fs, cur, e->knob[k].orig);
         adopted_done(u, rec, false);
 }
 
