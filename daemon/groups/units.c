@@ -50,10 +50,8 @@ typedef struct CgroupEntry {
         Settings fallback;    /* what must be applied per task */
         LedgerClaim knob[_UNIT_KNOB_MAX]; /* the knob files latniced wrote (ledger-claim.h) */
         SystemdRoute route;
-        bool sd_set;          /* latniced set the unit's CPUWeight= */
-        uint64_t sd_orig;     /* the property before that */
-        uint64_t sd_written;  /* what latniced set last */
-        uint32_t sd_slot;     /* 1 + its record in the state file; 0: none */
+        LedgerClaim sd;       /* the unit's CPUWeight=, if latniced set it (as
+                               * systemd_weight_to_string() values) */
 } CgroupEntry;
 
 typedef struct UnitsWatch {
@@ -193,6 +191,7 @@ static CgroupEntry *entry_free(CgroupEntry *e)
                 return NULL;
         for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
                 ledger_claim_done(&e->knob[k]);
+        ledger_claim_done(&e->sd);
         free(e->path);
         free(e);
         return NULL;
@@ -242,7 +241,7 @@ static bool entry_holds_knobs(const CgroupEntry *e)
 
 static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
 {
-        if (!e->configured && !entry_holds_knobs(e) && !e->sd_set)
+        if (!e->configured && !entry_holds_knobs(e) && !ledger_claim_held(&e->sd))
                 return true;
         return units_cgroup_gone(u, e->path);
 }
@@ -465,43 +464,24 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
         return e->route == ROUTE_SYSTEMD;
 }
 
-/* Record CPUWeight= of E's unit in the state file before it is set: ORIG
- * before latniced, WRITTEN to be set, PREVIOUS what latniced set before
- * (NULL: nothing). */
-static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t written,
-                           const uint64_t *previous)
+/* Set CPUWeight= of a unit to VALUE (a systemd_weight_to_string() value):
+ * the ledger claim's writer. */
+typedef struct SystemdWrite {
+        UnitState *u;
+        const char *path;
+        SystemdUnitsLookup lookup;
+} SystemdWrite;
+
+static int systemd_weight_write(const char *value, void *userdata)
 {
-        _cleanup_free_ char *dir = NULL, *o = NULL, *w = NULL, *p = NULL;
-        StateCgroupRecord rec = {
-                .target = STATE_TARGET_UNIT_PROPERTY,
-                .owner = STATE_CGROUP_UNITS,
-                .kind = KIND_SYSTEMD_WEIGHT,
-                .ino = e->ino,
-        };
+        SystemdWrite *w = userdata;
+        uint64_t weight;
         int r;
 
-        if (!u->state)
-                return;
-        dir = units_fs_path(u, e->path, NULL);
-        if (!dir || systemd_weight_to_string(orig, &o) < 0 ||
-            systemd_weight_to_string(written, &w) < 0 ||
-            (previous && systemd_weight_to_string(*previous, &p) < 0)) {
-                log_oom();
-                return;
-        }
-        rec.path = dir;
-        /* Short words and numbers up to 10000: they always fit. */
-        snprintf(rec.orig, sizeof(rec.orig), "%s", o);
-        snprintf(rec.written, sizeof(rec.written), "%s", w);
-        snprintf(rec.previous, sizeof(rec.previous), "%s", strempty(p));
-        r = state_file_cgroup_put(u->state, &e->sd_slot, &rec);
-        if (r < 0 && !u->state_warned) {
-                log_warning_errno(r, "Unit %s: cannot record CPUWeight= in the state file %s "
-                                     "(%m): set anyway, but not given back should latniced be "
-                                     "killed.",
-                                  e->name, state_file_path(u->state));
-                u->state_warned = true;
-        }
+        r = systemd_weight_from_string(value, &weight);
+        if (r < 0)
+                return r;
+        return systemd_units_set_weight(w->u->systemd, w->path, w->lookup, weight);
 }
 
 /* Give E's unit its CPUWeight= back, unless someone else changed it since.
@@ -509,33 +489,65 @@ static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t
  * runtime property latniced set. */
 static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
 {
-        _cleanup_free_ char *o = NULL;
+        _cleanup_free_ char *c = NULL, *o = NULL;
         uint64_t cur;
         int r;
 
-        if (!e->sd_set)
+        if (!ledger_claim_held(&e->sd))
                 return 0;
-        (void) systemd_weight_to_string(e->sd_orig, &o);
         r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur);
-        if (r == -ENXIO) {
-                log_debug("Unit %s: gone from its systemd manager, nothing to restore", e->name);
-                r = 0;
-        } else if (r < 0)
-                log_warning_errno(r, "Unit %s: cannot restore CPUWeight=%s: %m", e->name, strna(o));
-        else if (cur != e->sd_written)
-                log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
-        else {
-                r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME,
-                                             e->sd_orig);
-                if (r < 0)
-                        log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m",
-                                          e->name, strna(o));
-                else
-                        log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name,
-                                  strna(o));
+        if (r < 0) {
+                if (r == -ENXIO) {
+                        log_debug("Unit %s: gone from its systemd manager, nothing to restore",
+                                  e->name);
+                        r = 0;
+                } else
+                        log_warning_errno(r, "Unit %s: cannot restore CPUWeight=%s: %m", e->name,
+                                          e->sd.orig);
+                ledger_claim_drop(&e->sd, u->state);
+                return r;
         }
-        e->sd_set = false;
-        state_file_cgroup_release(u->state, &e->sd_slot);
+        if (systemd_weight_to_string(cur, &c) < 0) {
+                ledger_claim_drop(&e->sd, u->state);
+                return log_oom();
+        }
+        if (ledger_claim_changed(&e->sd, c, NULL, NULL))
+                log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
+        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, systemd_weight_write,
+                                 &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_BY_NAME }, &o);
+        if (r < 0)
+                log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m", e->name,
+                                  strna(o));
+        else if (r > 0)
+                log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name, strna(o));
+        return r < 0 ? r : 0;
+}
+
+/* Set CPUWeight= of E's unit to WANT over NOW, recorded in the state file
+ * first (a unit property record); a failed record is said once. */
+static int systemd_claim_write(UnitState *u, CgroupEntry *e, const char *now, const char *want)
+{
+        _cleanup_free_ char *dir = units_fs_path(u, e->path, NULL);
+        StateCgroupRecord target = {
+                .target = STATE_TARGET_UNIT_PROPERTY,
+                .owner = STATE_CGROUP_UNITS,
+                .kind = KIND_SYSTEMD_WEIGHT,
+                .path = dir,
+                .ino = e->ino,
+        };
+        int r, unrecorded;
+
+        if (!dir)
+                return log_oom();
+        r = ledger_claim_write(&e->sd, u->state, &target, now, want, systemd_weight_write,
+                               &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_OWNED }, &unrecorded);
+        if (unrecorded < 0 && !u->state_warned) {
+                log_warning_errno(unrecorded, "Unit %s: cannot record CPUWeight= in the state "
+                                              "file %s (%m): set anyway, but not given back "
+                                              "should latniced be killed.",
+                                  e->name, state_file_path(u->state));
+                u->state_warned = true;
+        }
         return r;
 }
 
@@ -572,14 +584,15 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                                   e->name);
                 return;
         }
-        orig = e->sd_set ? e->sd_orig : cur;
+        if (!ledger_claim_held(&e->sd) || systemd_weight_from_string(e->sd.orig, &orig) < 0)
+                orig = cur;
         target = systemd_target(want, orig);
-        if (cur == target && (!e->sd_set || e->sd_written == target)) {
-                in_files->mask |= mask;
-                return;
-        }
         if (systemd_weight_to_string(target, &t) < 0 || systemd_weight_to_string(cur, &c) < 0) {
                 log_oom();
+                return;
+        }
+        if (cur == target && !ledger_claim_changed(&e->sd, t, NULL, NULL)) {
+                in_files->mask |= mask;
                 return;
         }
         if (u->dry_run) {
@@ -587,42 +600,44 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 in_files->mask |= mask;
                 return;
         }
-        systemd_record(u, e, orig, target, e->sd_set ? &e->sd_written : NULL);
-        r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, target);
+        r = systemd_claim_write(u, e, c, t);
         if (r < 0) {
-                /* Not set: the record says what the unit still has. */
-                if (e->sd_set)
-                        systemd_record(u, e, e->sd_orig, e->sd_written, NULL);
-                else
-                        state_file_cgroup_release(u->state, &e->sd_slot);
                 log_warning_errno(r, "Unit %s: systemd did not take CPUWeight=%s: %m", e->name, t);
                 return;
         }
         log_debug("Unit %s: set CPUWeight=%s through systemd (was %s)", e->name, t, c);
-        e->sd_set = true;
-        e->sd_orig = orig;
-        e->sd_written = target;
         in_files->mask |= mask;
+}
+
+/* Does REC hold CPUWeight= values (systemd_weight_to_string() values)? */
+static bool systemd_record_valid(const StateCgroupRecord *rec)
+{
+        uint64_t w;
+
+        return systemd_weight_from_string(rec->orig, &w) >= 0 &&
+               systemd_weight_from_string(rec->written, &w) >= 0 &&
+               (!rec->previous[0] || systemd_weight_from_string(rec->previous, &w) >= 0);
 }
 
 /* A dead latniced's record of CPUWeight= for E's unit: E owns it again if
  * the unit still has what that latniced set. */
 static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord *rec)
 {
-        uint64_t cur, orig, written, previous;
-        bool has_previous = rec->previous[0];
-        LedgerOwner owner;
+        _cleanup_free_ char *c = NULL;
+        uint64_t cur;
+        int owner;
 
-        if (e->sd_set || !u->systemd || systemd_weight_from_string(rec->orig, &orig) < 0 ||
-            systemd_weight_from_string(rec->written, &written) < 0 ||
-            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
-            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0) {
+        if (ledger_claim_held(&e->sd) || !u->systemd || !systemd_record_valid(rec) ||
+            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
+            systemd_weight_to_string(cur, &c) < 0) {
                 adopted_done(u, rec, true);
                 return;
         }
-        owner = ledger_recorded_owner_u64(cur, written, has_previous ? &previous : NULL, orig);
+        owner = ledger_claim_adopt(&e->sd, rec, c, NULL, NULL);
         if (owner != LEDGER_OURS) {
-                if (owner == LEDGER_THEIRS)
+                if (owner == -ENOMEM)
+                        log_oom();
+                else if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: CPUWeight= was changed by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name);
@@ -631,10 +646,6 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
         }
         log_info("Unit %s: CPUWeight=%s from a previous latniced; its original is %s.", e->name,
                  rec->written, rec->orig);
-        e->sd_set = true;
-        e->sd_orig = orig;
-        e->sd_written = cur;
-        e->sd_slot = rec->slot + 1;
         adopted_done(u, rec, false);
 }
 
@@ -659,7 +670,7 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
          * per task, and Nice= within the cap. */
         (void)sched_ext_mask_settings(u->sched_ext, &want);
         if (settings_has(&want, SETTING_CPU_WEIGHT) || settings_has(&want, SETTING_CPU_IDLE) ||
-            e->sd_set)
+            ledger_claim_held(&e->sd))
                 owned = entry_systemd_owned(u, e);
         /* First: systemd realizes the unit's cgroup before it answers, so a
          * cpu controller it enables for CPUWeight= is there for the files
@@ -802,19 +813,21 @@ static void systemd_record_restore(UnitState *u, const StateCgroupRecord *rec)
 {
         size_t n = strlen(u->root);
         const char *path = rec->path + n;
-        uint64_t cur, orig, written, previous = 0;
-        bool has_previous = rec->previous[0];
+        _cleanup_free_ char *c = NULL;
+        LedgerClaim claim = {};
+        uint64_t cur;
         int r;
 
         if (!u->systemd || strncmp(rec->path, u->root, n) != 0 || path[0] != '/' ||
-            systemd_weight_from_string(rec->orig, &orig) < 0 ||
-            systemd_weight_from_string(rec->written, &written) < 0 ||
-            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
-            systemd_units_get_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0)
+            !systemd_record_valid(rec) ||
+            systemd_units_get_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
+            systemd_weight_to_string(cur, &c) < 0 ||
+            ledger_claim_adopt(&claim, rec, c, NULL, NULL) != LEDGER_OURS)
                 return;
-        if (cur != written && !(has_previous && cur == previous))
-                return;
-        r = systemd_units_set_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, orig);
+        /* The record is the caller's to drop: this claim has none of its own. */
+        claim.slot1 = 0;
+        r = ledger_claim_restore(&claim, NULL, c, NULL, NULL, systemd_weight_write,
+                                 &(SystemdWrite){ u, path, SYSTEMD_UNITS_BY_NAME }, NULL);
         if (r < 0)
                 log_warning_errno(r, "Unit of %s: failed to restore CPUWeight=%s left by a "
                                      "previous latniced: %m",
