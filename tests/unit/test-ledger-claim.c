@@ -161,6 +161,14 @@ static void test_write_record_restore(void)
         check(!ledger_claim_held(&c) && state_file_cgroup_n_used(t.f) == 0);
         t.fail = 0;
 
+        /* A target that cannot be read: nothing written, the claim ends. */
+        check(ledger_claim_write(&c, t.f, &target_rec, t.value, "250", target_write, &t,
+                                 NULL) == 0);
+        t.writes = 0;
+        check(ledger_claim_restore(&c, t.f, NULL, NULL, NULL, target_write, &t, NULL) == 0);
+        check(t.writes == 0);
+        check(!ledger_claim_held(&c) && state_file_cgroup_n_used(t.f) == 0);
+
         /* A value too long for a record is written, and said unrecorded. */
         check(ledger_claim_write(&c, t.f, &target_rec, t.value,
                                  "0123456789012345678901234567890123", target_write, &t,
@@ -213,6 +221,17 @@ static void test_adopt(void)
         check(!ledger_claim_held(&c) && c.slot1 == 0);
         check(ledger_claim_adopt(&c, &rec, "42", NULL, NULL) == LEDGER_THEIRS);
         check(!ledger_claim_held(&c) && c.slot1 == 0);
+
+        /* the caller's comparison decides, with its context */
+        {
+                int mod = 7; /* orig 100: 2, written 300: 6, previous 250: 5 */
+
+                check(ledger_claim_adopt(&c, &rec, "107", same_mod, &mod) == LEDGER_ORIGINAL);
+                check(ledger_claim_adopt(&c, &rec, "1000", same_mod, &mod) == LEDGER_OURS);
+                check_streq(c.expected, "1000");
+                ledger_claim_done(&c);
+                c.slot1 = 0;
+        }
 
         /* no previous: "" is nothing, not a value */
         rec.previous[0] = 0;
