@@ -1031,6 +1031,11 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         r = sd_event_new(&m->event);
         if (r < 0)
                 return r;
+        /* What a paused user manager put off comes again at the pause's end. */
+        r = group_table_attach_event(m->groups, m->event);
+        if (r < 0)
+                log_warning_errno(r, "Cannot follow the pauses of systemd's user managers (%m): "
+                                     "group settings they put off wait for the next evaluation.");
 
         *ret = TAKE_PTR(m);
         return 0;

@@ -212,7 +212,7 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
 {
         _cleanup_free_ char *name = NULL, *description = NULL, *cg = NULL, *reason = NULL;
         const char *why = NULL;
-        uint64_t t0;
+        uint64_t t0, refused;
         uid_t uid;
         int r;
 
@@ -249,6 +249,7 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                      unit_cgroup) < 0)
                 return -ENOMEM;
         t0 = now_usec(CLOCK_MONOTONIC);
+        refused = systemd_units_refusals(s);
         r = systemd_units_start_scope(s,
                                       &(SystemdScopeRequest){ .unit_cgroup = unit_cgroup,
                                                               .name = name,
@@ -267,14 +268,16 @@ int group_scope_make(GroupScopes *g, SystemdUnits *s, const SchedGroupRoots *roo
                 return 0;
         }
         if (r < 0) {
-                bool pause = r != -EREMOTEIO;
+                /* A user's manager that systemd-units.c paused: it tells
+                 * the end of the pause, and the request comes again then. */
+                bool pause = r != -EREMOTEIO && systemd_units_refusals(s) == refused;
 
                 if (pause)
                         group_scopes_pause(g, uid, now_usec(CLOCK_MONOTONIC));
                 log_warning("%s: cannot make %s for process %d: %s; its group settings are left "
                             "out%s%u%s.",
                             unit_cgroup, name, (int)pid, reason ?: strerror(-r),
-                            pause ? ", and no scope is asked for uid " : " (uid ",
+                            pause ? ", and no scope is asked for uid " : " for now (uid ",
                             (unsigned)uid, pause ? " for a minute" : ")");
                 return 0;
         }

@@ -21,7 +21,9 @@
  * Each user has a budget of GROUP_SCOPE_BURST scopes, then one more every
  * GROUP_SCOPE_INTERVAL_USEC: a user who starts processes named like a
  * compiler in a loop costs latniced and the manager that much and no more.
- * A manager that does not answer pauses its user's scopes for a minute.
+ * A manager that does not answer pauses its user's scopes for a minute; a
+ * user's manager that systemd-units.c paused does not (its requests come
+ * again when that pause ends, daemon/groups/groups.h).
  * A refusal leaves the rule's group settings out for that process (its task
  * settings still apply); it is logged once per unit (up to
  * GROUP_SCOPE_LOGGED_MAX units, then the list starts over), an empty budget

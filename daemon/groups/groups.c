@@ -42,6 +42,15 @@ typedef struct GroupEntry {
         bool own_scope;           /* a scope latniced asked for (group-scope.h) */
 } GroupEntry;
 
+/* A request that a pause of a user's systemd manager put off
+ * (systemd_units_refusals()): made again when the pause ends. The latest
+ * request of each process. */
+typedef struct Deferred {
+        uint64_t starttime;
+        Settings settings;
+        bool protect; /* group_table_protect()'s */
+} Deferred;
+
 typedef struct Requester {
         pid_t pid;
         uint64_t starttime;
@@ -61,6 +70,8 @@ struct GroupTable {
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
         SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
+        bool systemd_borrowed; /* group_table_set_systemd()'s */
+        PidMap deferred;       /* pid -> Deferred */
         bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
         bool latency_autogroup_noted;
         Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
@@ -124,6 +135,8 @@ static void entry_remove(GroupTable *t, GroupEntry *e)
         entry_free(e);
 }
 
+static void on_systemd_resume(void *userdata);
+
 GroupTable *group_table_free(GroupTable *t)
 {
         size_t state = 0;
@@ -135,11 +148,17 @@ GroupTable *group_table_free(GroupTable *t)
         while (pidmap_iterate(&t->requesters, &state, &pid, &v))
                 free(v);
         pidmap_done(&t->requesters);
+        state = 0;
+        while (pidmap_iterate(&t->deferred, &state, &pid, &v))
+                free(v);
+        pidmap_done(&t->deferred);
         for (size_t i = 0; i < t->n_entries; i++)
                 entry_free(t->entries[i]);
         free(t->entries);
         sched_group_roots_done(&t->roots);
-        systemd_units_free(t->systemd);
+        systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
+        if (!t->systemd_borrowed)
+                systemd_units_free(t->systemd);
         hashmap_free(t->not_units);
         group_scopes_free(t->scopes);
         free(t);
@@ -729,21 +748,40 @@ static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *no
         return 1;
 }
 
-/* Is E a systemd unit's cgroup? Asked once, before the first write. */
-static void entry_route(GroupTable *t, GroupEntry *e)
+/* Did a pause of a user's systemd manager put off a call since REFUSED
+ * (systemd_units_refusals() before it)? */
+static bool put_off(GroupTable *t, uint64_t refused)
 {
+        return systemd_units_refusals(t->systemd) != refused;
+}
+
+/* Is E a systemd unit's cgroup? Asked before the first write, until a
+ * manager answers. -EHOSTDOWN: its manager is paused, nothing is to be
+ * written before it answers (the request is made again at the pause's
+ * end); a manager that failed otherwise: the files are written this time. */
+static int entry_route(GroupTable *t, GroupEntry *e)
+{
+        uint64_t refused = systemd_units_refusals(t->systemd);
         int r;
 
         if (e->route_known)
-                return;
-        e->route_known = true;
+                return 0;
         r = group_systemd_find(t->systemd, t->roots.cgroup2, &e->group, &e->sd);
-        if (r < 0)
+        if (r < 0 && put_off(t, refused)) {
+                log_info("%s: its systemd manager is paused; set when the pause ends.",
+                         e->group.name);
+                return -EHOSTDOWN;
+        }
+        if (r < 0) {
                 log_warning_errno(r, "%s: cannot ask systemd whether a unit owns it (%m): its "
-                                     "files are written.", e->group.name);
-        else if (r > 0)
+                                     "files are written this time.", e->group.name);
+                return 0;
+        }
+        e->route_known = true;
+        if (r > 0)
                 log_debug("%s: a systemd unit's cgroup, set through its CPUWeight=.",
                           e->group.name);
+        return 0;
 }
 
 static int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
@@ -889,10 +927,12 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
 static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGroupState *now,
                         const SchedGroupState *want)
 {
+        uint64_t refused = systemd_units_refusals(t->systemd);
         char buf[64];
         int r;
 
-        entry_route(t, e);
+        if (entry_route(t, e) < 0)
+                return 0;
         entry_record(t, e, want, e->changed ? &e->expected : NULL);
         r = entry_write(t, e, now, want);
         if (r < 0) {
@@ -903,6 +943,11 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
                         state_file_cgroup_release(t->state, &e->state_slot);
                 if (r == -ENOENT)
                         return 0;
+                if (put_off(t, refused)) {
+                        log_info("%s: its systemd manager is paused; %s for %d when the pause "
+                                 "ends.", e->group.name, state_describe(want, buf), (int)pid);
+                        return 0;
+                }
                 t->counters.n_failed++;
                 return log_warning_errno(r, "Failed to set %s for %d: %m", e->group.name,
                                          (int)pid);
@@ -987,9 +1032,11 @@ static void not_unit_add(GroupTable *t, const char *path)
  * ancestor (or, with no controller at the root, its autogroup), which is
  * not for its rules to change. The cgroup of its unit is, through systemd,
  * which enables the controller for it. 1 with *G replaced by the unit's
- * cgroup, 0 if there is none (not a unit's, no systemd). */
+ * cgroup, 0 if there is none (not a unit's, no systemd), -EHOSTDOWN if its
+ * manager is paused. */
 static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
 {
+        uint64_t refused = systemd_units_refusals(t->systemd);
         SchedGroup u = {};
         GroupSystemd gs = {};
         int r;
@@ -1012,7 +1059,9 @@ static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
                         not_unit_add(t, u.path);
                 if (r <= 0) {
                         sched_group_done(&u);
-                        return r == -ENOMEM ? r : 0;
+                        /* Paused: not the group below for now, but asked
+                         * again at the pause's end. */
+                        return r == -ENOMEM ? r : r < 0 && put_off(t, refused) ? -EHOSTDOWN : 0;
                 }
         }
         sched_group_done(g);
@@ -1037,7 +1086,7 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
                 r = group_of_unit(t, pid, &g);
                 if (r < 0) {
                         sched_group_done(&g);
-                        return r;
+                        return r == -EHOSTDOWN ? 0 : r;
                 }
         }
         if (g.kind == SCHED_GROUP_NONE) {
@@ -1171,15 +1220,13 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
         return r < 0 ? r : 1;
 }
 
-int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
+static int request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
 {
         Settings masked = *s;
         GroupEntry *e;
         bool booster;
         int r;
 
-        if (!t)
-                return 0;
         /* Under a sched_ext scheduler none of the group settings is read. */
         if (sched_ext_mask_settings(t->sched_ext, &masked))
                 s = &masked;
@@ -1204,13 +1251,11 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
         return entry_apply(t, e, pid, s, booster);
 }
 
-int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
+static int protect(GroupTable *t, pid_t pid, uint64_t starttime)
 {
         GroupEntry *e;
         int r;
 
-        if (!t)
-                return 0;
         r = group_join(t, pid, starttime, true, false, &e);
         if (r <= 0)
                 return r;
@@ -1222,6 +1267,113 @@ int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
                          e->group.name, (int)pid);
         }
         return 0;
+}
+
+/* ---- Requests a paused manager put off ---------------------------------- */
+
+/* PID's request (S; PROTECT: group_table_protect()'s) was put off, or not
+ * (PUT_OFF false): kept for the pause's end, or forgotten. */
+static int deferred_note(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s,
+                         bool protect, bool put_off)
+{
+        Deferred *d = pidmap_get(&t->deferred, pid);
+        int r;
+
+        if (!put_off) {
+                free(pidmap_remove(&t->deferred, pid));
+                return 0;
+        }
+        if (!d) {
+                d = calloc(1, sizeof(Deferred));
+                if (!d)
+                        return -ENOMEM;
+                r = pidmap_put(&t->deferred, pid, d);
+                if (r < 0) {
+                        free(d);
+                        return r;
+                }
+        }
+        *d = (Deferred){ .starttime = starttime, .protect = protect };
+        if (s)
+                d->settings = *s;
+        return 0;
+}
+
+/* A pause of a user's manager ended: every request put off is made again
+ * (one whose manager is paused still is put off again at once, without a
+ * call). */
+static void on_systemd_resume(void *userdata)
+{
+        GroupTable *t = userdata;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, state = 0;
+        pid_t pid;
+        void *v;
+
+        if (pidmap_size(&t->deferred) == 0)
+                return;
+        pids = calloc(pidmap_size(&t->deferred), sizeof(pid_t));
+        if (!pids) {
+                log_oom();
+                return;
+        }
+        while (pidmap_iterate(&t->deferred, &state, &pid, &v))
+                pids[n++] = pid;
+        log_debug("A systemd manager's pause ended: %zu group request(s) made again.", n);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ Deferred *d = pidmap_remove(&t->deferred, pids[i]);
+                uint64_t st;
+
+                if (!d || proc_starttime(t->proc_root, pids[i], 0, &st) < 0 ||
+                    st != d->starttime)
+                        continue; /* gone */
+                if (d->protect)
+                        (void)group_table_protect(t, pids[i], st);
+                else
+                        (void)group_table_request(t, pids[i], st, &d->settings);
+        }
+}
+
+int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings *s)
+{
+        uint64_t refused;
+        int r, k;
+
+        if (!t)
+                return 0;
+        refused = systemd_units_refusals(t->systemd);
+        r = request(t, pid, starttime, s);
+        k = deferred_note(t, pid, starttime, s, false, put_off(t, refused));
+        return r < 0 ? r : k < 0 ? k : r;
+}
+
+int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime)
+{
+        uint64_t refused;
+        int r, k;
+
+        if (!t)
+                return 0;
+        refused = systemd_units_refusals(t->systemd);
+        r = protect(t, pid, starttime);
+        k = deferred_note(t, pid, starttime, NULL, true, put_off(t, refused));
+        return r < 0 ? r : k < 0 ? k : r;
+}
+
+int group_table_attach_event(GroupTable *t, sd_event *event)
+{
+        if (!t || !t->systemd)
+                return 0;
+        return systemd_units_on_resume(t->systemd, event, on_systemd_resume, t);
+}
+
+void group_table_set_systemd(GroupTable *t, SystemdUnits *s)
+{
+        systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
+        if (!t->systemd_borrowed)
+                systemd_units_free(t->systemd);
+        t->systemd = s;
+        t->systemd_borrowed = true;
 }
 
 void group_table_set_sched_ext(GroupTable *t, bool sched_ext)
@@ -1310,6 +1462,14 @@ void group_table_sweep(GroupTable *t, bool complete)
 
                 if (proc_starttime(t->proc_root, pid, 0, &st) < 0 || st != q->starttime)
                         group_table_release(t, pid);
+        }
+        state = 0;
+        while (pidmap_iterate(&t->deferred, &state, &pid, &v)) {
+                uint64_t st;
+
+                if (proc_starttime(t->proc_root, pid, 0, &st) < 0 ||
+                    st != ((Deferred *)v)->starttime)
+                        free(pidmap_remove(&t->deferred, pid));
         }
         /* Taken over from a dead latniced, and no process asks for it (the
          * first scan is over, and it evaluated every process): its original

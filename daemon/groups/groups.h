@@ -81,6 +81,19 @@ void group_table_release(GroupTable *t, pid_t pid);
  * asking is known; else once scans have been incomplete for 30 s); give back what is shared now
  * (group_table_recheck()). After a rescan. */
 void group_table_sweep(GroupTable *t, bool complete);
+/*
+ * A request that needs a user's systemd manager while that manager is
+ * paused (daemon/groups/systemd-units.h) is put off: nothing is written for
+ * it (not the cgroup's files in the unit's stead, not an ancestor), and the
+ * latest request of each such process is made again when the pause ends,
+ * from EVENT's loop. Without an event, only its next evaluation does.
+ */
+typedef struct sd_event sd_event;
+int group_table_attach_event(GroupTable *t, sd_event *event);
+/* Tests: the systemd managers are S's (borrowed, outliving T), not /run's. */
+typedef struct SystemdUnits SystemdUnits;
+void group_table_set_systemd(GroupTable *t, SystemdUnits *s);
+
 /* Before a rescan: sharing is checked again at each group's next request. */
 void group_table_rescan_begin(GroupTable *t);
 

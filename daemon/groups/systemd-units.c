@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 #include <unistd.h>
 
 #include "daemon/groups/systemd-units.h"
@@ -22,14 +23,22 @@
 
 /* A user's manager is the user's own process: its user can stop it or keep
  * it busy, and every call waits for it with latniced's main loop. So a user
- * manager gets a shorter timeout than the system manager, and one whose
- * call took longer than USER_SLOW_USEC (or ran out) is not asked to take on
- * anything new (no lookup for a new group, no scope) for USER_PAUSE_USEC:
- * a stuck or flooded manager costs latniced at most one timeout a minute.
- * Giving back what latniced set (BY_NAME) is still tried. */
+ * manager gets a shorter timeout than the system manager, and latniced's
+ * waits for it are counted: each call adds its duration to the manager's
+ * debt, which drains by 1/USER_WAIT_SHARE of the time that passes (100 ms a
+ * second). A call that ran out of time, or a debt over USER_WAIT_BURST_USEC,
+ * pauses the manager for USER_PAUSE_USEC: it is asked to take on nothing new
+ * (no lookup for a new group, no scope) meanwhile, and the callers hear of
+ * the pause's end (systemd_units_on_resume()) to ask again. A stuck manager
+ * costs latniced one timeout per pause (5% of its time), one that answers
+ * slowly about 10% and a burst; a manager that is slow now and then on a
+ * loaded machine (a few hundred ms) is not paused. Giving back what
+ * latniced set (BY_NAME) is still tried. */
 #define USER_TIMEOUT_USEC (500 * 1000)
-#define USER_SLOW_USEC (250 * 1000)
-#define USER_PAUSE_USEC (60 * 1000 * 1000)
+#define USER_WAIT_SHARE 10u
+#define USER_WAIT_BURST_USEC (2 * 1000 * 1000)
+#define USER_PAUSE_USEC (10 * 1000 * 1000)
+#define RESUME_LISTENERS_MAX 4u
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
@@ -40,18 +49,32 @@ typedef struct UserBus {
         sd_bus *bus;
 } UserBus;
 
-typedef struct UserPause {
+/* What waiting for the manager of UID cost latniced (see USER_WAIT_SHARE). */
+typedef struct UserCost {
         uid_t uid;
-        uint64_t until; /* CLOCK_MONOTONIC */
-} UserPause;
+        uint64_t debt;  /* usec, as of AT */
+        uint64_t at;    /* CLOCK_MONOTONIC */
+        uint64_t until; /* paused until then (CLOCK_MONOTONIC); 0: never was */
+        bool resume_due; /* its pause's end is still to be told */
+} UserCost;
+
+typedef struct ResumeListener {
+        void (*cb)(void *userdata);
+        void *userdata;
+} ResumeListener;
 
 struct SystemdUnits {
         char *run_dir;
         sd_bus *system;
         UserBus users[USER_BUSES_MAX];
         size_t n_users;
-        UserPause paused[USER_BUSES_MAX];
-        size_t n_paused;
+        UserCost costs[USER_BUSES_MAX];
+        size_t n_costs;
+        uint64_t n_refused; /* calls put off by a pause (systemd_units_refusals()) */
+        sd_event *event;    /* systemd_units_on_resume() */
+        sd_event_source *resume;
+        ResumeListener listeners[RESUME_LISTENERS_MAX];
+        size_t n_listeners;
 };
 
 /* The D-Bus interface that carries ControlGroup and CPUWeight for each unit type. */
@@ -88,6 +111,8 @@ SystemdUnits *systemd_units_free(SystemdUnits *s)
 {
         if (!s)
                 return NULL;
+        sd_event_source_disable_unref(s->resume);
+        sd_event_unref(s->event);
         sd_bus_flush_close_unref(s->system);
         for (size_t i = 0; i < s->n_users; i++)
                 sd_bus_close_unref(s->users[i].bus);
@@ -250,45 +275,178 @@ static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
         return 0;
 }
 
-/* Is the manager of user UID paused at NOW (a call to it was slow)? */
+/* Is the manager of user UID paused at NOW? */
 static bool user_paused(SystemdUnits *s, uid_t uid, uint64_t now)
 {
-        for (size_t i = 0; i < s->n_paused; i++)
-                if (s->paused[i].uid == uid)
-                        return now < s->paused[i].until;
+        for (size_t i = 0; i < s->n_costs; i++)
+                if (s->costs[i].uid == uid)
+                        return now < s->costs[i].until;
         return false;
 }
 
-/* A call to the manager of the unit at CGROUP_PATH began at START: if it is
- * a user's and took too long, pause that manager (see USER_PAUSE_USEC). */
-static void user_call_done(SystemdUnits *s, const char *cgroup_path, uint64_t start)
+/* C's debt at NOW, drained since it was last counted. */
+static uint64_t cost_debt(const UserCost *c, uint64_t now)
+{
+        uint64_t drained = now > c->at ? (now - c->at) / USER_WAIT_SHARE : 0;
+
+        return c->debt > drained ? c->debt - drained : 0;
+}
+
+static bool cost_paused(const UserCost *c, uint64_t now)
+{
+        return now < c->until || c->resume_due;
+}
+
+/* Should C make room before O? One not paused before a paused one; of
+ * those not paused the one that owes least, of paused ones the one whose
+ * pause ends first. */
+static bool cost_evict_before(const UserCost *c, const UserCost *o, uint64_t now)
+{
+        if (cost_paused(c, now) != cost_paused(o, now))
+                return !cost_paused(c, now);
+        if (cost_paused(c, now))
+                return c->until < o->until;
+        return cost_debt(c, now) < cost_debt(o, now);
+}
+
+/* The cost record of UID, new if needed (when all are taken, see
+ * cost_evict_before()). */
+static UserCost *cost_of(SystemdUnits *s, uid_t uid, uint64_t now)
+{
+        UserCost *c;
+
+        for (size_t i = 0; i < s->n_costs; i++)
+                if (s->costs[i].uid == uid)
+                        return &s->costs[i];
+        if (s->n_costs < USER_BUSES_MAX)
+                c = &s->costs[s->n_costs++];
+        else {
+                c = &s->costs[0];
+                for (size_t i = 1; i < s->n_costs; i++)
+                        if (cost_evict_before(&s->costs[i], c, now))
+                                c = &s->costs[i];
+        }
+        *c = (UserCost){ .uid = uid, .at = now };
+        return c;
+}
+
+static void resume_arm(SystemdUnits *s);
+
+/* A call to the manager of the unit at CGROUP_PATH began at START and
+ * ended with R: if it is a user's, count what it cost, and pause that
+ * manager if it ran out of time or owes too much (see USER_WAIT_SHARE). */
+static void user_call_done(SystemdUnits *s, const char *cgroup_path, uint64_t start, int r)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         const char *unit;
         UnitType t;
+        UserCost *c;
         uid_t uid;
-        size_t i;
 
-        if (now - start <= USER_SLOW_USEC || cgroup_owner(cgroup_path, &unit, &t, &uid) < 0 ||
-            uid == (uid_t)-1)
+        if (r == -EHOSTDOWN) {
+                s->n_refused++;
                 return;
-        for (i = 0; i < s->n_paused; i++)
-                if (s->paused[i].uid == uid || s->paused[i].until <= now)
-                        break;
-        if (i == USER_BUSES_MAX) {
-                /* All paused, all different: the one paused longest ago goes. */
-                i = 0;
-                for (size_t j = 1; j < s->n_paused; j++)
-                        if (s->paused[j].until < s->paused[i].until)
-                                i = j;
-        } else if (i == s->n_paused)
-                s->n_paused++;
-        if (!(s->paused[i].uid == uid && s->paused[i].until > now))
-                log_warning("The systemd manager of uid %u took %" PRIu64 " ms to answer for %s: "
-                            "no new unit of that user is asked about for %u s.",
-                            (unsigned)uid, (now - start) / 1000, unit,
-                            (unsigned)(USER_PAUSE_USEC / (1000 * 1000)));
-        s->paused[i] = (UserPause) { .uid = uid, .until = now + USER_PAUSE_USEC };
+        }
+        if (cgroup_owner(cgroup_path, &unit, &t, &uid) < 0 || uid == (uid_t)-1)
+                return;
+        c = cost_of(s, uid, now);
+        c->debt = cost_debt(c, now) + (now - start);
+        c->at = now;
+        if (r != -ETIMEDOUT && c->debt <= USER_WAIT_BURST_USEC)
+                return;
+        s->n_refused++; /* what was asked is put off until the pause ends */
+        if (now >= c->until)
+                log_warning("The systemd manager of uid %u %s for %s: no new unit of that user "
+                            "is asked about for %u s.",
+                            (unsigned)uid,
+                            r == -ETIMEDOUT ? "did not answer in time"
+                                            : "kept latniced waiting too long in total",
+                            unit, (unsigned)(USER_PAUSE_USEC / (1000 * 1000)));
+        c->until = now + USER_PAUSE_USEC;
+        c->debt = 0;
+        c->resume_due = true;
+        resume_arm(s);
+}
+
+uint64_t systemd_units_refusals(const SystemdUnits *s)
+{
+        return s ? s->n_refused : 0;
+}
+
+/* ---- The end of a pause ------------------------------------------------- */
+
+static int on_resume(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        SystemdUnits *s = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        bool any = false;
+
+        for (size_t i = 0; i < s->n_costs; i++)
+                if (s->costs[i].resume_due && s->costs[i].until <= now) {
+                        s->costs[i].resume_due = false;
+                        any = true;
+                }
+        resume_arm(s);
+        /* Each listener asks again for what it put off; a manager that is
+         * paused again meanwhile puts it off again, and its end comes here. */
+        for (size_t i = 0; any && i < s->n_listeners; i++)
+                s->listeners[i].cb(s->listeners[i].userdata);
+        return 0;
+}
+
+/* The timer at the end of the pause that ends first and is still to be told. */
+static void resume_arm(SystemdUnits *s)
+{
+        uint64_t when = UINT64_MAX;
+        int r;
+
+        if (!s->event)
+                return;
+        for (size_t i = 0; i < s->n_costs; i++)
+                if (s->costs[i].resume_due && s->costs[i].until < when)
+                        when = s->costs[i].until;
+        if (when == UINT64_MAX) {
+                if (s->resume)
+                        (void) sd_event_source_set_enabled(s->resume, SD_EVENT_OFF);
+                return;
+        }
+        if (!s->resume) {
+                r = sd_event_add_time(s->event, &s->resume, CLOCK_MONOTONIC, when, 0, on_resume, s);
+                if (r >= 0)
+                        (void) sd_event_source_set_description(s->resume, "systemd-resume");
+        } else {
+                r = sd_event_source_set_time(s->resume, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s->resume, SD_EVENT_ONESHOT);
+        }
+        if (r < 0)
+                log_warning_errno(r, "Cannot arm the timer at the end of a systemd manager's "
+                                     "pause (%m): what it put off waits for the next event.");
+}
+
+int systemd_units_on_resume(SystemdUnits *s, sd_event *event, void (*cb)(void *userdata),
+                            void *userdata)
+{
+        if (!s || !event || !cb || (s->event && s->event != event))
+                return -EINVAL;
+        if (s->n_listeners == RESUME_LISTENERS_MAX)
+                return -ENOSPC;
+        if (!s->event)
+                s->event = sd_event_ref(event);
+        s->listeners[s->n_listeners++] = (ResumeListener){ .cb = cb, .userdata = userdata };
+        resume_arm(s); /* pauses of before */
+        return 0;
+}
+
+void systemd_units_on_resume_remove(SystemdUnits *s, void (*cb)(void *userdata), void *userdata)
+{
+        for (size_t i = 0; s && i < s->n_listeners; i++)
+                if (s->listeners[i].cb == cb && s->listeners[i].userdata == userdata) {
+                        memmove(s->listeners + i, s->listeners + i + 1,
+                                sizeof(s->listeners[0]) * (s->n_listeners - i - 1));
+                        s->n_listeners--;
+                        return;
+                }
 }
 
 /* A call failed for a reason other than the manager's answer: start afresh next time. */
@@ -423,7 +581,7 @@ int systemd_units_get_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
         uint64_t start = now_usec(CLOCK_MONOTONIC);
         int r = get_weight(s, cgroup_path, lookup, ret);
 
-        user_call_done(s, cgroup_path, start);
+        user_call_done(s, cgroup_path, start, r);
         return r;
 }
 
@@ -433,7 +591,7 @@ int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
         uint64_t start = now_usec(CLOCK_MONOTONIC);
         int r = set_weight(s, cgroup_path, lookup, weight);
 
-        user_call_done(s, cgroup_path, start);
+        user_call_done(s, cgroup_path, start, r);
         return r;
 }
 
@@ -641,7 +799,7 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
         uint64_t start = now_usec(CLOCK_MONOTONIC);
         int r = start_scope(s, req, ret_cgroup, ret_reason);
 
-        user_call_done(s, req->unit_cgroup, start);
+        user_call_done(s, req->unit_cgroup, start, r);
         return r;
 }
 

@@ -24,10 +24,14 @@
  *
  * Calls are synchronous with a short timeout: SYSTEMD_UNITS_TIMEOUT_USEC for
  * the system manager, 0.5 s for a user's, whose user can stop it or keep it
- * busy; that bound covers the connection's authentication too. A user
- * manager that took longer than 0.25 s (or did not answer) is asked about no
- * new unit for a minute (-EHOSTDOWN at once): a user's stuck manager costs
- * latniced at most one timeout a minute. Giving back what latniced set
+ * busy; that bound covers the connection's authentication too. latniced's
+ * waits for a user's manager are counted: one that did not answer in time,
+ * or kept latniced waiting for more than about a tenth of its time (beyond
+ * a burst of 2 s), is asked about no new unit for 10 s (-EHOSTDOWN at
+ * once): a user's stuck manager costs latniced one timeout per pause. A
+ * manager that answers in a few hundred ms on a loaded machine is not
+ * paused. What a pause put off is not lost: the callers hear when it ends
+ * (systemd_units_on_resume()) and ask again. Giving back what latniced set
  * (SYSTEMD_UNITS_BY_NAME) is still tried meanwhile. A connection that
  * failed is dropped and opened again at the next call.
  */
@@ -35,6 +39,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
 #define SYSTEMD_WEIGHT_IDLE UINT64_C(0)      /* CPUWeight=idle */
 #define SYSTEMD_WEIGHT_UNSET UINT64_MAX      /* CPUWeight= (systemd's default) */
@@ -100,12 +105,31 @@ typedef struct SystemdScopeRequest {
  * -ENXIO: no manager owns that unit; -EBUSY: REQ->pid is the main process
  * of that unit, a service (never moved); -EREMOTEIO: the manager refused or the
  * job failed, -ETIMEDOUT: no answer in time, -EHOSTDOWN: a user's manager
- * paused after a slow answer; with *RET_REASON (may be NULL)
+ * paused (see above); with *RET_REASON (may be NULL)
  * saying why as the manager put it. Whether the process is there is the
  * caller's to check (/proc/PID/cgroup).
  */
 int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **ret_cgroup,
                               char **ret_reason);
+
+/*
+ * How many calls a pause of a user's manager has put off so far: refused
+ * at once (-EHOSTDOWN), or the call that started the pause (it ran out of
+ * time, or the manager owed too much). A caller that sees it grow across
+ * its calls put something off, and asks again when CB is called (S may be
+ * NULL: 0).
+ */
+uint64_t systemd_units_refusals(const SystemdUnits *s);
+
+/*
+ * Call CB(USERDATA) from EVENT's loop when a pause of a user's manager has
+ * ended (a timer at its end, also for pauses that began before), to ask
+ * again for what it put off. One EVENT per S; at most 4 listeners
+ * (-ENOSPC). Remove it before USERDATA goes.
+ */
+int systemd_units_on_resume(SystemdUnits *s, sd_event *event, void (*cb)(void *userdata),
+                            void *userdata);
+void systemd_units_on_resume_remove(SystemdUnits *s, void (*cb)(void *userdata), void *userdata);
 
 /* WEIGHT as text for logs and the state file ("idle", "default", "200"),
  * and back (-EINVAL for anything else). */

@@ -63,9 +63,9 @@ typedef struct UnitsWatch {
         sd_event_source *retry; /* a unit's manager did not answer: try again */
 } UnitsWatch;
 
-/* A unit whose manager did not answer (a user's manager paused after a
- * slow call, see systemd-units.c) is tried again that much later, while it
- * does not answer: nothing else may come to try it again. */
+/* A unit whose manager failed (not a pause: systemd-units.c tells its end,
+ * units_on_resume()) is tried again that much later, while it fails:
+ * nothing else may come to try it again. */
 #define UNITS_RETRY_USEC (10ull * 1000ull * 1000ull)
 
 struct UnitState {
@@ -439,6 +439,7 @@ static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop);
 /* ---- CPUWeight= and CPUIdle= of systemd's units ------------------------ */
 
 static void units_retry_later(UnitState *u);
+static void units_on_resume(void *userdata);
 
 /* 1 if E's cpu.weight and cpu.idle belong to a systemd unit (asked once),
  * 0 if they are written directly, negative if the manager could not say
@@ -451,7 +452,14 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
         if (!u->systemd || streq(e->path, "/"))
                 return 0;
         if (e->route == ROUTE_UNKNOWN) {
+                uint64_t refused = systemd_units_refusals(u->systemd);
+
                 r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, &w);
+                if (r < 0 && r != -ENXIO && systemd_units_refusals(u->systemd) != refused) {
+                        log_info("Unit %s: its systemd manager is paused; CPUWeight=/CPUIdle= "
+                                 "wait for the end of the pause.", e->name);
+                        return r;
+                }
                 if (r < 0 && r != -ENXIO) {
                         units_retry_later(u);
                         return log_warning_errno(r, "Unit %s: cannot ask its systemd manager "
@@ -571,7 +579,7 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
 {
         uint32_t mask = want->mask & (SETTING_BIT(SETTING_CPU_WEIGHT) | SETTING_BIT(SETTING_CPU_IDLE));
         _cleanup_free_ char *t = NULL, *c = NULL;
-        uint64_t cur, orig, target;
+        uint64_t cur, orig, target, refused = systemd_units_refusals(u->systemd);
         int r;
 
         if (!mask) {
@@ -579,6 +587,11 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 return;
         }
         r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, &cur);
+        if (r < 0 && systemd_units_refusals(u->systemd) != refused) {
+                log_info("Unit %s: its systemd manager is paused; CPUWeight= waits for the end "
+                         "of the pause.", e->name);
+                return;
+        }
         if (r < 0) {
                 log_warning_errno(r, "Unit %s: cannot read CPUWeight= from its systemd manager: %m",
                                   e->name);
@@ -602,7 +615,13 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
         }
         r = systemd_claim_write(u, e, c, t);
         if (r < 0) {
-                log_warning_errno(r, "Unit %s: systemd did not take CPUWeight=%s: %m", e->name, t);
+                /* Not set: the claim put the record back. */
+                if (systemd_units_refusals(u->systemd) != refused)
+                        log_info("Unit %s: its systemd manager is paused; CPUWeight=%s waits "
+                                 "for the end of the pause.", e->name, t);
+                else
+                        log_warning_errno(r, "Unit %s: systemd did not take CPUWeight=%s: %m",
+                                          e->name, t);
                 return;
         }
         log_debug("Unit %s: set CPUWeight=%s through systemd (was %s)", e->name, t, c);
@@ -929,6 +948,7 @@ UnitState *units_free(UnitState *u)
         if (!u)
                 return NULL;
         watch_done(&u->watch);
+        systemd_units_on_resume_remove(u->systemd, units_on_resume, u);
         systemd_units_free(u->systemd);
         state_cgroup_records_free(u->adopted, u->n_adopted);
         for (size_t i = 0; i < u->n_entries; i++)
@@ -1257,6 +1277,15 @@ static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 0;
 }
 
+/* A pause of a user's manager ended (systemd_units_on_resume()): what it
+ * put off is in the next walk. */
+static void units_on_resume(void *userdata)
+{
+        UnitState *u = userdata;
+
+        (void) units_apply_all(u, u->watch.get_policy(u->watch.userdata), NULL);
+}
+
 static int on_units_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
         UnitState *u = userdata;
@@ -1328,6 +1357,11 @@ int units_watch_systemd(UnitState *u, sd_event *event,
         if (r < 0)
                 goto fail;
         u->watch = w;
+        systemd_units_on_resume_remove(u->systemd, units_on_resume, u);
+        r = u->systemd ? systemd_units_on_resume(u->systemd, event, units_on_resume, u) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Cannot follow the pauses of systemd's user managers (%m): "
+                                     "units they put off wait for the next walk.");
         return 0;
 fail:
         watch_done(&w);

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit test of what a pause of a user's systemd manager puts off
+ * (daemon/groups/systemd-units.c, daemon/groups/groups.c): a stand-in user
+ * manager (a child process serving D-Bus on RUN/user/UID/systemd/private,
+ * with GetUnit, LoadUnit, the ControlGroup and CPUWeight properties and
+ * SetUnitProperties) does not answer one call in time, so latniced's
+ * SystemdUnits pauses it; a process in one of its app scopes (a real
+ * cgroup2 cgroup named like one) asks for CPUWeight=50 meanwhile, twice (a
+ * rescan). Nothing may be written in the unit's stead (not its cgroup's
+ * files, not the process's autogroup), and when the pause ends the scope
+ * gets CPUWeight=50 through the manager: seen in the calls the stand-in
+ * received, from the test's event loop, which runs until that call came
+ * (the guard only turns a hang into a failure). Once with the slow call
+ * being the first lookup (which group the process is weighed in), once the
+ * lookup before the first write (whether a unit owns the cgroup).
+ * Needs root and a cgroup2 mount (skipped otherwise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-id128.h>
+#include <unistd.h>
+
+#include "daemon/groups/groups.h"
+#include "daemon/groups/systemd-units.h"
+#include "lib/macro.h"
+#include "lib/proc.h"
+#include "lib/sched-group.h"
+#include "test-util.h"
+
+/* Much longer than the user manager's call timeout (0.5 s). */
+#define SLOW_ANSWER_USEC (1500 * 1000)
+/* Only a hang's bound: the pause is 10 s. */
+#define GUARD_USEC (45ull * 1000 * 1000)
+
+static char run[] = "/tmp/test-systemd-pause.XXXXXX";
+
+typedef struct StandIn {
+        const char *cgroup; /* the scope's ControlGroup */
+        unsigned slow_call; /* this call (1-based) is answered too late */
+        unsigned n_calls;
+        uint64_t weight;
+        int report_fd;
+} StandIn;
+
+/* "WHAT A V" to the test, a line. */
+static void report(StandIn *si, const char *what, const char *a, unsigned long long v)
+{
+        char line[256];
+        int n = snprintf(line, sizeof(line), "%s %s %llu\n", what, a, v);
+
+        if (n > 0)
+                (void)!write(si->report_fd, line, (size_t)n);
+}
+
+static int standin_set(StandIn *si, sd_bus_message *m)
+{
+        const char *unit, *name;
+        int runtime, r;
+        uint64_t w;
+
+        r = sd_bus_message_read(m, "sb", &unit, &runtime);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "(sv)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && streq(name, "CPUWeight")) {
+                        r = sd_bus_message_read(m, "v", "t", &w);
+                        si->weight = w;
+                        report(si, "SetUnitProperties", unit, (unsigned long long)w);
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int standin_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        StandIn *si = userdata;
+        const char *member = sd_bus_message_get_member(m), *a = NULL, *b = NULL;
+
+        if (!sd_bus_message_is_method_call(m, NULL, NULL) || !member)
+                return 0;
+        report(si, member, "#", ++si->n_calls);
+        if (si->n_calls == si->slow_call)
+                usleep(SLOW_ANSWER_USEC);
+        if (streq(member, "GetUnit") || streq(member, "LoadUnit"))
+                return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/unit/b");
+        if (streq(member, "Get") && sd_bus_message_read(m, "ss", &a, &b) >= 0) {
+                if (streq(b, "ControlGroup"))
+                        return sd_bus_reply_method_return(m, "v", "s", si->cgroup);
+                if (streq(b, "CPUWeight"))
+                        return sd_bus_reply_method_return(m, "v", "t", si->weight);
+        }
+        if (streq(member, "SetUnitProperties"))
+                return standin_set(si, m);
+        return sd_bus_reply_method_errorf(m, "org.freedesktop.DBus.Error.UnknownMethod",
+                                          "not in the stand-in: %s", member);
+}
+
+/* Serve one connection until it ends. */
+static void standin_serve(StandIn *si, int fd)
+{
+        sd_bus *bus = NULL;
+        sd_id128_t id;
+        int r;
+
+        r = sd_id128_randomize(&id);
+        if (r >= 0)
+                r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_fd(bus, fd, fd);
+        if (r >= 0)
+                r = sd_bus_set_server(bus, 1, id);
+        if (r >= 0)
+                r = sd_bus_add_fallback(bus, NULL, "/", standin_call, si);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        while (r >= 0) {
+                r = sd_bus_process(bus, NULL);
+                if (r == 0)
+                        r = sd_bus_wait(bus, UINT64_MAX);
+        }
+        if (bus)
+                sd_bus_close_unref(bus);
+        else
+                close(fd);
+}
+
+/* The stand-in manager of UID on its socket, in a child process; its
+ * calls are reported on *RET_REPORT (non-blocking). */
+static pid_t standin_start(unsigned uid, const char *cgroup, unsigned slow_call, int *ret_report)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char cmd[512];
+        int fd, p[2];
+        pid_t pid;
+
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/user/%u/systemd", run, uid);
+        CHECK(system(cmd) == 0);
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/user/%u/systemd/private", run, uid);
+        (void)unlink(sa.sun_path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0);
+        CHECK(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+        CHECK(chown(sa.sun_path, uid, uid) == 0); /* the user's own, as systemd's */
+        CHECK(listen(fd, 16) == 0);
+        CHECK(pipe2(p, O_CLOEXEC) == 0);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                StandIn si = { .cgroup = cgroup, .slow_call = slow_call,
+                               .weight = SYSTEMD_WEIGHT_UNSET, .report_fd = p[1] };
+
+                close(p[0]);
+                for (;;) {
+                        int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+                        if (c >= 0)
+                                standin_serve(&si, c);
+                        else if (errno != EINTR)
+                                _exit(1);
+                }
+        }
+        close(fd);
+        close(p[1]);
+        CHECK(fcntl(p[0], F_SETFL, O_NONBLOCK) == 0);
+        *ret_report = p[0];
+        return pid;
+}
+
+/* A process of its own session (autogroup) in the cgroup2 cgroup DIR. */
+static pid_t member_start(const char *dir)
+{
+        char path[600], buf[32];
+        int fd, n;
+        pid_t pid = fork();
+
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                (void)setsid();
+                pause();
+                _exit(0);
+        }
+        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+        CHECK(write(fd, buf, (size_t)n) == n);
+        close(fd);
+        return pid;
+}
+
+static int autogroup_nice(pid_t pid)
+{
+        char path[64], line[128] = "";
+        int nice = 99;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return 99;
+        if (fgets(line, sizeof(line), f) && strstr(line, " nice "))
+                (void)sscanf(strstr(line, " nice ") + 6, "%d", &nice);
+        fclose(f);
+        return nice;
+}
+
+typedef struct Wait {
+        char seen[8192];
+        size_t n;
+        const char *want;
+} Wait;
+
+static int on_report(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Wait *w = userdata;
+        ssize_t k = read(fd, w->seen + w->n, sizeof(w->seen) - 1 - w->n);
+
+        if (k > 0) {
+                w->n += (size_t)k;
+                w->seen[w->n] = 0;
+        }
+        if (strstr(w->seen, w->want) || k == 0 || w->n == sizeof(w->seen) - 1)
+                return sd_event_exit(sd_event_source_get_event(s), 0);
+        return 0;
+}
+
+static int on_guard(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static void run_case(const char *cgroup2, unsigned slow_call)
+{
+        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
+        char rel[256], dir[512], want[300];
+        Settings set = {};
+        sd_event_source *io = NULL, *guard = NULL;
+        sd_event *e = NULL;
+        GroupTable *t = NULL;
+        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        Wait w = { .want = want };
+        pid_t standin, member;
+        uint64_t st, now;
+        int report;
+
+        snprintf(rel, sizeof(rel), "/latnice-test-pause-%d-%u.slice/user@%u.service/app.slice/app-b.scope",
+                 (int)getpid(), slow_call, uid);
+        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        snprintf(want, sizeof(want), "SetUnitProperties app-b.scope 50\n");
+        {
+                char cmd[600];
+
+                snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+                CHECK(system(cmd) == 0);
+        }
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(uid, rel, slow_call, &report);
+        member = member_start(dir);
+        CHECK(proc_starttime("/proc", member, 0, &st) == 0);
+
+        CHECK(sd_event_new(&e) >= 0);
+        CHECK(group_table_new("/proc", false, &t) == 0);
+        group_table_set_systemd(t, s);
+        CHECK(group_table_attach_event(t, e) == 0);
+        CHECK(settings_parse_assignment(&set, "CPUWeight=50", NULL) >= 0);
+
+        /* The slow call pauses the manager: nothing written, and the
+         * rescan's request is refused at once (no call). */
+        check(group_table_request(t, member, st, &set) == 0);
+        check(systemd_units_refusals(s) == 1);
+        check(group_table_request(t, member, st, &set) == 0);
+        check(systemd_units_refusals(s) == 2);
+        check(autogroup_nice(member) == 0);
+
+        /* When the pause ends, the scope gets its CPUWeight=. */
+        CHECK(sd_event_add_io(e, &io, report, EPOLLIN, on_report, &w) >= 0);
+        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
+        CHECK(sd_event_add_time(e, &guard, CLOCK_MONOTONIC, now + GUARD_USEC, 0, on_guard, NULL) >= 0);
+        CHECK(sd_event_loop(e) >= 0);
+        if (!strstr(w.seen, want))
+                test_fail("slow call %u: no CPUWeight=50 for app-b.scope through its manager "
+                          "after the pause; the stand-in got:\n%s", slow_call, w.seen);
+        check(autogroup_nice(member) == 0);
+
+        sd_event_source_disable_unref(io);
+        sd_event_source_disable_unref(guard);
+        group_table_free(t);
+        sd_event_unref(e);
+        kill(member, SIGKILL);
+        kill(standin, SIGKILL);
+        (void)waitpid(member, NULL, 0);
+        (void)waitpid(standin, NULL, 0);
+        close(report);
+        for (int i = 0; i < 4; i++) {
+                (void)rmdir(dir);
+                *strrchr(dir, '/') = 0;
+        }
+}
+
+int main(void)
+{
+        SchedGroupRoots roots = {};
+        char cmd[64];
+
+        if (geteuid() != 0 || sched_group_roots_find(&roots) < 0 || !roots.cgroup2) {
+                fprintf(stderr, "needs root and a cgroup2 mount: skipped\n");
+                return 77;
+        }
+        CHECK(mkdtemp(run));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/systemd/system", run);
+        CHECK(system(cmd) == 0);
+        /* No system bus: nothing here is the system manager's. */
+        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
+        run_case(roots.cgroup2, 1); /* which group the process is weighed in */
+        run_case(roots.cgroup2, 4); /* whether a unit owns that cgroup */
+        sched_group_roots_done(&roots);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
+        (void)system(cmd);
+        return test_result();
+}
