@@ -249,7 +249,8 @@ int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops)
         return 1;
 }
 
-int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact)
+int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact,
+                     uint64_t *ret_unfocused_usec)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
@@ -257,11 +258,13 @@ int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **re
         const char *state = NULL, *fact = NULL;
 
         *ret_state = *ret_fact = NULL;
+        *ret_unfocused_usec = 0;
         if (bus_connect(o, &bus) < 0 || method_new(bus, "GetFocus", &m) < 0 ||
             sd_bus_message_append(m, "u", (uint32_t)pid) < 0 ||
             sd_bus_message_set_auto_start(m, false) < 0 ||
             sd_bus_call(bus, m, 2 * USEC_PER_SEC, &error, &reply) < 0 ||
-            sd_bus_message_read(reply, "ss", &state, &fact) < 0 || !state || !*state)
+            sd_bus_message_read(reply, "sst", &state, &fact, ret_unfocused_usec) < 0 || !state ||
+            !*state)
                 return 0;
         *ret_state = strdup(state);
         *ret_fact = strdup(strempty(fact));

@@ -103,8 +103,10 @@ int cli_daemon_sched_ext(const CliOptions *o, char **ret_state, char **ret_ops);
 
 /* What the running latniced knows of PID's focus (GetFocus): 1 and
  * *RET_STATE ("yes" or "no") and *RET_FACT (latniced's words: "focused since
- * 12:03:11 (...)"), or 0: unknown, or latniced cannot be asked. */
-int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact);
+ * 12:03:11 (...)") and *RET_UNFOCUSED_USEC (for how long it has been
+ * unfocused, 0 unless "no"), or 0: unknown, or latniced cannot be asked. */
+int cli_daemon_focus(const CliOptions *o, pid_t pid, char **ret_state, char **ret_fact,
+                     uint64_t *ret_unfocused_usec);
 /* What the running latniced knows of PID's audio streams (GetAudio): 1 and
  * *RET_STATE ("playing" or "no") and *RET_FACT (latniced's words: "playing
  * audio through PipeWire node 57 since ..."); 0 when latniced is not there

@@ -401,6 +401,7 @@ typedef struct Explanation {
         uint32_t scx_masked;    /* what it leaves out or caps; 0: nothing */
         char *focus_state;      /* latniced's focus store: "yes", "no", or NULL */
         char *focus_fact;       /* and why, in its words */
+        uint64_t unfocused_usec; /* for how long it has been unfocused ("unfocused" key) */
         char *audio_state;      /* latniced's audio store: "playing", "no", or NULL */
         char *audio_fact;       /* and why, in its words */
 } Explanation;
@@ -606,6 +607,7 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         const Explanation *e = userdata;
 
         td->p->view.focused = e->focus_state;
+        td->p->view.unfocused_usec = e->unfocused_usec;
         td->p->view.audio = e->audio_state;
         return 0;
 }
@@ -623,7 +625,7 @@ static int explain_gather(Explanation *e, const CliOptions *o)
             explain_cgroup_root(o, &cgroup_root) < 0)
                 return cli_error("out of memory");
         /* The focus is latniced's to know (daemon/desktop/focus.h): ask it. */
-        if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact) == -ENOMEM)
+        if (cli_daemon_focus(o, e->pid, &e->focus_state, &e->focus_fact, &e->unfocused_usec) == -ENOMEM)
                 return cli_error("out of memory");
         /* So are its audio streams (daemon/desktop/audio.h). */
         if (cli_daemon_audio(o, e->pid, &e->audio_state, &e->audio_fact) == -ENOMEM)

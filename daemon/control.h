@@ -153,7 +153,8 @@ char *const *manager_policy_dirs(Manager *m);
  * or PID's real uid is CALLER_UID; -ESRCH if there is no such process, it
  * is a kernel thread, or it exited while it was read (it is held by a
  * pidfd meanwhile, so what is read is of the process PID named when the
- * call was handled); -EINVAL if PID is a thread, not a process. The
+ * call was handled); -EINVAL if PID is a thread, not a process, or
+ * CALLER_PID is in another PID namespace than latniced (focus-ns.h). The
  * processes whose focus changed are evaluated again. *RET_ERROR (NULL on entry) gets a message on failure.
  */
 int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
@@ -163,12 +164,13 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
  * What the focus store says of PID, as text: *RET_STATE "yes", "no" or ""
  * (static), *RET_FACT (owned by the caller) the live fact, like "focused
  * since 12:03:11 (user.xdg.inactive-since on CGROUP)" or "focused
- * (SetForegroundProcess from pid 812)", "" when unknown; *RET_UID the
- * process's real uid. PID is read held by a pidfd (as manager_set_focus()):
+ * (SetForegroundProcess from pid 812)", "" when unknown; *RET_UNFOCUSED_USEC
+ * (optional) for how long it has been unfocused (µs; 0 unless "no", the
+ * "unfocused" key); *RET_UID the process's real uid. PID is read held by a pidfd (as manager_set_focus()):
  * -ESRCH, -EINVAL (a thread id; *RET_ERROR says which process), -ENOMEM.
  */
 int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uid_t *ret_uid, char **ret_error);
+                      uint64_t *ret_unfocused_usec, uid_t *ret_uid, char **ret_error);
 
 /* ---- Audio (daemon/desktop/audio.h) ------------------------------------------ */
 

@@ -13,7 +13,9 @@
 #include "config.h"
 #include "daemon/desktop/audio-watch.h"
 #include "daemon/desktop/focus-eval.h"
+#include "daemon/desktop/focus-ns.h"
 #include "daemon/desktop/focus-pid.h"
+#include "daemon/desktop/focus-timer.h"
 #include "policy/keys.h"
 #include "daemon/desktop/focus-watch.h"
 #include "daemon/state/adopt.h"
@@ -189,6 +191,7 @@ struct Manager {
         BoundedReader *cmdline_reader;
         FocusStore *focus;             /* daemon/desktop/focus.h */
         FocusWatch *focus_watch;
+        FocusTimer *focus_timer;       /* daemon/desktop/focus-timer.h */
         AudioStore *audio;             /* daemon/desktop/audio.h */
         AudioWatch *audio_watch;
 };
@@ -287,6 +290,8 @@ static int manager_load_config(Manager *m)
         return 0;
 }
 
+static void manager_focus_spans(Manager *m);
+
 static int manager_load_policy(Manager *m)
 {
         Diagnostics d = {};
@@ -327,6 +332,7 @@ static int manager_load_policy(Manager *m)
         applier_set_policy(&m->applier, p);
         policy_free(m->policy);
         m->policy = p;
+        manager_focus_spans(m);
         /* A reload is also how an administrator says "names changed". */
         id_cache_flush(m->ids);
 
@@ -1044,6 +1050,7 @@ Manager *manager_free(Manager *m)
         m->front = NULL;
         m->applier.cgroup_root = NULL;
         m->focus_watch = focus_watch_free(m->focus_watch);
+        m->focus_timer = focus_timer_free(m->focus_timer);
         m->focus = focus_store_free(m->focus);
         m->audio_watch = audio_watch_free(m->audio_watch);
         m->audio = audio_store_free(m->audio);
@@ -1238,7 +1245,50 @@ static void on_focus_changed(void *userdata, const char *cgroup)
 
         n = focus_eval_cgroup(&m->applier, m->kernel.cgroup_root, cgroup);
         log_debug("Focus of %s changed: %d process(es) evaluated again.", cgroup, MAX(n, 0));
+        focus_timer_update(m->focus_timer);
         manager_emit_focus(m, cgroup, 0);
+}
+
+static bool manager_uses_focus(Manager *m)
+{
+        uint32_t keys = policy_used_keys(m->policy);
+
+        return m->policy && (keys & (POLICY_KEY(match_key_from_string_n("focused", 7)) |
+                                     POLICY_KEY(match_key_from_string_n("unfocused", 9))));
+}
+
+/* The focus timer (focus-timer.h) says: a span of the policy has passed
+ * since CGROUP (or PID, or UID's other apps) lost the focus. */
+static void on_focus_crossed(void *userdata, uid_t uid, const char *cgroup, pid_t pid)
+{
+        Manager *m = userdata;
+        int n;
+
+        if (pid > 0 || (cgroup && focus_app_cgroup(cgroup, NULL, NULL)))
+                n = focus_eval_process(&m->applier, manager_proc_root(m), m->kernel.cgroup_root,
+                                       pid, cgroup);
+        else if (cgroup)
+                n = focus_eval_cgroup(&m->applier, m->kernel.cgroup_root, cgroup);
+        else {
+                schedule_rescan(m, "focus time");
+                return;
+        }
+        log_debug("Focus time of %s%s (uid %u) crossed a span: %d process(es) evaluated again.",
+                  strempty(cgroup), pid > 0 ? " / a process" : "", (unsigned)uid, MAX(n, 0));
+        manager_emit_focus(m, cgroup, pid);
+}
+
+/* The policy's spans for the "unfocused" key into the focus timer. */
+static void manager_focus_spans(Manager *m)
+{
+        _cleanup_free_ uint64_t *spans = NULL;
+        size_t n = 0;
+
+        if (!m->focus_timer)
+                return;
+        if (policy_durations(m->policy, &spans, &n) < 0 ||
+            focus_timer_set_spans(m->focus_timer, spans, n) < 0)
+                log_oom();
 }
 
 /* Follow user.xdg.inactive-since below the users' slice, if there is one. */
@@ -1247,6 +1297,10 @@ static void manager_start_focus(Manager *m)
         const char *slice = m->opts.user_slice ?: "/user.slice";
         int r;
 
+        r = focus_timer_new(m->event, m->focus, on_focus_crossed, m, &m->focus_timer);
+        if (r < 0)
+                log_oom();
+        manager_focus_spans(m);
         if (!m->kernel.cgroup_root[0])
                 return;
         r = focus_watch_new(m->event, m->kernel.cgroup_root, slice, m->focus, on_focus_changed,
@@ -1272,6 +1326,10 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
         bool first;
         int r;
 
+        /* a pid is a number in the caller's PID namespace: from another one
+         * (a sandboxed app) it would name another process here */
+        if (focus_caller_same_pidns(m->opts.proc_root, caller_pid, ret_error) == 0)
+                return -EINVAL;
         r = focus_pid_read(m->opts.proc_root, m->applier.ctx.kernel, m->applier.pidfds, pid, &p,
                            ret_error);
         if (r < 0)
@@ -1292,8 +1350,8 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
                   (int)pid, (unsigned)p->view.uid, (int)caller_pid, (unsigned)caller_uid);
         if (focus_app_cgroup(p->view.cgroup, NULL, &end))
                 app = strndup(p->view.cgroup, end);
-        if (first && m->policy &&
-            (policy_used_keys(m->policy) & POLICY_KEY(match_key_from_string_n("focused", 7))))
+        focus_timer_update(m->focus_timer);
+        if (first && manager_uses_focus(m))
                 /* every other app of the user is unfocused from now on */
                 schedule_rescan(m, "first focus");
         if (old_pid != pid || !streq_ptr(old_cgroup, app))
@@ -1306,9 +1364,10 @@ int manager_set_focus(Manager *m, pid_t pid, uid_t caller_uid, bool privileged,
 }
 
 int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_fact,
-                      uid_t *ret_uid, char **ret_error)
+                      uint64_t *ret_unfocused_usec, uid_t *ret_uid, char **ret_error)
 {
         _cleanup_(proc_task_freep) ProcTask *p = NULL;
+        uint64_t mono;
         FocusFact f;
         int r;
 
@@ -1319,11 +1378,13 @@ int manager_get_focus(Manager *m, pid_t pid, const char **ret_state, char **ret_
         if (r < 0)
                 return r;
         f = focus_store_lookup(m->focus, p->view.uid, pid, p->ppid, p->view.cgroup);
-        r = focus_fact_format(&f, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
-                              ret_fact);
+        mono = now_usec(CLOCK_MONOTONIC);
+        r = focus_fact_format(&f, mono, now_usec(CLOCK_REALTIME), ret_fact);
         if (r < 0)
                 return r;
         *ret_state = strempty(focus_state_to_string(f.state));
+        if (ret_unfocused_usec)
+                *ret_unfocused_usec = focus_fact_unfocused_for(&f, mono);
         *ret_uid = p->view.uid;
         return 0;
 }
@@ -1632,12 +1693,14 @@ int manager_list_tasks(Manager *m, ManagedTask **ret, size_t *ret_n)
 static int explain_prepare(void *userdata, TaskDecision *td)
 {
         Manager *m = userdata;
+        FocusFact f;
 
         td->facts.revoked = budget_revoked(&m->budget, td->p->view.pid, td->p->starttime);
         /* the focus, as the applier sees it (snapshot_borrow()) */
-        td->p->view.focused = focus_state_to_string(
-                focus_store_lookup(m->focus, td->p->view.uid, td->p->view.pid, td->p->ppid,
-                                   td->p->view.cgroup).state);
+        f = focus_store_lookup(m->focus, td->p->view.uid, td->p->view.pid, td->p->ppid,
+                               td->p->view.cgroup);
+        td->p->view.focused = focus_state_to_string(f.state);
+        td->p->view.unfocused_usec = focus_fact_unfocused_for(&f, now_usec(CLOCK_MONOTONIC));
         td->p->view.audio = audio_state_to_string(
                 audio_store_lookup(m->audio, td->p->view.uid, td->p->view.pid).state);
         return 0;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct TaskNames {
@@ -48,6 +49,8 @@ typedef struct TaskSnapshot {
          * "no", or NULL when unknown. Not from /proc: latniced's focus store
          * (daemon/desktop/focus.h) fills it in, latnicectl asks latniced. */
         const char *focused;
+        /* While focused is "no": for how long, in µs ("unfocused" key). */
+        uint64_t unfocused_usec;
 
         /* Whether the process has an audio stream running ("audio" key):
          * "playing", "no" (its user's PipeWire is followed and it plays

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/macro.h"
+#include "policy/duration.h"
 #include "policy/keys.h"
 #include "policy/match.h"
 #include "policy/parser.h"
@@ -94,6 +95,14 @@ static bool match_thread(const Expr *e, const TaskSnapshot *t)
 static bool match_focused(const Expr *e, const TaskSnapshot *t)
 {
         return expr_match_value(e, t->focused);
+}
+
+/* unfocused:>5min, unfocused:<10s: how long the process has been
+ * unfocused, while it is (focused:no) */
+static bool match_unfocused(const Expr *e, const TaskSnapshot *t)
+{
+        return t->focused && streq(t->focused, "no") &&
+               duration_compare_match(&e->duration, t->unfocused_usec);
 }
 
 static bool match_audio(const Expr *e, const TaskSnapshot *t)
@@ -209,6 +218,13 @@ static const MatchKeyInfo keys[] = {
          * their streams, their PipeWire names the process) */
         { .name = "audio", .trust = KEY_TRUST_USER, .reads = PROC_READ_IDS,
           .match = match_audio },
+        /* ">5min", "<10s": for how long the process has been unfocused, from
+         * the same store as "focused" (the time Mutter wrote, or when a
+         * SetFocus call named another app); the user chooses it as they
+         * choose the focus */
+        { .name = "unfocused", .trust = KEY_TRUST_USER,
+          .reads = PROC_READ_IDS | PROC_READ_CGROUP | PROC_READ_STAT,
+          .match = match_unfocused, .duration = true },
 };
 
 /* POLICY_KEY() bits are a uint32_t. */

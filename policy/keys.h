@@ -87,6 +87,11 @@ typedef struct MatchKeyInfo {
          * PATTERN at fault in *RET_AT) when PATTERN does not have one. */
         int (*split_argument)(const char *pattern, size_t *ret_skip, char **ret_error,
                               size_t *ret_at);
+        /* The pattern is a duration comparison (">5min", "<10s";
+         * policy/duration.h), not a glob; no regex form. Its value is a
+         * span of time that grows by itself: whoever matches the key must
+         * evaluate again when a policy_durations() span has passed. */
+        bool duration;
 } MatchKeyInfo;
 
 size_t match_key_count(void);

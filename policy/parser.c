@@ -248,6 +248,37 @@ static void classify_glob(Expr *e)
         }
 }
 
+/* The pattern of a duration key (keys.h): a comparison, not a glob. E is
+ * taken. */
+static int parse_duration(ExprParser *p, const Token *t, Expr *e, Expr **ret)
+{
+        _cleanup_(expr_freep) Expr *owned = e;
+        _cleanup_free_ char *error = NULL;
+        size_t at = 0;
+        int r;
+
+        if (t->regex)
+                return parser_fail(p, t->offset + strlen(match_key_to_string(t->key)),
+                                   "expected %s:<DURATION or %s:>DURATION, found '~' (%s "
+                                   "compares a time span, it takes no regular expression)",
+                                   match_key_to_string(t->key), match_key_to_string(t->key),
+                                   match_key_to_string(t->key));
+        r = duration_compare_parse(t->pattern, &e->duration, &error, &at);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return parser_fail(p, pattern_offset(&p->lexer, t, at), "%s: %s",
+                                   match_key_to_string(t->key), error ? error : "invalid duration");
+        e->pattern = strdup(t->pattern);
+        if (!e->pattern)
+                return -ENOMEM;
+        r = advance(p);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(owned);
+        return 0;
+}
+
 static int parse_predicate(ExprParser *p, Expr **ret)
 {
         _cleanup_(expr_freep) Expr *e = NULL;
@@ -267,6 +298,8 @@ static int parse_predicate(ExprParser *p, Expr **ret)
         r = split_argument(p, t, e, &skip);
         if (r < 0)
                 return r;
+        if (match_key_info(t->key)->duration)
+                return parse_duration(p, t, TAKE_PTR(e), ret);
         if (e->regex) {
                 r = compile_regex(p, t, skip, &e->re);
                 if (r < 0)

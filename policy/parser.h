@@ -16,6 +16,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/settings.h"
+#include "policy/duration.h"
 #include "policy/lexer.h"
 #include "policy/policy.h"
 
@@ -48,6 +49,7 @@ struct Expr {
         char *pattern; /* unescaped, without the argument */
         char *source;  /* in source syntax, quoted when needed: cmdline:"a b" */
         regex_t re;    /* compiled when regex */
+        DurationCompare duration; /* a duration key's (keys.h): its pattern parsed */
 };
 
 Expr *expr_free(Expr *e);

@@ -138,6 +138,55 @@ uint32_t policy_used_keys(const Policy *p)
         return p ? p->used_keys : 0;
 }
 
+static int add_durations(const Expr *e, uint64_t **list, size_t *n)
+{
+        uint64_t *l;
+        int r;
+
+        if (!e)
+                return 0;
+        if (e->type != EXPR_PREDICATE) {
+                r = add_durations(e->left, list, n);
+                return r < 0 ? r : add_durations(e->right, list, n);
+        }
+        if (!match_key_info(e->key) || !match_key_info(e->key)->duration)
+                return 0;
+        for (size_t i = 0; i < *n; i++)
+                if ((*list)[i] == e->duration.usec)
+                        return 0;
+        l = reallocarray(*list, *n + 1, sizeof(**list));
+        if (!l)
+                return -ENOMEM;
+        *list = l;
+        l[(*n)++] = e->duration.usec;
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+int policy_durations(const Policy *p, uint64_t **ret, size_t *ret_n)
+{
+        _cleanup_free_ uint64_t *list = NULL;
+        size_t n = 0;
+        int r;
+
+        for (size_t i = 0; p && i < p->n_rules; i++) {
+                r = add_durations(p->rules[i]->match, &list, &n);
+                if (r < 0)
+                        return r;
+        }
+        if (n > 1)
+                qsort(list, n, sizeof(*list), cmp_u64);
+        *ret = TAKE_PTR(list);
+        *ret_n = n;
+        return 0;
+}
+
 ProcReadPlan policy_read_plan(const Policy *p)
 {
         ProcReadPlan plan;

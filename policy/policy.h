@@ -100,6 +100,15 @@ bool policy_has_thread_rules(const Policy *p);
 uint32_t policy_used_keys(const Policy *p);
 
 /*
+ * The spans of every duration predicate (policy/keys.h, MatchKeyInfo.duration;
+ * unfocused:>5min) of P's rules, in µs, sorted, each once, in *RET (freed by
+ * the caller; NULL when there are none) and their number in *RET_N. A
+ * process's match on such a key can change when one of these spans has
+ * passed since its fact's time. 0, or -ENOMEM.
+ */
+int policy_durations(const Policy *p, uint64_t **ret, size_t *ret_n);
+
+/*
  * What to read of a process to match it against P (lib/proc.h, PROC_READ_*):
  * what the keys its rules use need (policy/keys.c), and the cgroup when it
  * has [Unit] sections (the per-task fallback needs it). A key that appears

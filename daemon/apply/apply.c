@@ -864,10 +864,13 @@ static int snapshot_borrow(Applier *a, ProcTask *p)
                 if (r < 0)
                         return r;
         }
-        if (a->focus)
-                p->view.focused = focus_state_to_string(
-                        focus_store_lookup(a->focus, p->view.uid, p->view.pid, p->ppid,
-                                           p->view.cgroup).state);
+        if (a->focus) {
+                FocusFact f = focus_store_lookup(a->focus, p->view.uid, p->view.pid, p->ppid,
+                                                 p->view.cgroup);
+
+                p->view.focused = focus_state_to_string(f.state);
+                p->view.unfocused_usec = focus_fact_unfocused_for(&f, now_usec(CLOCK_MONOTONIC));
+        }
         if (a->audio)
                 p->view.audio = audio_state_to_string(
                         audio_store_lookup(a->audio, p->view.uid, p->view.pid).state);

@@ -113,6 +113,7 @@ int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error)
         _cleanup_free_ char *fact = NULL, *why = NULL;
         Bus *b = userdata;
         const char *state = "";
+        uint64_t unfocused = 0;
         BusCaller c = {};
         pid_t pid;
         uid_t uid;
@@ -124,11 +125,11 @@ int bus_method_get_focus(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = bus_caller_get(m, &c, error);
         if (r < 0)
                 return r;
-        r = manager_get_focus(bus_manager(b), pid, &state, &fact, &uid, &why);
+        r = manager_get_focus(bus_manager(b), pid, &state, &fact, &unfocused, &uid, &why);
         r = bus_getter_error(r, &c, uid, pid, "GetFocus", why, error);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(m, "ss", state, fact);
+        return sd_bus_reply_method_return(m, "sst", state, fact, unfocused);
 }
 
 static const sd_bus_vtable s76_vtable[] = {

@@ -1286,7 +1286,8 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("SetFocus", SD_BUS_ARGS("u", pid), SD_BUS_NO_RESULT,
                                 bus_method_set_focus, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetFocus", SD_BUS_ARGS("u", pid),
-                                SD_BUS_RESULT("s", state, "s", fact), bus_method_get_focus,
+                                SD_BUS_RESULT("s", state, "s", fact, "t", unfocused_usec),
+                                bus_method_get_focus,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetAudio", SD_BUS_ARGS("u", pid),
                                 SD_BUS_RESULT("s", state, "s", fact, "u", node),
@@ -1464,7 +1465,7 @@ static void bus_emit_focus_changed(Bus *b, FocusStore *store, const char *cgroup
         if (pid > 0) {
                 const char *state;
 
-                if (manager_get_focus(b->manager, pid, &state, &fact, &uid, NULL) < 0)
+                if (manager_get_focus(b->manager, pid, &state, &fact, NULL, &uid, NULL) < 0)
                         return;
                 f.state = streq(state, "yes") ? FOCUS_YES : streq(state, "no") ? FOCUS_NO
                                                                              : FOCUS_UNKNOWN;

@@ -38,6 +38,9 @@
  * foreground process. Beyond them the oldest entry is forgotten. */
 #define FOCUS_SCOPES_MAX 4096
 #define FOCUS_USERS_MAX 256
+/* Per user, the foreground processes (apps) of the last calls that
+ * remember when they lost the focus. */
+#define FOCUS_LEFT_MAX 8
 
 typedef enum FocusState {
         FOCUS_UNKNOWN = 0,
@@ -62,6 +65,12 @@ typedef struct FocusFact {
         /* CLOCK_MONOTONIC µs: XATTR focused: when latniced saw "-1" first;
          * XATTR unfocused: the attribute's time; BUS: when the call came */
         uint64_t since_usec;
+        /* FOCUS_NO: CLOCK_MONOTONIC µs it lost the focus (the "unfocused"
+         * key): XATTR: the attribute's time; BUS: when a call named another
+         * process while it was in the foreground, or, if latniced never saw
+         * it there, when its user first named one (or the oldest change
+         * latniced still remembers, FOCUS_LEFT_MAX) */
+        uint64_t unfocused_since;
         /* BUS: the foreground process, the caller's pid and the method */
         pid_t foreground_pid;
         pid_t caller_pid;
@@ -113,6 +122,32 @@ bool focus_store_has_foreground(const FocusStore *s, uid_t uid);
 FocusFact focus_store_lookup(const FocusStore *s, uid_t uid, pid_t pid, pid_t ppid,
                              const char *cgroup);
 
+/* For how long F's process has been unfocused at NOW (µs; 0 unless F says
+ * unfocused). */
+uint64_t focus_fact_unfocused_for(const FocusFact *f, uint64_t now);
+
+/*
+ * The focus history against time (the "unfocused" key: unfocused:>5min):
+ * the moments at which a process's match may change are each time a
+ * process lost the focus plus each of SPANS (N µs, the policy's,
+ * policy_durations()).
+ *
+ * focus_store_next_crossing(): the earliest such moment after AFTER,
+ * UINT64_MAX if there is none.
+ *
+ * focus_store_crossed(): FN for each of the moments in (AFTER, UPTO], with
+ * what to evaluate again: app cgroup CGROUP (PID 0), or process PID (and
+ * its children; CGROUP its app cgroup or NULL), or, for all of UID's apps
+ * that latniced never saw in the foreground, UID's app.slice as CGROUP, or
+ * NULL when it is not known (then everything of UID). FN must not change
+ * the store.
+ */
+uint64_t focus_store_next_crossing(const FocusStore *s, const uint64_t *spans, size_t n,
+                                   uint64_t after);
+typedef void (*focus_crossed_t)(void *userdata, uid_t uid, const char *cgroup, pid_t pid);
+void focus_store_crossed(const FocusStore *s, const uint64_t *spans, size_t n, uint64_t after,
+                         uint64_t upto, focus_crossed_t fn, void *userdata);
+
 /* Number of app cgroups with an attribute, of users with a foreground. */
 size_t focus_store_n_scopes(const FocusStore *s);
 size_t focus_store_n_foregrounds(const FocusStore *s);
@@ -121,9 +156,11 @@ const char *focus_state_to_string(FocusState st); /* "yes", "no", NULL */
 
 /*
  * F as a sentence for explain and the journal: "focused since 12:03:11
- * (user.xdg.inactive-since on CGROUP)", "unfocused since 12:04:40 (...)",
- * "focused (SetForegroundProcess from pid 812, 12:03:11)", "unfocused (pid
- * 900 of the same user is in the foreground, SetFocus from pid 812)"; ""
+ * (user.xdg.inactive-since on CGROUP)", "unfocused since 12:04:40 (4 min;
+ * user.xdg.inactive-since on CGROUP)",
+ * "focused (SetForegroundProcess from pid 812, 12:03:11)", "unfocused since
+ * 12:04:40 (4 min; pid 900 of the same user is in the foreground, SetFocus
+ * from pid 812, 12:04:40)"; ""
  * when unknown. Times are local times of the CLOCK_MONOTONIC µs in F, with
  * MONO_NOW and REAL_NOW (CLOCK_REALTIME µs) taken at one moment. -ENOMEM.
  */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
-#include "daemon/state/ledger.h"
+#include "daemon/state/ledger-claim.h"
 #include "daemon/state/state-file.h"
 #include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
@@ -48,14 +48,10 @@ typedef struct CgroupEntry {
         bool configured;      /* a [Unit] section matches and was applied */
         Settings wanted;      /* the merged [Unit] settings */
         Settings fallback;    /* what must be applied per task */
-        char *orig[_UNIT_KNOB_MAX];    /* value before our first write; NULL: untouched */
-        char *written[_UNIT_KNOB_MAX]; /* the value we wrote last */
-        uint32_t state_slot[_UNIT_KNOB_MAX]; /* 1 + its record in the state file; 0: none */
+        LedgerClaim knob[_UNIT_KNOB_MAX]; /* the knob files latniced wrote (ledger-claim.h) */
         SystemdRoute route;
-        bool sd_set;          /* latniced set the unit's CPUWeight= */
-        uint64_t sd_orig;     /* the property before that */
-        uint64_t sd_written;  /* what latniced set last */
-        uint32_t sd_slot;     /* 1 + its record in the state file; 0: none */
+        LedgerClaim sd;       /* the unit's CPUWeight=, if latniced set it (as
+                               * systemd_weight_to_string() values) */
 } CgroupEntry;
 
 typedef struct UnitsWatch {
@@ -183,11 +179,8 @@ static void entry_forget_knobs(UnitState *u, CgroupEntry *e)
 {
         (void) entry_systemd_restore(u, e);
         e->route = ROUTE_UNKNOWN;
-        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
-                e->orig[k] = mfree(e->orig[k]);
-                e->written[k] = mfree(e->written[k]);
-                state_file_cgroup_release(u->state, &e->state_slot[k]);
-        }
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                ledger_claim_drop(&e->knob[k], u->state);
 }
 
 /* Frees E; its state file records stay (units_free(): for the next
@@ -196,10 +189,9 @@ static CgroupEntry *entry_free(CgroupEntry *e)
 {
         if (!e)
                 return NULL;
-        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
-                free(e->orig[k]);
-                free(e->written[k]);
-        }
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                ledger_claim_done(&e->knob[k]);
+        ledger_claim_done(&e->sd);
         free(e->path);
         free(e);
         return NULL;
@@ -239,10 +231,17 @@ static int entries_drop(UnitState *u, bool (*drop)(UnitState *u, CgroupEntry *e)
         return index_rebuild(u);
 }
 
+static bool entry_holds_knobs(const CgroupEntry *e)
+{
+        for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++)
+                if (ledger_claim_held(&e->knob[k]))
+                        return true;
+        return false;
+}
+
 static bool drop_unconfigured_or_gone(UnitState *u, CgroupEntry *e)
 {
-        if (!e->configured && !e->orig[0] && !e->orig[1] && !e->orig[2] && !e->orig[3] &&
-            !e->orig[4] && !e->sd_set)
+        if (!e->configured && !entry_holds_knobs(e) && !ledger_claim_held(&e->sd))
                 return true;
         return units_cgroup_gone(u, e->path);
 }
@@ -308,54 +307,57 @@ typedef enum KnobResult {
         KNOB_FAILED,  /* logged */
 } KnobResult;
 
-/* Record in the state file, before the write, that knob K of E had ORIG
- * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if
- * it dies before the write). Without a record the write still happens: a
- * warning says it is not given back after a crash. */
-static void knob_record(UnitState *u, CgroupEntry *e, UnitKnob k, const char *orig,
-                        const char *written, const char *previous)
-{
-        _cleanup_free_ char *dir = NULL;
-        StateCgroupRecord rec = {
-                .owner = STATE_CGROUP_UNITS,
-                .kind = k,
-                .ino = e->ino,
-        };
-        int r;
+/* Write VALUE to the knob file FS of E: the ledger claim's writer. */
+typedef struct KnobWrite {
+        UnitState *u;
+        CgroupEntry *e;
+        UnitKnob k;
+        const char *fs;
+} KnobWrite;
 
-        if (!u->state)
+static int knob_write_file(const char *value, void *userdata)
+{
+        KnobWrite *w = userdata;
+
+        if (w->u->write_hook)
+                w->u->write_hook(w->e->path, unit_knobs[w->k].file, w->u->write_hook_userdata);
+        return cg_write(w->fs, NULL, value);
+}
+
+static int knob_restore_file(const char *value, void *userdata)
+{
+        KnobWrite *w = userdata;
+
+        return cg_write(w->fs, NULL, value);
+}
+
+/* Without a record the write still happens: a warning says (once) that it
+ * is not given back after a crash. */
+static void knob_unrecorded(UnitState *u, CgroupEntry *e, UnitKnob k, const char *dir, int r)
+{
+        if (r >= 0 || u->state_warned)
                 return;
-        dir = units_fs_path(u, e->path, NULL);
-        if (!dir) {
-                log_oom();
-                return;
-        }
-        rec.path = dir;
-        if (strlen(orig) >= STATE_VALUE_MAX || strlen(written) >= STATE_VALUE_MAX ||
-            strlen(strempty(previous)) >= STATE_VALUE_MAX)
-                r = -EOVERFLOW;
-        else {
-                strcpy(rec.orig, orig);
-                strcpy(rec.written, written);
-                strcpy(rec.previous, strempty(previous));
-                r = state_file_cgroup_put(u->state, &e->state_slot[k], &rec);
-        }
-        if (r < 0 && !u->state_warned) {
-                log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
-                                     "written anyway, but not given back should latniced be "
-                                     "killed.",
-                                  e->name, dir, unit_knobs[k].file, state_file_path(u->state));
-                u->state_warned = true;
-        }
+        log_warning_errno(r, "Unit %s: cannot record %s/%s in the state file %s (%m): "
+                             "written anyway, but not given back should latniced be "
+                             "killed.",
+                          e->name, dir, unit_knobs[k].file, state_file_path(u->state));
+        u->state_warned = true;
 }
 
 static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const char *value)
 {
-        _cleanup_free_ char *fs = NULL, *cur = NULL, *copy = NULL;
-        int r;
+        _cleanup_free_ char *fs = NULL, *dir = NULL, *cur = NULL;
+        LedgerClaim *c = &e->knob[k];
+        StateCgroupRecord target = {
+                .owner = STATE_CGROUP_UNITS,
+                .kind = k,
+                .ino = e->ino,
+        };
+        int r, unrecorded;
 
         fs = units_fs_path(u, e->path, unit_knobs[k].file);
-        if (!fs) {
+        dir = units_fs_path(u, e->path, NULL);
+        if (!fs || !dir) {
                 log_oom();
                 return KNOB_FAILED;
         }
@@ -366,7 +368,7 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const cha
                 log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
                 return KNOB_FAILED;
         }
-        if (e->written[k] && streq(cur, value) && streq(e->written[k], value))
+        if (ledger_claim_held(c) && streq(cur, value) && streq(c->expected, value))
                 return KNOB_OK; /* already ours */
 
         if (u->dry_run) {
@@ -374,41 +376,32 @@ static KnobResult knob_write(UnitState *u, CgroupEntry *e, UnitKnob k, const cha
                 return KNOB_OK;
         }
 
-        copy = strdup(value);
-        if (!copy) {
+        target.path = dir;
+        r = ledger_claim_write(c, u->state, &target, cur, value, knob_write_file,
+                               &(KnobWrite){ u, e, k, fs }, &unrecorded);
+        knob_unrecorded(u, e, k, dir, unrecorded);
+        if (r == -ENOMEM) {
                 log_oom();
                 return KNOB_FAILED;
         }
-        knob_record(u, e, k, e->orig[k] ?: cur, value, e->written[k]);
-        if (u->write_hook)
-                u->write_hook(e->path, unit_knobs[k].file, u->write_hook_userdata);
-        r = cg_write(fs, NULL, value);
         if (r < 0) {
-                /* Not written: the record says what the file still holds. */
-                if (e->orig[k])
-                        knob_record(u, e, k, e->orig[k], e->written[k], NULL);
-                else
-                        state_file_cgroup_release(u->state, &e->state_slot[k]);
                 if (errno_is_cgroup_gone(r) && units_cgroup_gone(u, e->path))
                         return KNOB_GONE;
                 log_warning_errno(r, "Unit %s: failed to write %s to %s: %m", e->name, value, fs);
                 return KNOB_FAILED;
         }
         log_debug("Unit %s: wrote %s to %s (was %s)", e->name, value, fs, cur);
-        if (!e->orig[k])
-                e->orig[k] = TAKE_PTR(cur);
-        free(e->written[k]);
-        e->written[k] = TAKE_PTR(copy);
         return KNOB_OK;
 }
 
 /* Put back the original value of knob K, unless someone changed it since. */
 static int knob_restore(UnitState *u, CgroupEntry *e, UnitKnob k)
 {
-        _cleanup_free_ char *fs = NULL, *cur = NULL;
+        _cleanup_free_ char *fs = NULL, *cur = NULL, *orig = NULL;
+        LedgerClaim *c = &e->knob[k];
         int r = 0;
 
-        if (!e->orig[k])
+        if (!ledger_claim_held(c))
                 return 0;
         fs = units_fs_path(u, e->path, unit_knobs[k].file);
         if (!fs)
@@ -420,23 +413,24 @@ static int knob_restore(UnitState *u, CgroupEntry *e, UnitKnob k)
                         r = 0;
                 } else
                         log_warning_errno(r, "Unit %s: failed to read %s: %m", e->name, fs);
-        } else if (!streq_ptr(cur, e->written[k])) {
+                ledger_claim_drop(c, u->state);
+                return r;
+        }
+        if (ledger_claim_changed(c, cur, NULL, NULL))
                 log_info("Unit %s: %s was changed to %s by someone else, leaving it", e->name, fs,
                          cur);
-        } else {
-                r = cg_write(fs, NULL, e->orig[k]);
-                if (r < 0 && errno_is_cgroup_gone(r)) {
-                        log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
-                        r = 0;
-                } else if (r < 0)
-                        log_warning_errno(r, "Unit %s: failed to restore %s to %s: %m", e->name, fs,
-                                          e->orig[k]);
-                else
-                        log_debug("Unit %s: restored %s to %s", e->name, fs, e->orig[k]);
+        r = ledger_claim_restore(c, u->state, cur, NULL, NULL, knob_restore_file,
+                                 &(KnobWrite){ u, e, k, fs }, &orig);
+        if (r < 0 && errno_is_cgroup_gone(r)) {
+                log_debug_errno(r, "Unit %s: %s is gone, nothing to restore", e->name, fs);
+                r = 0;
+        } else if (r < 0)
+                log_warning_errno(r, "Unit %s: failed to restore %s to %s: %m", e->name, fs,
+                                  orig);
+        else if (r > 0) {
+                log_debug("Unit %s: restored %s to %s", e->name, fs, orig);
+                r = 0;
         }
-        e->orig[k] = mfree(e->orig[k]);
-        e->written[k] = mfree(e->written[k]);
-        state_file_cgroup_release(u->state, &e->state_slot[k]);
         return r;
 }
 
@@ -478,43 +472,24 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
         return e->route == ROUTE_SYSTEMD;
 }
 
-/* Record CPUWeight= of E's unit in the state file before it is set: ORIG
- * before latniced, WRITTEN to be set, PREVIOUS what latniced set before
- * (NULL: nothing). */
-static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t written,
-                           const uint64_t *previous)
+/* Set CPUWeight= of a unit to VALUE (a systemd_weight_to_string() value):
+ * the ledger claim's writer. */
+typedef struct SystemdWrite {
+        UnitState *u;
+        const char *path;
+        SystemdUnitsLookup lookup;
+} SystemdWrite;
+
+static int systemd_weight_write(const char *value, void *userdata)
 {
-        _cleanup_free_ char *dir = NULL, *o = NULL, *w = NULL, *p = NULL;
-        StateCgroupRecord rec = {
-                .target = STATE_TARGET_UNIT_PROPERTY,
-                .owner = STATE_CGROUP_UNITS,
-                .kind = KIND_SYSTEMD_WEIGHT,
-                .ino = e->ino,
-        };
+        SystemdWrite *w = userdata;
+        uint64_t weight;
         int r;
 
-        if (!u->state)
-                return;
-        dir = units_fs_path(u, e->path, NULL);
-        if (!dir || systemd_weight_to_string(orig, &o) < 0 ||
-            systemd_weight_to_string(written, &w) < 0 ||
-            (previous && systemd_weight_to_string(*previous, &p) < 0)) {
-                log_oom();
-                return;
-        }
-        rec.path = dir;
-        /* Short words and numbers up to 10000: they always fit. */
-        snprintf(rec.orig, sizeof(rec.orig), "%s", o);
-        snprintf(rec.written, sizeof(rec.written), "%s", w);
-        snprintf(rec.previous, sizeof(rec.previous), "%s", strempty(p));
-        r = state_file_cgroup_put(u->state, &e->sd_slot, &rec);
-        if (r < 0 && !u->state_warned) {
-                log_warning_errno(r, "Unit %s: cannot record CPUWeight= in the state file %s "
-                                     "(%m): set anyway, but not given back should latniced be "
-                                     "killed.",
-                                  e->name, state_file_path(u->state));
-                u->state_warned = true;
-        }
+        r = systemd_weight_from_string(value, &weight);
+        if (r < 0)
+                return r;
+        return systemd_units_set_weight(w->u->systemd, w->path, w->lookup, weight);
 }
 
 /* Give E's unit its CPUWeight= back, unless someone else changed it since.
@@ -522,33 +497,65 @@ static void systemd_record(UnitState *u, CgroupEntry *e, uint64_t orig, uint64_t
  * runtime property latniced set. */
 static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
 {
-        _cleanup_free_ char *o = NULL;
+        _cleanup_free_ char *c = NULL, *o = NULL;
         uint64_t cur;
         int r;
 
-        if (!e->sd_set)
+        if (!ledger_claim_held(&e->sd))
                 return 0;
-        (void) systemd_weight_to_string(e->sd_orig, &o);
         r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur);
-        if (r == -ENXIO) {
-                log_debug("Unit %s: gone from its systemd manager, nothing to restore", e->name);
-                r = 0;
-        } else if (r < 0)
-                log_warning_errno(r, "Unit %s: cannot restore CPUWeight=%s: %m", e->name, strna(o));
-        else if (cur != e->sd_written)
-                log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
-        else {
-                r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME,
-                                             e->sd_orig);
-                if (r < 0)
-                        log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m",
-                                          e->name, strna(o));
-                else
-                        log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name,
-                                  strna(o));
+        if (r < 0) {
+                if (r == -ENXIO) {
+                        log_debug("Unit %s: gone from its systemd manager, nothing to restore",
+                                  e->name);
+                        r = 0;
+                } else
+                        log_warning_errno(r, "Unit %s: cannot restore CPUWeight=%s: %m", e->name,
+                                          e->sd.orig);
+                ledger_claim_drop(&e->sd, u->state);
+                return r;
         }
-        e->sd_set = false;
-        state_file_cgroup_release(u->state, &e->sd_slot);
+        if (systemd_weight_to_string(cur, &c) < 0) {
+                ledger_claim_drop(&e->sd, u->state);
+                return log_oom();
+        }
+        if (ledger_claim_changed(&e->sd, c, NULL, NULL))
+                log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
+        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, systemd_weight_write,
+                                 &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_BY_NAME }, &o);
+        if (r < 0)
+                log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m", e->name,
+                                  strna(o));
+        else if (r > 0)
+                log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name, strna(o));
+        return r < 0 ? r : 0;
+}
+
+/* Set CPUWeight= of E's unit to WANT over NOW, recorded in the state file
+ * first (a unit property record); a failed record is said once. */
+static int systemd_claim_write(UnitState *u, CgroupEntry *e, const char *now, const char *want)
+{
+        _cleanup_free_ char *dir = units_fs_path(u, e->path, NULL);
+        StateCgroupRecord target = {
+                .target = STATE_TARGET_UNIT_PROPERTY,
+                .owner = STATE_CGROUP_UNITS,
+                .kind = KIND_SYSTEMD_WEIGHT,
+                .path = dir,
+                .ino = e->ino,
+        };
+        int r, unrecorded;
+
+        if (!dir)
+                return log_oom();
+        r = ledger_claim_write(&e->sd, u->state, &target, now, want, systemd_weight_write,
+                               &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_OWNED }, &unrecorded);
+        if (unrecorded < 0 && !u->state_warned) {
+                log_warning_errno(unrecorded, "Unit %s: cannot record CPUWeight= in the state "
+                                              "file %s (%m): set anyway, but not given back "
+                                              "should latniced be killed.",
+                                  e->name, state_file_path(u->state));
+                u->state_warned = true;
+        }
         return r;
 }
 
@@ -590,14 +597,15 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                                   e->name);
                 return;
         }
-        orig = e->sd_set ? e->sd_orig : cur;
+        if (!ledger_claim_held(&e->sd) || systemd_weight_from_string(e->sd.orig, &orig) < 0)
+                orig = cur;
         target = systemd_target(want, orig);
-        if (cur == target && (!e->sd_set || e->sd_written == target)) {
-                in_files->mask |= mask;
-                return;
-        }
         if (systemd_weight_to_string(target, &t) < 0 || systemd_weight_to_string(cur, &c) < 0) {
                 log_oom();
+                return;
+        }
+        if (cur == target && !ledger_claim_changed(&e->sd, t, NULL, NULL)) {
+                in_files->mask |= mask;
                 return;
         }
         if (u->dry_run) {
@@ -605,14 +613,9 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 in_files->mask |= mask;
                 return;
         }
-        systemd_record(u, e, orig, target, e->sd_set ? &e->sd_written : NULL);
-        r = systemd_units_set_weight(u->systemd, e->path, SYSTEMD_UNITS_OWNED, target);
+        r = systemd_claim_write(u, e, c, t);
         if (r < 0) {
-                /* Not set: the record says what the unit still has. */
-                if (e->sd_set)
-                        systemd_record(u, e, e->sd_orig, e->sd_written, NULL);
-                else
-                        state_file_cgroup_release(u->state, &e->sd_slot);
+                /* Not set: the claim put the record back. */
                 if (systemd_units_refusals(u->systemd) != refused)
                         log_info("Unit %s: its systemd manager is paused; CPUWeight=%s waits "
                                  "for the end of the pause.", e->name, t);
@@ -622,30 +625,38 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 return;
         }
         log_debug("Unit %s: set CPUWeight=%s through systemd (was %s)", e->name, t, c);
-        e->sd_set = true;
-        e->sd_orig = orig;
-        e->sd_written = target;
         in_files->mask |= mask;
+}
+
+/* Does REC hold CPUWeight= values (systemd_weight_to_string() values)? */
+static bool systemd_record_valid(const StateCgroupRecord *rec)
+{
+        uint64_t w;
+
+        return systemd_weight_from_string(rec->orig, &w) >= 0 &&
+               systemd_weight_from_string(rec->written, &w) >= 0 &&
+               (!rec->previous[0] || systemd_weight_from_string(rec->previous, &w) >= 0);
 }
 
 /* A dead latniced's record of CPUWeight= for E's unit: E owns it again if
  * the unit still has what that latniced set. */
 static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord *rec)
 {
-        uint64_t cur, orig, written, previous;
-        bool has_previous = rec->previous[0];
-        LedgerOwner owner;
+        _cleanup_free_ char *c = NULL;
+        uint64_t cur;
+        int owner;
 
-        if (e->sd_set || !u->systemd || systemd_weight_from_string(rec->orig, &orig) < 0 ||
-            systemd_weight_from_string(rec->written, &written) < 0 ||
-            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
-            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0) {
+        if (ledger_claim_held(&e->sd) || !u->systemd || !systemd_record_valid(rec) ||
+            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
+            systemd_weight_to_string(cur, &c) < 0) {
                 adopted_done(u, rec, true);
                 return;
         }
-        owner = ledger_recorded_owner_u64(cur, written, has_previous ? &previous : NULL, orig);
+        owner = ledger_claim_adopt(&e->sd, rec, c, NULL, NULL);
         if (owner != LEDGER_OURS) {
-                if (owner == LEDGER_THEIRS)
+                if (owner == -ENOMEM)
+                        log_oom();
+                else if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: CPUWeight= was changed by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name);
@@ -654,10 +665,6 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
         }
         log_info("Unit %s: CPUWeight=%s from a previous latniced; its original is %s.", e->name,
                  rec->written, rec->orig);
-        e->sd_set = true;
-        e->sd_orig = orig;
-        e->sd_written = cur;
-        e->sd_slot = rec->slot + 1;
         adopted_done(u, rec, false);
 }
 
@@ -682,7 +689,7 @@ static int entry_configure(UnitState *u, const Policy *p, CgroupEntry *e)
          * per task, and Nice= within the cap. */
         (void)sched_ext_mask_settings(u->sched_ext, &want);
         if (settings_has(&want, SETTING_CPU_WEIGHT) || settings_has(&want, SETTING_CPU_IDLE) ||
-            e->sd_set)
+            ledger_claim_held(&e->sd))
                 owned = entry_systemd_owned(u, e);
         /* First: systemd realizes the unit's cgroup before it answers, so a
          * cpu controller it enables for CPUWeight= is there for the files
@@ -769,34 +776,26 @@ static void adopted_done(UnitState *u, StateCgroupRecord *rec, bool drop)
  * already, or someone else's. */
 static void knob_adopt(UnitState *u, CgroupEntry *e, UnitKnob k, StateCgroupRecord *rec)
 {
-        _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL,
-                            *orig = NULL;
-        LedgerOwner owner;
+        _cleanup_free_ char *fs = units_fs_path(u, e->path, unit_knobs[k].file), *cur = NULL;
+        int owner;
 
-        if (!fs || cg_read(fs, NULL, &cur) < 0 || e->orig[k]) {
+        if (!fs || cg_read(fs, NULL, &cur) < 0 || ledger_claim_held(&e->knob[k])) {
                 adopted_done(u, rec, true);
                 return;
         }
-        owner = ledger_recorded_owner_str(cur, rec->written, rec->previous, rec->orig);
+        owner = ledger_claim_adopt(&e->knob[k], rec, cur, NULL, NULL);
         if (owner != LEDGER_OURS) {
-                if (owner == LEDGER_THEIRS)
+                if (owner == -ENOMEM)
+                        log_oom();
+                else if (owner == LEDGER_THEIRS)
                         log_info("Unit %s: %s was changed to %s by someone else while no "
                                  "latniced ran: theirs.",
                                  e->name, fs, cur);
                 adopted_done(u, rec, true);
                 return;
         }
-        orig = strdup(rec->orig);
-        if (!orig) {
-                log_oom();
-                adopted_done(u, rec, true);
-                return;
-        }
         log_info("Unit %s: %s holds %s from a previous latniced; its original is %s.", e->name,
-                 fs, cur, orig);
-        e->orig[k] = TAKE_PTR(orig);
-        e->written[k] = TAKE_PTR(cur);
-        e->state_slot[k] = rec->slot + 1;
+                 fs, cur, e->knob[k].orig);
         adopted_done(u, rec, false);
 }
 
@@ -833,19 +832,21 @@ static void systemd_record_restore(UnitState *u, const StateCgroupRecord *rec)
 {
         size_t n = strlen(u->root);
         const char *path = rec->path + n;
-        uint64_t cur, orig, written, previous = 0;
-        bool has_previous = rec->previous[0];
+        _cleanup_free_ char *c = NULL;
+        LedgerClaim claim = {};
+        uint64_t cur;
         int r;
 
         if (!u->systemd || strncmp(rec->path, u->root, n) != 0 || path[0] != '/' ||
-            systemd_weight_from_string(rec->orig, &orig) < 0 ||
-            systemd_weight_from_string(rec->written, &written) < 0 ||
-            (has_previous && systemd_weight_from_string(rec->previous, &previous) < 0) ||
-            systemd_units_get_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0)
+            !systemd_record_valid(rec) ||
+            systemd_units_get_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
+            systemd_weight_to_string(cur, &c) < 0 ||
+            ledger_claim_adopt(&claim, rec, c, NULL, NULL) != LEDGER_OURS)
                 return;
-        if (cur != written && !(has_previous && cur == previous))
-                return;
-        r = systemd_units_set_weight(u->systemd, path, SYSTEMD_UNITS_BY_NAME, orig);
+        /* The record is the caller's to drop: this claim has none of its own. */
+        claim.slot1 = 0;
+        r = ledger_claim_restore(&claim, NULL, c, NULL, NULL, systemd_weight_write,
+                                 &(SystemdWrite){ u, path, SYSTEMD_UNITS_BY_NAME }, NULL);
         if (r < 0)
                 log_warning_errno(r, "Unit of %s: failed to restore CPUWeight=%s left by a "
                                      "previous latniced: %m",

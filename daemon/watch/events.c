@@ -16,6 +16,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "daemon/watch/event-merge.h"
 #include "daemon/watch/events.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -51,7 +52,7 @@
 #define QUIET_POLL_USEC (2 * 1000)
 #define QUIET_ACCURACY_USEC 100
 
-#define TYPE_BIT(t) (1u << (t))
+#define TYPE_BIT(t) EVENT_TYPE_BIT(t)
 /* What the deferred channel hands on: fork and exit. Nothing waits for
  * them: an exit only forgets, a process's fork leads to nothing (its exec
  * does), and a new thread inherited its process's attributes already. */
@@ -64,7 +65,7 @@ enum { PROMPT, DEFERRED, _CHANNEL_MAX };
 typedef struct Channel {
         struct nl_sock *sk;
         sd_event_source *io;
-        uint32_t types;     /* TYPE_BITs handed on from here; others belong to the other channel */
+        EventQueue q;       /* received, to be handed on: its own types; others are the other channel's */
         uint32_t asked;     /* TYPE_BITs the kernel was asked to send here */
         uint64_t asked_ns;  /* CLOCK_MONOTONIC when it was asked (after the request returned) */
 
@@ -73,10 +74,6 @@ typedef struct Channel {
         struct sockaddr_nl addrs[BATCH];
         size_t n_used;      /* msgs[0..n_used) may have been written by the kernel */
         uint8_t (*bufs)[DGRAM_MAX];
-        ProcEvent *evs; /* the events of the batch, BATCH * EVENTS_PER_DGRAM at most */
-        size_t n_evs, head; /* evs[head..n_evs) are still to be handed on */
-        bool drained;       /* the last receive emptied the queue */
-        uint64_t rx_ns;     /* CLOCK_MONOTONIC when the last receive began */
         uint64_t n_received; /* datagrams received here */
         bool unfiltered;    /* an event it was not asked for came after the request */
 } Channel;
@@ -254,16 +251,16 @@ static int collect_event(const ProcEvent *e, void *userdata)
 {
         Channel *c = userdata;
 
-        if (!(c->types & TYPE_BIT(e->type))) {
+        if (!(c->q.types & TYPE_BIT(e->type))) {
                 /* The other channel's (it gets its own copy), unless the
                  * kernel sends everything everywhere and did so after the
                  * request: then this channel is told to take all. */
                 if (!(c->asked & TYPE_BIT(e->type)) && e->timestamp_ns > c->asked_ns)
                         c->unfiltered = true;
         }
-        if (c->n_evs >= BATCH * EVENTS_PER_DGRAM)
+        if (c->q.n_evs >= BATCH * EVENTS_PER_DGRAM)
                 return -ENOBUFS; /* cannot happen: bounded by the datagram size */
-        c->evs[c->n_evs++] = *e;
+        c->q.evs[c->q.n_evs++] = *e;
         return 0;
 }
 
@@ -274,7 +271,7 @@ static int channel_receive(ProcEvents *p, Channel *c)
 {
         int fd = nl_socket_get_fd(c->sk), n;
 
-        c->n_evs = c->head = 0;
+        c->q.n_evs = c->q.head = 0;
         /* Only the headers the last receive handed to the kernel are reset
          * (it writes those it fills and at most one more, the one that
          * ended it): most receives take one datagram of 64, and resetting
@@ -288,7 +285,7 @@ static int channel_receive(ProcEvents *p, Channel *c)
                 };
                 c->msgs[i].msg_len = 0;
         }
-        c->rx_ns = now_nsec(CLOCK_MONOTONIC);
+        c->q.rx_ns = now_nsec(CLOCK_MONOTONIC);
         do
                 n = recvmmsg(fd, c->msgs, BATCH, MSG_DONTWAIT, NULL);
         while (n < 0 && errno == EINTR);
@@ -317,10 +314,11 @@ static void channel_done(Channel *c)
         if (c->sk)
                 nl_socket_free(c->sk); /* closes the socket: the kernel stops sending */
         c->sk = NULL;
+        c->q.open = false;
         free(c->bufs);
         c->bufs = NULL;
-        free(c->evs);
-        c->evs = NULL;
+        free(c->q.evs);
+        c->q.evs = NULL;
 }
 
 /* The kernel does not filter: one socket gets everything. The deferred
@@ -332,37 +330,10 @@ static void unsplit(ProcEvents *p)
         log_debug("The kernel does not filter proc connector events, using one socket.");
         channel_done(b);
         p->rest = sd_event_source_disable_unref(p->rest);
-        b->n_evs = b->head = 0;
-        b->drained = true;
-        p->ch[PROMPT].types = ALL_TYPES;
+        b->q.n_evs = b->q.head = 0;
+        b->q.drained = true;
+        p->ch[PROMPT].q.types = ALL_TYPES;
         p->split = false;
-}
-
-/* Does the rest of C's batch hold the exit of process PID's main thread? */
-static bool channel_has_exit(const Channel *c, pid_t pid)
-{
-        for (size_t i = c->head; i < c->n_evs; i++)
-                if (c->evs[i].type == PROC_EV_EXIT && c->evs[i].tid == pid &&
-                    c->evs[i].pid == pid && (c->types & TYPE_BIT(PROC_EV_EXIT)))
-                        return true;
-        return false;
-}
-
-/*
- * May E, the oldest event in memory, be handed on while channel C has none
- * in memory? Only if C's last receive began after E happened. An event
- * that caused another (a process's exec and then its fork or exit, a
- * thread's creation and then its rename) was queued on its socket by the
- * kernel before the later one happened, so a channel received after E's
- * time holds every event that caused E. Without this, an exec queued
- * between the two channels' receives was handed on after the process's
- * fork and exit (daemon-forkexit caught 1 of 30 children that kept what
- * they had inherited), or, received the other way round, a thread's rename
- * before its creation.
- */
-static bool channel_received_after(const Channel *c, const ProcEvent *e)
-{
-        return !c->sk || c->head < c->n_evs || c->rx_ns > e->timestamp_ns;
 }
 
 /* Hand on the collected events of both channels, each its own types, in
@@ -378,25 +349,18 @@ static void dispatch_merged(ProcEvents *p)
         Channel *a = &p->ch[PROMPT], *b = &p->ch[DEFERRED];
 
         for (;;) {
-                bool ha = a->head < a->n_evs, hb = b->head < b->n_evs;
+                EventQueue *from = event_merge_next(&a->q, &b->q);
                 const ProcEvent *e;
                 ProcEvent gone;
-                Channel *from;
                 int r;
 
-                if ((!ha && !a->drained) || (!hb && !b->drained) || (!ha && !hb))
+                if (!from)
                         return;
-                if (ha && (!hb || a->evs[a->head].timestamp_ns <= b->evs[b->head].timestamp_ns))
-                        from = a;
-                else
-                        from = b;
-                if (!channel_received_after(from == a ? b : a, &from->evs[from->head]))
-                        return; /* the other one is received again first */
                 e = &from->evs[from->head++];
                 if (!(from->types & TYPE_BIT(e->type)))
                         continue;
-                if (e->type == PROC_EV_EXEC && (channel_has_exit(a, e->pid) ||
-                                                channel_has_exit(b, e->pid))) {
+                if (e->type == PROC_EV_EXEC && (event_queue_has_exit(&a->q, e->pid) ||
+                                                event_queue_has_exit(&b->q, e->pid))) {
                         gone = *e;
                         gone.gone = true;
                         e = &gone;
@@ -425,14 +389,14 @@ static int drain(ProcEvents *p, size_t *ret_deferred)
                         Channel *c = &p->ch[k];
                         int n;
 
-                        if (!c->sk || c->head < c->n_evs)
+                        if (!c->sk || c->q.head < c->q.n_evs)
                                 continue; /* closed, or events left to hand on */
                         n = channel_receive(p, c);
                         if (n == -ENOBUFS)
                                 report_lost(p);
                         else if (n < 0)
                                 return log_error_errno(n, "Failed to receive proc events: %m");
-                        c->drained = n >= 0 && n < BATCH;
+                        c->q.drained = n >= 0 && n < BATCH;
                         got |= n != 0;
                         if (k == DEFERRED && n > 0)
                                 *ret_deferred += (size_t)n;
@@ -442,7 +406,7 @@ static int drain(ProcEvents *p, size_t *ret_deferred)
                         unsplit(p);
                 dispatch_merged(p);
                 for (size_t k = 0; k < _CHANNEL_MAX; k++)
-                        if (p->ch[k].head < p->ch[k].n_evs || !p->ch[k].drained)
+                        if (p->ch[k].q.head < p->ch[k].q.n_evs || !p->ch[k].q.drained)
                                 done = false;
                 if (done)
                         return 0;
@@ -461,10 +425,10 @@ int proc_events_flush_deferred(ProcEvents *p)
         for (unsigned round = 0; round < ROUNDS; round++) {
                 int n;
 
-                while (c->head < c->n_evs) {
-                        const ProcEvent *e = &c->evs[c->head++];
+                while (c->q.head < c->q.n_evs) {
+                        const ProcEvent *e = &c->q.evs[c->q.head++];
 
-                        if (c->types & TYPE_BIT(e->type))
+                        if (c->q.types & TYPE_BIT(e->type))
                                 (void)p->handler(e, p->userdata);
                 }
                 n = channel_receive(p, c);
@@ -601,7 +565,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         window_note(p, now);
         r = drain(p, &got);
         if (deferred) {
-                bool busy = got >= BATCH || !p->ch[DEFERRED].drained;
+                bool busy = got >= BATCH || !p->ch[DEFERRED].q.drained;
 
                 p->n_deferred_wakeups++;
                 p->n_deferred_busy += busy;
@@ -732,11 +696,11 @@ static int channel_open(ProcEvents *p, Channel *c, size_t rcvbuf, uint32_t types
 {
         int r, fd;
 
-        c->types = types;
-        c->drained = true;
+        c->q.types = types;
+        c->q.drained = true;
         c->bufs = malloc(BATCH * DGRAM_MAX);
-        c->evs = malloc(BATCH * EVENTS_PER_DGRAM * sizeof(ProcEvent));
-        if (!c->bufs || !c->evs)
+        c->q.evs = malloc(BATCH * EVENTS_PER_DGRAM * sizeof(ProcEvent));
+        if (!c->bufs || !c->q.evs)
                 return -ENOMEM;
         for (size_t i = 0; i < BATCH; i++)
                 c->iov[i] = (struct iovec){ c->bufs[i], DGRAM_MAX };
@@ -745,6 +709,7 @@ static int channel_open(ProcEvents *p, Channel *c, size_t rcvbuf, uint32_t types
         c->sk = nl_socket_alloc();
         if (!c->sk)
                 return -ENOMEM;
+        c->q.open = true;
         nl_socket_disable_seq_check(c->sk);
         nl_socket_disable_auto_ack(c->sk);
 
@@ -912,7 +877,7 @@ bool proc_events_drained(const ProcEvents *p)
         size_t n = 0;
 
         for (size_t k = 0; k < _CHANNEL_MAX; k++) {
-                if (p->ch[k].head < p->ch[k].n_evs)
+                if (p->ch[k].q.head < p->ch[k].q.n_evs)
                         return false; /* received, not handed on yet */
                 if (p->ch[k].sk)
                         pfd[n++] = (struct pollfd){ .fd = nl_socket_get_fd(p->ch[k].sk),

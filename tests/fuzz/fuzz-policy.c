@@ -2,7 +2,9 @@
 /*
  * Fuzz target: the policy loader (policy_load_string) and the matcher
  * (policy_match, fast and traced, and policy_match_unit) on a fixed snapshot,
- * and once more with a 64 KiB command line and argv[0].
+ * and once more with a 64 KiB command line and argv[0]; the spans of its
+ * duration predicates (unfocused:>5min; policy_durations()), each of them
+ * matched just before and at its span.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 .env_size = sizeof("HOME=/home/alice\0GAME=portal 2\0EMPTY=\0GAME=other") - 1,
                 .ancestors = ancestors,
                 .n_ancestors = 2,
+                .focused = "no",
+                .unfocused_usec = 90 * UINT64_C(1000000),
         };
+        uint64_t *spans = NULL;
+        size_t n_spans = 0;
         static char long_value[64 * 1024];
         Diagnostics d = {};
         Policy *p = NULL;
@@ -67,6 +73,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         task.thread = NULL;
         (void)policy_match(p, &task, &fast, NULL);
+        if (policy_durations(p, &spans, &n_spans) < 0)
+                abort();
+        for (size_t i = 0; i < n_spans; i++) {
+                /* sorted, each once, within the grammar's bounds */
+                if ((i > 0 && spans[i] <= spans[i - 1]) || spans[i] < UINT64_C(1000000) ||
+                    spans[i] > UINT64_C(86400000000))
+                        abort();
+                task.unfocused_usec = spans[i] - 1;
+                (void)policy_match(p, &task, &fast, NULL);
+                task.unfocused_usec = spans[i];
+                (void)policy_match(p, &task, &fast, NULL);
+        }
+        free(spans);
         /* the longest values lib/proc reads (64 KiB): regexes must stay fast on them */
         task.cmdline = long_value;
         task.names.argv0 = long_value;

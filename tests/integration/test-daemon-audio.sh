@@ -123,6 +123,13 @@ start_pipewire() {
         "${AS_USER[@]}" wireplumber >"$T/wireplumber.log" 2>&1 &
         WP=$!
         USERPIDS+=("$WP")
+        # A stream made before WirePlumber has chosen the default sink
+        # finds "no node available" and is never linked: wait for the
+        # choice, in PipeWire's own "default" metadata.
+        wait_until 20 eval '[ "$(pwq default-sink -)" = lnaudio-null ]' || {
+                tail -n 20 "$T/wireplumber.log"
+                fail "WirePlumber did not choose the null sink as the default"
+        }
 }
 
 # play [ARGS...]: pw-play of the tone as nobody, in PLAYER
@@ -134,13 +141,33 @@ play() {
                 { cat "$T/play.log" >&2; fail "pw-play did not start"; }
 }
 
-# pwq WHAT PID|NODE: from PipeWire's own word (pw-dump): "node" the id and
-# state of PID's stream node, "links" the links out of node NODE
+# pwq WHAT PID|NODE|-: from PipeWire's own word (pw-dump): "node" the id
+# and state of PID's stream node, "links" the links out of node NODE,
+# "default-sink" the name of the default sink WirePlumber chose. pw-dump
+# prints the graph again when it changes while it dumps: several JSON
+# arrays, of which each object's last word counts.
 pwq() {
         "${AS_USER[@]}" pw-dump | python3 -c '
 import json, sys
 what, arg = sys.argv[1], sys.argv[2]
-objects = json.load(sys.stdin)
+text, dec, at, byid = sys.stdin.read(), json.JSONDecoder(), 0, {}
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text):
+        break
+    dump, at = dec.raw_decode(text, at)
+    for o in dump:
+        byid[o.get("id")] = o
+objects = list(byid.values())
+if what == "default-sink":
+    for o in objects:
+        if (o.get("props") or {}).get("metadata.name") != "default":
+            continue
+        for m in o.get("metadata") or []:
+            if m.get("key") == "default.audio.sink":
+                print((m.get("value") or {}).get("name", ""))
+    sys.exit(0)
 pids = {}  # client id: its pid, as the server set it
 for o in objects:
     p = (o.get("info") or {}).get("props") or {}

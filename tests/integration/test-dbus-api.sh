@@ -53,7 +53,7 @@ want = {
     "SetUnit": ("sa{sv}b", "s"),
     "Reload": ("", "as"),
     "SetFocus": ("u", ""),
-    "GetFocus": ("u", "ss"),
+    "GetFocus": ("u", "sst"),
     "GetAudio": ("u", "ssu"),
 }
 assert methods == want, "methods: %r" % methods

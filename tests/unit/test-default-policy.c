@@ -49,6 +49,7 @@ typedef struct Sample {
         char *env;         /* the live column's env: entries, NUL-separated */
         size_t env_size;
         const char *focused;
+        uint64_t unfocused_usec;
         const char *audio;
         TaskNames *ancestors;
         size_t n_ancestors;
@@ -148,8 +149,8 @@ static const ProfileExpect *table_profile(const Table *t, const char *name)
         return NULL;
 }
 
-/* The live column: "focused:yes", "focused:no", "audio:playing", "audio:no",
- * "env:NAME=value", comma-separated. */
+/* The live column: "focused:yes", "focused:no", "unfocused:SECONDS" (no, for
+ * that long), "audio:playing", "audio:no", "env:NAME=value", comma-separated. */
 static int parse_live(Sample *s, unsigned lineno)
 {
         size_t n;
@@ -161,6 +162,10 @@ static int parse_live(Sample *s, unsigned lineno)
 
                 if (streq(it, "focused:yes") || streq(it, "focused:no"))
                         s->focused = it[8] == 'y' ? "yes" : "no";
+                else if (strncmp(it, "unfocused:", 10) == 0 && it[10] >= '0' && it[10] <= '9') {
+                        s->focused = "no";
+                        s->unfocused_usec = strtoull(it + 10, NULL, 10) * UINT64_C(1000000);
+                }
                 else if (streq(it, "audio:playing") || streq(it, "audio:no"))
                         s->audio = it[6] == 'p' ? "playing" : "no";
                 else if (strncmp(it, "env:", 4) == 0 && strchr(it + 4, '=')) {
@@ -171,7 +176,7 @@ static int parse_live(Sample *s, unsigned lineno)
                         s->env_size += l;
                         s->env[s->env_size] = 0;
                 } else {
-                        test_fail("%s:%u: live fact \"%s\": expected focused:yes, focused:no, "
+                        test_fail("%s:%u: live fact \"%s\": expected focused:yes, focused:no, unfocused:N, "
                                   "audio:playing, audio:no or env:NAME=value", SAMPLES, lineno, it);
                         r = -EINVAL;
                 }
@@ -280,6 +285,7 @@ static void table_fix_snapshots(Table *t)
                         .env = s->env,
                         .env_size = s->env_size,
                         .focused = s->focused,
+                        .unfocused_usec = s->unfocused_usec,
                         .audio = s->audio,
                         .ancestors = s->ancestors,
                         .n_ancestors = s->n_ancestors,

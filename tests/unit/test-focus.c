@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit test for daemon/desktop/focus.c: the focus store, from the attribute of app
  * cgroups and from a compositor's D-Bus call. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/desktop/focus.h"
+#include "lib/macro.h"
 #include "test-util.h"
 
 #define APPS "/user.slice/user-1000.slice/user@1000.service/app.slice"
@@ -103,10 +106,127 @@ static void test_bus(void)
         focus_store_free(s);
 }
 
+/* What focus_store_crossed() asked to evaluate, one line each. */
+typedef struct Crossed {
+        char lines[16][256];
+        size_t n;
+} Crossed;
+
+static void on_crossed(void *userdata, uid_t uid, const char *cgroup, pid_t pid)
+{
+        Crossed *c = userdata;
+
+        if (c->n < ELEMENTSOF(c->lines))
+                snprintf(c->lines[c->n++], sizeof(c->lines[0]), "%u %s %d", (unsigned)uid,
+                         cgroup ? cgroup : "-", (int)pid);
+}
+
+/* The focus history: since when a process is unfocused (the "unfocused"
+ * key), from the attribute and from the calls, and the moments at which a
+ * span of the policy passes. */
+static void test_history(void)
+{
+        static const uint64_t spans[] = { 10, 300 };
+        FocusStore *s;
+        FocusFact f;
+        Crossed c = {};
+        char *old = NULL, *text = NULL;
+        pid_t old_pid;
+
+        CHECK(focus_store_new(&s) == 0);
+        check(focus_store_next_crossing(s, spans, 2, 0) == UINT64_MAX);
+        /* the attribute: unfocused since its time; focused has no such time */
+        CHECK(focus_store_set_scope(s, EDIT, false, 1000, 1500) == 1);
+        CHECK(focus_store_set_scope(s, TERM, true, 0, 1500) == 1);
+        f = focus_store_lookup(s, 1000, 11, 1, EDIT);
+        check(f.unfocused_since == 1000 && focus_fact_unfocused_for(&f, 1500) == 500);
+        f = focus_store_lookup(s, 1000, 10, 1, TERM);
+        check(focus_fact_unfocused_for(&f, 1500) == 0);
+        check(focus_store_next_crossing(s, spans, 2, 0) == 1010);
+        check(focus_store_next_crossing(s, spans, 2, 1010) == 1300);
+        check(focus_store_next_crossing(s, spans, 2, 1300) == UINT64_MAX);
+        check(focus_store_next_crossing(s, spans, 0, 0) == UINT64_MAX);
+        focus_store_crossed(s, spans, 2, 1009, 1010, on_crossed, &c);
+        check(c.n == 1);
+        check_streq(c.lines[0], "1000 " EDIT " 0");
+        c.n = 0;
+        focus_store_crossed(s, spans, 2, 1010, 1299, on_crossed, &c);
+        check(c.n == 0);
+        /* the sentence says since when and how long */
+        CHECK(focus_fact_format(&(FocusFact){ .state = FOCUS_NO, .source = FOCUS_SOURCE_XATTR,
+                                             .cgroup = EDIT, .unfocused_since = 1000,
+                                             .since_usec = 1000 },
+                                1000 + 245 * UINT64_C(1000000), 1700000000 * UINT64_C(1000000),
+                                &text) == 0);
+        check(text && strstr(text, "unfocused since ") && strstr(text, " (4 min; "
+                                                                     "user.xdg.inactive-since on "
+                                                                     EDIT ")"));
+        free(text);
+        focus_store_drop_scope(s, EDIT);
+        focus_store_drop_scope(s, TERM);
+
+        /* the calls: A (TERM) at 2000, B (EDIT) at 3000: A unfocused since
+         * 3000; every app never in the foreground since the first call */
+        CHECK(focus_store_set_foreground(s, 1000, 500, TERM, 1, "SetFocus", 2000, &old_pid,
+                                         &old) == 0);
+        f = focus_store_lookup(s, 1000, 700, 1, APPS "/app-other.scope");
+        check(f.state == FOCUS_NO && f.unfocused_since == 2000);
+        CHECK(focus_store_set_foreground(s, 1000, 600, EDIT, 1, "SetFocus", 3000, &old_pid,
+                                         &old) == 0);
+        free(old);
+        f = focus_store_lookup(s, 1000, 501, 1, TERM);
+        check(f.state == FOCUS_NO && f.unfocused_since == 3000);
+        check(focus_store_lookup(s, 1000, 700, 1, APPS "/app-other.scope").unfocused_since ==
+              2000);
+        /* A again at 4000, B left at 4000 */
+        CHECK(focus_store_set_foreground(s, 1000, 500, TERM, 1, "SetFocus", 4000, &old_pid,
+                                         &old) == 0);
+        free(old);
+        check(focus_store_lookup(s, 1000, 501, 1, TERM).state == FOCUS_YES);
+        check(focus_store_lookup(s, 1000, 601, 1, EDIT).unfocused_since == 4000);
+        /* crossings: the app.slice (apps never focused) at 2010 and 2300, B's at 4010 and 4300 */
+        check(focus_store_next_crossing(s, spans, 2, 2000) == 2010);
+        check(focus_store_next_crossing(s, spans, 2, 2300) == 4010);
+        c.n = 0;
+        focus_store_crossed(s, spans, 2, 2000, 4010, on_crossed, &c);
+        check(c.n == 2);
+        check_streq(c.lines[0], "1000 " EDIT " 0");
+        check_streq(c.lines[1], "1000 " APPS " 0");
+        /* a process in no app cgroup is remembered by pid */
+        CHECK(focus_store_set_foreground(s, 1000, 800, "/user.slice/x", 1, "SetFocus", 5000,
+                                         &old_pid, &old) == 0);
+        free(old);
+        CHECK(focus_store_set_foreground(s, 1000, 500, TERM, 1, "SetFocus", 6000, &old_pid,
+                                         &old) == 0);
+        free(old);
+        check(focus_store_lookup(s, 1000, 800, 1, "/user.slice/x").state == FOCUS_UNKNOWN);
+        c.n = 0;
+        focus_store_crossed(s, spans, 2, 6000, 6010, on_crossed, &c);
+        check(c.n == 1);
+        check_streq(c.lines[0], "1000 - 800");
+        /* bounded: beyond FOCUS_LEFT_MAX, the oldest is forgotten, and what
+         * is not remembered is unfocused since the newest forgotten time */
+        for (int i = 0; i < FOCUS_LEFT_MAX + 2; i++) {
+                char cg[256];
+
+                snprintf(cg, sizeof(cg), APPS "/app-%d.scope", i);
+                CHECK(focus_store_set_foreground(s, 1000, 900 + i, cg, 1, "SetFocus",
+                                                 (uint64_t)(7000 + 100 * i), &old_pid,
+                                                 &old) == 0);
+                free(old);
+        }
+        f = focus_store_lookup(s, 1000, 1, 1, APPS "/app-never.scope");
+        check(f.state == FOCUS_NO && f.unfocused_since > 2000 && f.unfocused_since <= 7100);
+        f = focus_store_lookup(s, 1000, 1, 1, APPS "/app-8.scope");
+        check(f.unfocused_since == 7900);
+        focus_store_free(s);
+}
+
 int main(void)
 {
         test_app_cgroup();
         test_xattr();
         test_bus();
+        test_history();
         return test_result();
 }

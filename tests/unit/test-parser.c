@@ -38,10 +38,10 @@ static const BadCase bad_cases[] = {
           "expected a pattern after \"cmdline~\", found end of expression" },
         { R "Match = foo:bar\n", 0, DIAG_ERROR, 2, 9,
           "expected a key (name, comm, exe, cmdline, user, group, cgroup, unit, parent, ancestor, "
-          "thread, env, focused, pod, audio), found \"foo\"" },
+          "thread, env, focused, pod, audio, unfocused), found \"foo\"" },
         { R "Match = Name:bar\n", 0, DIAG_ERROR, 2, 9,
           "expected a key (name, comm, exe, cmdline, user, group, cgroup, unit, parent, ancestor, "
-          "thread, env, focused, pod, audio), found \"Name\"" },
+          "thread, env, focused, pod, audio, unfocused), found \"Name\"" },
         { R "Match = name:a &&\n", 0, DIAG_ERROR, 2, 18,
           "expected a predicate, '!' or '(', found end of expression" },
         { R "Match = name:a ||\n", 0, DIAG_ERROR, 2, 18,
