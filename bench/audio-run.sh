@@ -73,15 +73,11 @@ ra_pw_nice() {
 }
 ra_latniced_applied() { [ "$(ra_pw_nice)" = -11 ]; }
 
-# Is gcc compiling yet (a cc1 below the build's loop, audio_load's first
-# process)?
-ra_compiling() {
-        local p c
-        for p in $(au_tree_of "${au_pids[4]}"); do
-                { read -r c <"/proc/$p/comm"; } 2>/dev/null || continue
-                [ "$c" != cc1 ] || return 0
-        done
-        return 1
+# ra_attrs into FILE, read again until it holds a cc1: a cc1 lives about
+# 0.4 s, and one seen compiling may be gone by the time it is read.
+ra_attrs_cc1() { # prefix file
+        ra_attrs "$1" >"$2"
+        grep -q " cc1 pid=" "$2"
 }
 
 # One line per process of the run (the session, the players, make, gcc's
@@ -160,9 +156,8 @@ run_one() { # topo quantum cond round
         # the script runs, which in the cgroups topology is above the whole
         # tree and gets ahead of all of it (bench/README.md, sched-effect),
         # so not while pw-profiler records.
-        au_wait "a cc1 of the build" ra_compiling ||
+        au_wait "a cc1 of the build in the attributes read" ra_attrs_cc1 "$t $q $c $r" "$dir/attrs.txt" ||
                 echo "real-audio: WARNING: $t $q $c round $r: $au_why" >&2
-        ra_attrs "$t $q $c $r" >"$dir/attrs.txt"
         cat "$dir/attrs.txt" >>"$out/attrs.txt"
         sleep "$warmup"
         (cd "$dir" && exec env "${au_env[@]}" pw-profiler -o profiler.log >profiler.out 2>&1) &

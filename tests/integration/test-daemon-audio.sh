@@ -89,7 +89,7 @@ PIPEWIRE_MODULE_DIR=$T/no-modules setpriv --pdeathsig TERM -- "$LATNICED" --fore
         --bus none --config "$CONF" --policy-dir "$POL" --state-file "$T/nomod.state" \
         --user-runtime-dir "$RUN" 2>"$T/nomod.log" &
 nomod=$!
-wait_until 10 grep -q "Ready:" "$T/nomod.log" || fail "latniced without the module did not start"
+wait_until 60 grep -q "Ready:" "$T/nomod.log" || fail "latniced without the module did not start"
 kill "$nomod"
 wait "$nomod" || fail "latniced without the module: exit status $?"
 grep -q "libpipewire-0.3-modules" "$T/nomod.log" ||

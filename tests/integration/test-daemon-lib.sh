@@ -128,7 +128,7 @@ start_daemon() { # extra latniced options (a later --state-file wins)...
         setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none --config "$CONF" \
                 --policy-dir "$POL" --log-level debug --state-file "$T/own.state" "$@" 2>>"$LOG" &
         DAEMON=$!
-        wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready"
+        wait_until 60 grep -q "Ready:" "$LOG" || fail "latniced did not become ready"
 }
 
 stop_daemon() { # signal (default TERM)

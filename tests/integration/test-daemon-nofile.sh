@@ -23,7 +23,7 @@ soft_nofile() { # pid
 prlimit --nofile=64:4096 setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none \
         --config "$CONF" --policy-dir "$POL" --log-level debug --state-file "$T/own.state" 2>>"$LOG" &
 DAEMON=$!
-wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready with soft limit 64"
+wait_until 60 grep -q "Ready:" "$LOG" || fail "latniced did not become ready with soft limit 64"
 [ "$(soft_nofile "$DAEMON")" = 4096 ] ||
         fail "soft RLIMIT_NOFILE is $(soft_nofile "$DAEMON"), not raised to the hard limit 4096"
 spawn --argv0 lt-nofile-1

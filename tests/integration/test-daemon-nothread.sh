@@ -34,7 +34,7 @@ setpriv --pdeathsig TERM -- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "
         "$LATNICED" --foreground --bus none --config "$CONF" --policy-dir "$POL" \
         --log-level debug --state-file "$T/own.state" 2>>"$LOG" &
 DAEMON=$!
-wait_until 10 grep -q "Ready:" "$LOG" || fail "latniced did not become ready in a pids cgroup at its limit"
+wait_until 60 grep -q "Ready:" "$LOG" || fail "latniced did not become ready in a pids cgroup at its limit"
 grep -qx "$CG" <(sed -n "s|^[0-9]*:pids:|$PIDS_ROOT|p" "/proc/$DAEMON/cgroup") ||
         fail "latniced is not in $CG"
 
