@@ -54,7 +54,7 @@ ra_reset_groups() {
 start_latniced() { # dir
         # --pdeathsig: it goes with this script even if the script is SIGKILLed.
         setpriv --pdeathsig TERM -- "$latniced" --foreground --bus none \
-                --policy-dir "$root/policy/default" --state-file "$1/latniced.state" \
+                --policy-dir "$policy_dir" --state-file "$1/latniced.state" \
                 >>"$out/latniced.log" 2>&1 &
         latniced_pid=$!
 }

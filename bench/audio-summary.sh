@@ -86,7 +86,7 @@ plot_results() {
                 echo "set style data histograms"
                 echo "set style histogram clustered gap 1"
                 echo "set style fill solid 0.8 border -1"
-                echo "set key top left autotitle columnhead"
+                echo "set key top right autotitle columnhead"
                 echo "set ylabel 'late cycles per 10,000'"
                 echo "set xtics rotate by -30"
                 echo "set yrange [0:*]"

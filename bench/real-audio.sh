@@ -32,7 +32,9 @@
 #
 # usage: bench/real-audio.sh [--duration S] [--rounds N] [--quanta "128 256"]
 #            [--topology flat,sessions,cgroups] [--conditions none,latniced,rt]
-#            [--jobs N] [--build DIR] [--out DIR] [--smoke]
+#            [--jobs N] [--build DIR] [--policy-dir DIR] [--out DIR] [--smoke]
+#   --policy-dir: the policy latniced runs with (default: the shipped one,
+#            policy/default), to measure a policy of your own against it
 #   --smoke: one round of 3 s runs at quantum 128 (checks that the
 #            benchmark still runs and prints its table)
 #   Exit status 77: PipeWire cannot run a session here (the message says
@@ -50,6 +52,7 @@ topologies="flat sessions cgroups"
 conditions="none latniced rt"
 jobs=$((4 * $(nproc)))
 build="$root/build"
+policy_dir="$root/policy/default"
 out=""
 smoke=0
 warmup=2
@@ -63,9 +66,10 @@ while [ $# -gt 0 ]; do
         --conditions) conditions=${2//,/ }; shift 2 ;;
         --jobs) jobs=$2; shift 2 ;;
         --build) build=$(cd "$2" && pwd); shift 2 ;;
+        --policy-dir) policy_dir=$(cd "$2" && pwd); shift 2 ;;
         --out) out=$2; shift 2 ;;
         --smoke) smoke=1; shift ;;
-        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^set -E\{0,1\}euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "real-audio: unknown option $1" >&2; exit 2 ;;
         esac
 done
@@ -112,6 +116,7 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 bash "$here/machine.sh" "$build/cli/latnicectl" | tee "$out/machine.txt"
+echo "policy: $policy_dir"
 echo "load before: $(cat /proc/loadavg)" | tee "$out/load.txt"
 
 setattr="$build/bench/setattr"
