@@ -423,9 +423,16 @@ int audio_pw_new(sd_event *event, AudioStore *store, const char *proc_root,
         if (!pw->loop)
                 return -EIO;
         /* no configuration file (it would load modules, real-time ones too):
-         * the native protocol only */
+         * the native protocol only. "loop.cancel": the context's data loop
+         * (below) is stopped with pthread_cancel(), not with a stop request:
+         * libpipewire 0.3.65 runs that request in the caller's thread when
+         * the loop's thread has not entered the loop yet, so a thread that
+         * checked "running" just before waits in epoll_wait() for ever, and
+         * the caller with it in pthread_join() (latniced hung at start-up,
+         * about one start in 13 on a loaded machine) */
         pw->context = pw_context_new(pw->loop,
-                                     pw_properties_new(PW_KEY_CONFIG_NAME, "null", NULL), 0);
+                                     pw_properties_new(PW_KEY_CONFIG_NAME, "null",
+                                                       "loop.cancel", "true", NULL), 0);
         if (!pw->context)
                 return -EIO;
         /* the context's data loop runs nodes in a thread; latniced has no
