@@ -9,7 +9,9 @@
 # the g-* conditions, are read back from the kernel (/proc/PID/autogroup,
 # /proc/PID/cgroup, the cgroup files) while they run. real-audio runs real
 # PipeWire beside a real compile in the flat and cgroups topologies (a skip
-# where PipeWire cannot run a session).
+# where PipeWire cannot run a session). frame-effect runs a frame loop
+# beside a build in app scopes with and without latniced's focus, and the
+# focus effect is read back from the cgroup files.
 #
 #   test-bench-smoke.sh BUILD_ROOT SOURCE_ROOT        (root; about 2 minutes)
 set -uo pipefail
@@ -432,5 +434,49 @@ else
         done
         ls -d "$TMP"/latnice-io-effect.* 2>/dev/null && fail "io-effect left its files behind"
         machine_lines "$TMP/io.out" io-effect
+fi
+# ---- frame-effect --smoke: a frame loop beside a build, off / nofocus / focused / unfocused
+# (77: no cpu controller or no cgroup2 here). The script itself waits until
+# the kernel shows the focus effect before it measures, and fails if not;
+# knobs.txt has what it read back, checked here too.
+echo "# frame-effect"
+rc=0
+bash bench/frame-effect.sh --smoke --build "$BUILD" --out "$TMP/fe" >"$TMP/fe.out" 2>&1 || rc=$?
+if [ $rc = 77 ]; then
+        echo "# frame-effect skipped: $(grep '^frame-effect: ' "$TMP/fe.out" | head -n 3)"
+else
+        [ $rc = 0 ] || { cat "$TMP/fe.out" >&2; fail "frame-effect exited with $rc"; }
+        tail -n 7 "$TMP/fe.out"
+        machine_lines "$TMP/fe.out" frame-effect
+        has "$TMP/fe.out" '^load before: [0-9.]+ [0-9.]+ [0-9.]+ ' frame-effect
+        has "$TMP/fe.out" '^load after: [0-9.]+ [0-9.]+ [0-9.]+ ' frame-effect
+        # (an off run another latniced on the machine configured is left
+        # out: its medians are "-", its count 0)
+        m="($num|-)"
+        has "$TMP/fe/table.md" "^\| build \| off +\| +$m \| +($num ms|-) \| +($num ms|-) \| +$m \| +$m \| +[01] \|$" frame-effect
+        for c in nofocus focused unfocused; do
+                has "$TMP/fe/table.md" "^\| build \| $c +\| +$num \| +$num ms \| +$num ms \| +$num \| +$num \| +1 \|$" frame-effect
+        done
+        has "$TMP/fe/table.md" "^# build: frame deadline misses per 1000 without latniced $m; with latniced nofocus $num, focused $num, unfocused $num$" frame-effect
+        has "$TMP/fe/table.md" '^# runs left out \(another latniced on the machine configured them\): [01]$' frame-effect
+        [ "$(grep -cP "^build\t(off|nofocus|focused|unfocused)\t1\t[1-9][0-9]*\t[0-9]+\t[0-9.]+\t[0-9]+\t[0-9]+\t[0-9]+\t[0-9]+\t[0-9.]+\t[01]$" \
+                "$TMP/fe/runs.tsv")" = 4 ] ||
+                { cat "$TMP/fe/runs.tsv" >&2; fail "frame-effect: runs.tsv has not one line per run"; }
+        # What the kernel showed before each run: off, the defaults (the
+        # frame loop's scope, the load's unless another latniced acted on
+        # it); nofocus (no focus rules), the frame loop's at the default;
+        # focused, the build's scope at the unfocused weight (v1 shares 512,
+        # v2 50) or idle (the compilers' class), the frame loop's at the
+        # default; unfocused, the frame loop's scope at that weight.
+        has "$TMP/fe/knobs.txt" "^build\.off\.1 before: game: [a-z]+=(1024|100) idle=[-0] nice=0 \| load: " frame-effect
+        has "$TMP/fe/knobs.txt" "^build\.nofocus\.1 before: game: [a-z]+=(1024|100) idle=[-0] nice=0 \| load: " frame-effect
+        has "$TMP/fe/knobs.txt" "^build\.focused\.1 before: game: [a-z]+=(1024|100) .* load: ([a-z]+=(512|50) |[a-z]+=[0-9]+ idle=1 )" frame-effect
+        has "$TMP/fe/knobs.txt" "^build\.unfocused\.1 before: game: [a-z]+=(512|50) " frame-effect
+        no_leak frame-effect
+        [ -z "$(bench_cgroup "$(sed -n 's|.*/latnice-bench-\([0-9]*\)/.*|\1|p' "$TMP/fe/info.txt" | head -1)")" ] ||
+                fail "frame-effect left its cgroup tree behind"
+        fe_dir=$(sed -n 's/.*; build directory: //p' "$TMP/fe/info.txt")
+        [ -n "$fe_dir" ] || fail "frame-effect: info.txt names no build directory"
+        [ ! -e "$fe_dir" ] || fail "frame-effect left its build directory $fe_dir behind"
 fi
 echo "PASS"
