@@ -3,7 +3,8 @@
  * sched_setattr()/sched_getattr() wrappers with the latency-nice layout.
  *
  * struct sched_attr grew over time: 48 bytes (VER0), 56 (VER1, uclamp),
- * 60 (VER2, latency nice; only kernels with the latnice patch set).
+ * 64 (VER2, latency nice and a reserved field that must be 0; only kernels
+ * with the latnice patch set, kernel/patches; its v2 used 60 bytes).
  */
 #pragma once
 
@@ -17,7 +18,7 @@ typedef struct KernelOps KernelOps;
 
 #define SCHED_ATTR_SIZE_VER0 48
 #define SCHED_ATTR_SIZE_VER1 56
-#define SCHED_ATTR_SIZE_VER2 60
+#define SCHED_ATTR_SIZE_VER2 64
 
 #ifndef SCHED_OTHER
 #define SCHED_OTHER 0
@@ -45,7 +46,7 @@ typedef struct KernelOps KernelOps;
 #define LN_SCHED_FLAG_LATENCY_NICE 0x80
 #define LN_SCHED_FLAG_KEEP_ALL (LN_SCHED_FLAG_KEEP_POLICY | LN_SCHED_FLAG_KEEP_PARAMS)
 
-/* Layout of the latency-nice series; 60 bytes with no padding. */
+/* Layout of the latency-nice series (v3); 64 bytes with no padding. */
 struct ln_sched_attr {
         uint32_t size;
         uint32_t sched_policy;
@@ -58,6 +59,7 @@ struct ln_sched_attr {
         uint32_t sched_util_min;
         uint32_t sched_util_max;
         int32_t sched_latency_nice;
+        uint32_t sched_reserved; /* must be 0: the kernel refuses anything else */
 } __attribute__((packed));
 
 /* Raw syscalls; return 0 or -errno. */
@@ -74,7 +76,7 @@ typedef struct SchedState {
         uint64_t slice_ns;   /* sched_runtime as read back (0 or the effective slice) */
         bool custom_slice;   /* slice was set explicitly (see sched_state_read_with_base()) */
         uint32_t util_min, util_max;
-        bool has_latency_nice; /* the kernel returned a 60-byte attr */
+        bool has_latency_nice; /* the kernel returned a SCHED_ATTR_SIZE_VER2 attr */
         int latency_nice;
         uint64_t flags;        /* sched_flags as read back */
         /* The attributes sched_getattr() does not give (lib/task-attr.c); 0 if
@@ -90,9 +92,10 @@ typedef struct SchedState {
 
 /* Read the state of TID (0: the calling thread). -ESRCH if gone.
  *
- * custom_slice: this kernel (checked on 6.18) reports sched_runtime as the
- * effective slice for SCHED_OTHER/BATCH/IDLE whether or not it was set
- * explicitly, and prints no "custom_slice" in /proc/PID/sched. A slice is
+ * custom_slice: this kernel (checked on 6.18), and 6.12 with the latnice
+ * patch set, reports sched_runtime as the effective slice for
+ * SCHED_OTHER/BATCH/IDLE whether or not it was set explicitly; only the
+ * patch set prints se.custom_slice in /proc/PID/sched. A slice is
  * therefore taken as custom when it differs from the default slice of the
  * task: BASE_SLICE_NS (KernelFeatures.base_slice_ns, ApplyContext's), or
  * with the latnice patch set and a latency nice, what the kernel derives

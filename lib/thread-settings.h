@@ -42,7 +42,7 @@ typedef struct ApplyContext {
  *   Nice          setpriority(PRIO_PROCESS, tid)
  *   Slice         sched_runtime (policy and nice kept); an explicit Slice
  *                 wins over the latency-nice emulation
- *   LatencyNice   backend latency-nice: the 60-byte attr with
+ *   LatencyNice   backend latency-nice: the 64-byte attr with
  *                 SCHED_FLAG_LATENCY_NICE|KEEP_ALL; backend slice: the mapped
  *                 slice (0 -> the default slice) unless Slice is present;
  *                 backend none: unsupported

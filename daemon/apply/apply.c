@@ -541,13 +541,19 @@ static int thread_lookup(Applier *a, const ProcTask *p, pid_t tid, uint64_t *ret
         return 0;
 }
 
-/* Has thread TID of PID, as latniced knows it, the settings S already? */
+static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, InheritSource *buf);
+
+/* Has thread TID of PID, as latniced knows it, the settings S already? A
+ * thread without an entry that is to get nothing has, unless it may hold
+ * what it inherited of latniced's change to its process (thread_source()):
+ * that goes back. */
 static bool thread_has(Applier *a, pid_t pid, pid_t tid, const Settings *s)
 {
         const Task *t = task_table_get(a->tasks, tid);
+        InheritSource buf;
 
         if (!t || t->pid != pid)
-                return s->mask == 0;
+                return s->mask == 0 && !thread_source(a, pid, tid, &buf);
         return !t->user_owned && settings_equal(&t->settings, s);
 }
 
@@ -915,12 +921,30 @@ static int process_hold(Applier *a, const ProcTask *p, int *ret_pidfd)
         return 1;
 }
 
+/* TIDS (N of them) with the main thread PID moved to the end. */
+static void main_thread_last(pid_t *tids, size_t n, pid_t pid)
+{
+        for (size_t i = 0; i + 1 < n; i++)
+                if (tids[i] == pid) {
+                        memmove(tids + i, tids + i + 1, (n - i - 1) * sizeof(pid_t));
+                        tids[n - 1] = pid;
+                        return;
+                }
+}
+
 /* The threads of P to evaluate: ONLY_TID, or all of them (LIST: from
- * task/, whatever P's count of threads says). */
+ * task/, whatever P's count of threads says). RESTORE (nothing applies to
+ * P any more): the main thread last. A thread without an entry of its own
+ * (made since latniced's last look, its fork event still on the way) is
+ * judged against the main thread's entry (thread_source()): what it
+ * inherited of latniced's change goes back, but only while that entry is
+ * there, and the main thread's restore removes it. (When applying, the
+ * main thread goes first: what it is found to be decides for the others.) */
 static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, bool list,
-                           pid_t **ret, size_t *ret_n)
+                           bool restore, pid_t **ret, size_t *ret_n)
 {
         pid_t *tids;
+        int r;
 
         if (only_tid > 0 || (p->n_threads == 1 && !list)) {
                 /* One thread when stat was read (the usual case right after
@@ -935,7 +959,10 @@ static int process_threads(Applier *a, const ProcTask *p, pid_t only_tid, bool l
                 *ret_n = 1;
                 return 0;
         }
-        return proc_threads(a->ctx.proc_root, p->view.pid, ret, ret_n);
+        r = proc_threads(a->ctx.proc_root, p->view.pid, ret, ret_n);
+        if (r >= 0 && restore)
+                main_thread_last(*ret, *ret_n, p->view.pid);
+        return r;
 }
 
 /* Threads of one evaluation that had boosts withheld (said together). */
@@ -1312,7 +1339,8 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
             !task_table_has_process(a->tasks, pid))
                 return 0;
 
-        r = process_threads(a, p, only_tid, extra_flags & EVAL_THREADS, &tids, &n_tids);
+        r = process_threads(a, p, only_tid, extra_flags & EVAL_THREADS,
+                            !per_thread && d.settings.mask == 0, &tids, &n_tids);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
         a->last_n_threads = n_tids;

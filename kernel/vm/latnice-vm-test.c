@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -44,7 +45,9 @@
 
 #define SCHED_ATTR_SIZE_VER0 48
 #define SCHED_ATTR_SIZE_VER1 56
-#define SCHED_ATTR_SIZE_VER2 60
+#define SCHED_ATTR_SIZE_VER2 64
+/* The end of sched_latency_nice: the size of the v2 series' attr, still accepted. */
+#define SCHED_ATTR_SIZE_LN 60
 
 #define F_RESET_ON_FORK 0x01ULL
 #define F_KEEP_POLICY 0x08ULL
@@ -58,7 +61,8 @@
 #define DEBUGFS "/sys/kernel/debug"
 #define CGROUP2 "/sys/fs/cgroup"
 
-/* The uAPI of the series: sched_latency_nice at offset 56. */
+/* The uAPI of the series: sched_latency_nice at offset 56, then a reserved
+ * field that must be zero (the tail padding of v2 made explicit). */
 struct ln_attr {
         uint32_t size;
         uint32_t sched_policy;
@@ -71,6 +75,7 @@ struct ln_attr {
         uint32_t sched_util_min;
         uint32_t sched_util_max;
         int32_t sched_latency_nice;
+        uint32_t sched_reserved;
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct ln_attr) == SCHED_ATTR_SIZE_VER2, "uAPI layout");
@@ -137,7 +142,7 @@ static int set_ln(pid_t pid, int value)
         return sys_setattr(pid, &a, 0);
 }
 
-/* Read the full attr of PID with a 60-byte buffer. */
+/* Read the full attr of PID with a SCHED_ATTR_SIZE_VER2 (64-byte) buffer. */
 static int get_attr(pid_t pid, struct ln_attr *ret)
 {
         union attr_buf b;
@@ -337,6 +342,19 @@ static void sleep_ms(unsigned ms)
 }
 
 /* A child that waits to be killed; it dies with its parent. */
+/* Whether PID has a custom slice (/proc/PID/sched's se.custom_slice, added by
+ * the series: sched_getattr() reports the slice in effect, as stock 6.12). */
+static int custom_slice_of(pid_t pid, bool *ret)
+{
+        long long v;
+        int r = proc_sched_field(pid, "se.custom_slice", &v);
+
+        if (r < 0)
+                return r;
+        *ret = v != 0;
+        return 0;
+}
+
 static pid_t spawn_sleeper(void)
 {
         pid_t pid = fork();
@@ -519,8 +537,11 @@ static int test_uapi_reset_on_fork(void)
                 if (c.sched_latency_nice != 0)
                         _exit(11);
                 long long slice = 0;
-                if (c.sched_runtime != 0 || proc_sched_field(getpid(), "se.slice", &slice) < 0 ||
-                    (uint64_t) slice != base)
+                bool custom = true;
+                /* sched_runtime is the slice in effect, as on stock 6.12. */
+                if (proc_sched_field(getpid(), "se.slice", &slice) < 0 ||
+                    (uint64_t) slice != base || c.sched_runtime != base ||
+                    custom_slice_of(getpid(), &custom) < 0 || custom)
                         _exit(12);
                 if (c.sched_flags & F_RESET_ON_FORK)
                         _exit(13);
@@ -537,7 +558,7 @@ static int test_uapi_reset_on_fork(void)
 static int test_uapi_size_compat(void)
 {
         union attr_buf b;
-        int r;
+        int got = 99, r;
 
         CHECK(set_ln(0, -3) == 0, "set -3");
 
@@ -568,44 +589,74 @@ static int test_uapi_size_compat(void)
         b.a.sched_policy = SCHED_OTHER;
         r = sys_setattr(0, &b, 0);
         CHECK(r == 0, "size-0 setattr: %s", strerror(-r));
+        CHECK(get_ln(0, &got) == 0 && got == -3, "latency nice changed to %d", got);
 
-        /* A larger attr with a non-zero unknown tail is E2BIG, kernel size reported. */
+        /* 60 bytes (v2's attr, sched_latency_nice whole, no reserved field) with the flag. */
         memset(&b, 0, sizeof(b));
-        b.a.size = 128;
-        b.a.sched_flags = F_KEEP_ALL;
-        b.bytes[100] = 1;
+        b.a.size = SCHED_ATTR_SIZE_LN;
+        b.a.sched_flags = F_KEEP_ALL | F_LATENCY_NICE;
+        b.a.sched_latency_nice = 4;
         r = sys_setattr(0, &b, 0);
-        CHECK(r == -E2BIG, "128-byte attr with junk tail: %s", r ? strerror(-r) : "success");
-        CHECK(b.a.size >= SCHED_ATTR_SIZE_VER2 && b.a.size < 128,
-              "kernel reported size %u after E2BIG", b.a.size);
+        CHECK(r == 0, "60-byte attr with SCHED_FLAG_LATENCY_NICE: %s", strerror(-r));
+        CHECK(get_ln(0, &got) == 0 && got == 4, "60-byte attr set %d, expected 4", got);
 
-        /* None of the above touched latency nice. */
-        int got = 99;
+        /* 64 bytes: a non-zero sched_reserved is EINVAL, with or without the flag. */
+        for (int flag = 0; flag <= 1; flag++) {
+                memset(&b, 0, sizeof(b));
+                b.a.size = SCHED_ATTR_SIZE_VER2;
+                b.a.sched_flags = F_KEEP_ALL | (flag ? F_LATENCY_NICE : 0);
+                b.a.sched_latency_nice = 7;
+                b.a.sched_reserved = 1u << (flag ? 31 : 0);
+                r = sys_setattr(0, &b, 0);
+                CHECK(r == -EINVAL, "64-byte attr, sched_reserved %#x%s: %s", b.a.sched_reserved,
+                      flag ? " with the flag" : "", r ? strerror(-r) : "success");
+        }
+        CHECK(get_ln(0, &got) == 0 && got == 4, "a refused attr changed latency nice to %d", got);
+        memset(&b, 0, sizeof(b));
+        b.a.size = SCHED_ATTR_SIZE_VER2;
+        b.a.sched_flags = F_KEEP_ALL | F_LATENCY_NICE;
+        b.a.sched_latency_nice = -3;
+        r = sys_setattr(0, &b, 0);
+        CHECK(r == 0, "64-byte attr, sched_reserved 0: %s", strerror(-r));
+
+        /* A larger attr with a non-zero unknown tail is E2BIG; the kernel's size is
+         * reported: 64, the byte right after sched_reserved is already unknown. */
+        static const unsigned junk[][2] = { { 68, 64 }, { 128, 100 } };
+        for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+                memset(&b, 0, sizeof(b));
+                b.a.size = junk[i][0];
+                b.a.sched_flags = F_KEEP_ALL;
+                b.bytes[junk[i][1]] = 1;
+                r = sys_setattr(0, &b, 0);
+                CHECK(r == -E2BIG, "%u-byte attr with byte %u set: %s", junk[i][0], junk[i][1],
+                      r ? strerror(-r) : "success");
+                CHECK(b.a.size == SCHED_ATTR_SIZE_VER2, "kernel reported size %u after E2BIG",
+                      b.a.size);
+        }
+
+        /* None of the refused ones touched latency nice. */
         CHECK(get_ln(0, &got) == 0 && got == -3, "latency nice changed to %d", got);
 
         /* getattr: the kernel copies what fits and says how much. */
         static const unsigned sizes[] = { 48, 56, 60, 64, 128 };
         for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
                 unsigned sz = sizes[i];
+                unsigned want = sz < SCHED_ATTR_SIZE_VER2 ? sz : SCHED_ATTR_SIZE_VER2;
                 memset(&b, 0xa5, sizeof(b));
                 r = sys_getattr(0, &b, sz, 0);
                 CHECK(r == 0, "getattr with %u bytes: %s", sz, strerror(-r));
-                if (sz <= SCHED_ATTR_SIZE_VER2)
-                        CHECK(b.a.size == sz, "getattr(%u): size %u", sz, b.a.size);
-                else
-                        CHECK(b.a.size >= SCHED_ATTR_SIZE_VER2 && b.a.size <= sz,
-                              "getattr(%u): size %u", sz, b.a.size);
+                CHECK(b.a.size == want, "getattr(%u): size %u, expected %u", sz, b.a.size, want);
                 CHECK(b.a.sched_policy == SCHED_OTHER, "getattr(%u): policy %u", sz,
                       b.a.sched_policy);
                 for (unsigned k = b.a.size; k < sizeof(b.bytes); k++)
                         CHECK(b.bytes[k] == 0xa5, "getattr(%u) wrote byte %u beyond size %u",
                               sz, k, b.a.size);
-                if (sz >= SCHED_ATTR_SIZE_VER2)
+                if (sz >= SCHED_ATTR_SIZE_LN)
                         CHECK(b.a.sched_latency_nice == -3, "getattr(%u): latency nice %d", sz,
                               b.a.sched_latency_nice);
-                for (unsigned k = SCHED_ATTR_SIZE_VER2; k < b.a.size; k++)
-                        CHECK(b.bytes[k] == 0, "getattr(%u): padding byte %u is %#x", sz, k,
-                              b.bytes[k]);
+                if (sz >= SCHED_ATTR_SIZE_VER2)
+                        CHECK(b.a.sched_reserved == 0, "getattr(%u): sched_reserved %#x", sz,
+                              b.a.sched_reserved);
         }
         r = sys_getattr(0, &b, 47, 0);
         CHECK(r == -EINVAL, "getattr with 47 bytes: %s", r ? strerror(-r) : "success");
@@ -652,6 +703,28 @@ static int test_uapi_privilege(void)
         return 0;
 }
 
+/* The series' kselftest (tools/testing/selftests/sched/latency_nice_test.c,
+ * built by vm-test against the patched uAPI headers): its TAP output goes to
+ * the console; it must exit 0 (a skip, 4, means the flag is unknown). */
+static int test_kselftest_uapi(void)
+{
+        static const char path[] = "/usr/bin/latency_nice_test";
+        int status;
+        pid_t pid;
+
+        CHECK(access(path, X_OK) == 0, "%s: %m (vm-test builds it from the patched tree)", path);
+        pid = fork();
+        CHECK(pid >= 0, "fork: %m");
+        if (pid == 0) {
+                execl(path, path, (char *) NULL);
+                _exit(127);
+        }
+        CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %m");
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s exited with status %d", path,
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return 0;
+}
+
 static int test_proc_sched(void)
 {
         long long v;
@@ -693,15 +766,18 @@ static int test_slice_mapping(void)
 
         for (int v = -20; v <= 19; v++) {
                 uint64_t want = expected_slice(base, v);
+                bool custom = true;
                 CHECK(set_ln(0, v) == 0, "set %d", v);
                 CHECK(get_attr(0, &a) == 0, "getattr");
-                /* sched_runtime is the slice asked for: none. */
-                CHECK(a.sched_runtime == 0, "latency nice %d: sched_runtime %" PRIu64
-                      ", expected 0 (no custom slice)", v, (uint64_t) a.sched_runtime);
                 r = slice_of(getpid(), &slice);
                 CHECK(r == 0 && slice_near(slice, want),
                       "latency nice %d: /proc se.slice %" PRIu64 ", expected %" PRIu64, v, slice,
                       want);
+                /* sched_runtime is the slice in effect, as on stock 6.12; not custom. */
+                CHECK(a.sched_runtime == slice, "latency nice %d: sched_runtime %" PRIu64
+                      ", expected se.slice %" PRIu64, v, (uint64_t) a.sched_runtime, slice);
+                CHECK(custom_slice_of(getpid(), &custom) == 0 && !custom,
+                      "latency nice %d: se.custom_slice set", v);
                 if (v % 10 == 0 || v == 19)
                         note("latency nice %3d -> slice %" PRIu64 " ns", v, slice);
         }
@@ -748,6 +824,8 @@ static int test_slice_custom_wins(void)
               "slice %" PRIu64 " latency nice %d: explicit slice must win",
               (uint64_t) a.sched_runtime, a.sched_latency_nice);
         CHECK(slice_of(getpid(), &slice) == 0 && slice == 3000000, "se.slice %" PRIu64, slice);
+        bool custom = false;
+        CHECK(custom_slice_of(getpid(), &custom) == 0 && custom, "se.custom_slice not set");
 
         /* Changing latency nice keeps the explicit slice. */
         CHECK(set_ln(0, 10) == 0, "set 10");
@@ -761,11 +839,13 @@ static int test_slice_custom_wins(void)
         CHECK(sys_setattr(0, &o, 0) == 0, "clear slice");
         CHECK(get_attr(0, &a) == 0, "getattr");
         CHECK(slice_of(getpid(), &slice) == 0, "se.slice");
-        CHECK(a.sched_latency_nice == 10 && a.sched_runtime == 0 &&
+        CHECK(a.sched_latency_nice == 10 && a.sched_runtime == slice &&
               slice_near(slice, expected_slice(base, 10)),
               "after clearing: latency nice %d sched_runtime %" PRIu64 " se.slice %" PRIu64
-              ", expected 0 and %" PRIu64, a.sched_latency_nice, (uint64_t) a.sched_runtime, slice,
+              ", expected both %" PRIu64, a.sched_latency_nice, (uint64_t) a.sched_runtime, slice,
               expected_slice(base, 10));
+        CHECK(custom_slice_of(getpid(), &custom) == 0 && !custom,
+              "se.custom_slice still set after clearing");
 
         /* And 0 is exactly the stock slice. */
         CHECK(set_ln(0, 0) == 0, "set 0");
@@ -775,55 +855,69 @@ static int test_slice_custom_wins(void)
 }
 
 /*
- * Bug 2 of v1: an explicit slice equal to the mapped one was taken as "no
- * change" and left the task following latency nice, and sched_getattr()
- * reported the mapped slice, so a get -> set round trip pinned it.
+ * sched_runtime reads the slice in effect, as on stock 6.12. Writing it back
+ * without KEEP_PARAMS pins it as a custom slice, as on stock; sched_runtime 0
+ * keeps the task following latency nice. And bug 2 of v1: an explicit slice
+ * equal to the mapped one was taken as "no change" and left the task
+ * following latency nice.
  */
 static int test_slice_request(void)
 {
-        uint64_t base, mapped, slice = 0;
+        uint64_t base, mapped, slice = 0, after = 0;
+        bool custom = false;
         struct ln_attr a;
         int r;
 
         CHECK(read_base_slice(&base) == 0, "base slice");
         mapped = expected_slice(base, -5);
 
-        /* Round trip: get, change nice, set the rest back as read (no KEEP_PARAMS). */
+        /* Round trip: get, change nice, set the rest back as read: pinned. */
         CHECK(set_ln(0, -5) == 0, "set -5");
         CHECK(get_attr(0, &a) == 0, "getattr");
-        CHECK(a.sched_runtime == 0, "no custom slice, sched_runtime reads %" PRIu64,
-              (uint64_t) a.sched_runtime);
+        CHECK(slice_near(a.sched_runtime, mapped), "sched_runtime %" PRIu64 ", expected %" PRIu64,
+              (uint64_t) a.sched_runtime, mapped);
         a.size = SCHED_ATTR_SIZE_VER2;
         a.sched_flags = 0;
         a.sched_nice = 2;
         r = sys_setattr(0, &a, 0);
         CHECK(r == 0, "set back what was read, nice 2: %s", strerror(-r));
+        CHECK(custom_slice_of(getpid(), &custom) == 0 && custom,
+              "a written-back sched_runtime is not a custom slice");
         CHECK(set_ln(0, -10) == 0, "set -10");
-        CHECK(slice_of(getpid(), &slice) == 0, "se.slice");
-        CHECK(slice_near(slice, expected_slice(base, -10)),
-              "after a get/set round trip latency nice -10 gives slice %" PRIu64 ", expected %"
-              PRIu64 ": the round trip pinned the slice", slice, expected_slice(base, -10));
+        CHECK(slice_of(getpid(), &slice) == 0 && slice == a.sched_runtime,
+              "a pinned slice %" PRIu64 " moved to %" PRIu64 " with latency nice",
+              (uint64_t) a.sched_runtime, slice);
 
-        /* An explicit slice equal to the mapped slice is a custom slice all the same. */
+        /* sched_runtime 0 (what setpriority()-like callers pass) follows latency nice. */
+        a = (struct ln_attr) { .size = SCHED_ATTR_SIZE_VER0, .sched_policy = SCHED_OTHER,
+                               .sched_nice = 1 };
+        CHECK(sys_setattr(0, &a, 0) == 0, "sched_runtime 0");
+        CHECK(custom_slice_of(getpid(), &custom) == 0 && !custom, "custom slice after runtime 0");
+        CHECK(slice_of(getpid(), &slice) == 0 && slice_near(slice, expected_slice(base, -10)),
+              "latency nice -10 gives slice %" PRIu64 ", expected %" PRIu64, slice,
+              expected_slice(base, -10));
+
+        /* An explicit slice equal to the mapped slice is a custom slice all the same,
+         * also when nothing else changes. */
         CHECK(set_ln(0, -5) == 0, "set -5");
         CHECK(slice_of(getpid(), &slice) == 0 && slice_near(slice, mapped), "se.slice %" PRIu64,
               slice);
         a = (struct ln_attr) {
                 .size = SCHED_ATTR_SIZE_VER0,
                 .sched_policy = SCHED_OTHER,
-                .sched_nice = 2,
+                .sched_nice = 1,
                 .sched_runtime = slice,
         };
         r = sys_setattr(0, &a, 0);
         CHECK(r == 0, "explicit slice %" PRIu64 ": %s", slice, strerror(-r));
-        CHECK(get_attr(0, &a) == 0, "getattr");
-        CHECK(a.sched_runtime == slice, "explicit slice %" PRIu64 " reads back as %" PRIu64,
-              slice, (uint64_t) a.sched_runtime);
+        CHECK(custom_slice_of(getpid(), &custom) == 0 && custom,
+              "an explicit slice equal to the mapped one is not custom");
         CHECK(set_ln(0, 5) == 0, "set 5");
-        uint64_t after = 0;
         CHECK(slice_of(getpid(), &after) == 0, "se.slice");
         CHECK(after == slice, "explicit slice %" PRIu64 " moved to %" PRIu64
               " by a latency nice change", slice, after);
+        CHECK(get_attr(0, &a) == 0 && a.sched_runtime == slice, "sched_runtime %" PRIu64,
+              (uint64_t) a.sched_runtime);
         return 0;
 }
 
@@ -1549,7 +1643,7 @@ static int pi_wait_held(struct pi_shared *sh, int round)
 }
 
 /* T as sched_getattr() and /proc/PID/sched show it: SCHED_OTHER at latency nice LN, no
- * requested slice, kernel prio PRIO and, when SLICE, the slice LN maps to. */
+ * custom slice, kernel prio PRIO and, when SLICE, the slice LN maps to. */
 static int pi_check(pid_t t, int ln, long long prio, bool slice, uint64_t base, const char *when)
 {
         struct ln_attr a;
@@ -1557,14 +1651,16 @@ static int pi_check(pid_t t, int ln, long long prio, bool slice, uint64_t base, 
         long long p = -1;
         int r;
 
+        bool custom = true;
+
         r = get_attr(t, &a);
         CHECK(r == 0, "%s: sched_getattr: %s", when, strerror(-r));
-        CHECK(a.sched_policy == SCHED_OTHER && a.sched_latency_nice == ln &&
-                      a.sched_runtime == 0 && a.sched_nice == 0,
-              "%s: policy %u, latency nice %d, nice %d, sched_runtime %" PRIu64
-              "; expected SCHED_OTHER, latency nice %d, nice 0, sched_runtime 0",
-              when, a.sched_policy, a.sched_latency_nice, a.sched_nice,
-              (uint64_t) a.sched_runtime, ln);
+        CHECK(a.sched_policy == SCHED_OTHER && a.sched_latency_nice == ln && a.sched_nice == 0,
+              "%s: policy %u, latency nice %d, nice %d; expected SCHED_OTHER, latency nice %d,"
+              " nice 0", when, a.sched_policy, a.sched_latency_nice, a.sched_nice, ln);
+        r = custom_slice_of(t, &custom);
+        CHECK(r == 0 && !custom, "%s: se.custom_slice set (or unreadable: %s)", when,
+              strerror(-r));
         r = proc_sched_field(t, "prio", &p);
         CHECK(r == 0 && p == prio, "%s: prio %lld in /proc/%d/sched, expected %lld", when, p,
               (int) t, prio);
@@ -2096,15 +2192,17 @@ out:
                 if (ret == 0 && before > 0) {
                         struct ln_attr a;
                         uint64_t base, slice = 0;
+                        bool custom = true;
 
                         if (get_attr(before, &a) != 0 || a.sched_latency_nice != 0) {
                                 note("latniced exited without restoring latency nice 0");
                                 ret = 1;
-                        } else if (a.sched_runtime != 0 || read_base_slice(&base) < 0 ||
-                                   slice_of(before, &slice) < 0 || slice != base) {
-                                note("after restore sched_runtime is %" PRIu64 " and the slice %"
-                                     PRIu64 " ns, not 0 and the base slice",
-                                     (uint64_t) a.sched_runtime, slice);
+                        } else if (custom_slice_of(before, &custom) < 0 || custom ||
+                                   read_base_slice(&base) < 0 || slice_of(before, &slice) < 0 ||
+                                   slice != base || a.sched_runtime != base) {
+                                note("after restore sched_runtime is %" PRIu64 ", the slice %"
+                                     PRIu64 " ns, custom %d: not the base slice, not custom",
+                                     (uint64_t) a.sched_runtime, slice, custom);
                                 ret = 1;
                         }
                 }
@@ -2122,6 +2220,8 @@ out:
 
 #include "core-sched.inc.c"
 
+#include "when-not-how-much.inc.c"
+
 struct test {
         const char *name;
         int (*fn)(void);
@@ -2136,6 +2236,7 @@ static const struct test tests[] = {
         { "uapi-reset-on-fork", test_uapi_reset_on_fork, NULL, NULL },
         { "uapi-size-compat", test_uapi_size_compat, NULL, NULL },
         { "uapi-privilege", test_uapi_privilege, NULL, NULL },
+        { "kselftest-uapi", test_kselftest_uapi, NULL, NULL },
         { "proc-sched", test_proc_sched, NULL, NULL },
         { "slice-mapping", test_slice_mapping, NULL, NULL },
         { "slice-custom-wins", test_slice_custom_wins, NULL, NULL },
@@ -2152,6 +2253,10 @@ static const struct test tests[] = {
         { "switch-rt-to-fair", test_switch_rt_to_fair, NULL, NULL },
         { "pi-boost", test_pi_boost, NULL, NULL },
         { "wakeup-latency", test_wakeup_latency, NULL, NULL },
+        { "wakeup-task", test_wakeup_task, NULL, NULL },
+        { "share-task", test_share_task, NULL, NULL },
+        { "wakeup-group", test_wakeup_group, NULL, NULL },
+        { "share-group", test_share_group, NULL, NULL },
         { "core-sched-bench", test_core_sched_bench, NULL, NULL },
         { "daemon-backend", test_daemon_backend, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },

@@ -13,7 +13,7 @@
  * SCHED_IDLE) and the slice (sched_runtime 0: the default); a policy that
  * keeps an RT task with priority 0 is EINVAL; a clone gets its creator's
  * attributes, reset as SCHED_FLAG_RESET_ON_FORK says (kernel/sched/core.c
- * sched_fork()). No latency nice (a 60-byte attr is E2BIG), uclamp works.
+ * sched_fork()). No latency nice (a 64-byte attr is E2BIG), uclamp works.
  * Anything is allowed (no capabilities are modelled). One fake per test
  * program: the seam's functions have no context.
  */

@@ -183,7 +183,7 @@ static void test_invalid(void)
         a = (struct ln_sched_attr) { .size = SCHED_ATTR_SIZE_VER0 };
         CHECK(ln_sched_setattr(w.tid, &a, 1) == -EINVAL); /* syscall flags must be 0 */
         CHECK(ln_sched_getattr(w.tid, &a, 40, 0) == -EINVAL);
-        CHECK(ln_sched_getattr(w.tid, &a, 64, 0) == -EINVAL); /* larger than our struct */
+        CHECK(ln_sched_getattr(w.tid, &a, 72, 0) == -EINVAL); /* larger than our struct */
         CHECK(sched_state_read(INT_MAX, &s) == -ESRCH);
         CHECK(timer_slack_write(NULL, INT_MAX, 1000) == -ESRCH);
         worker_stop(&w);
