@@ -69,8 +69,7 @@ struct GroupTable {
         GroupCounters counters;
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
-        SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
-        bool systemd_borrowed; /* group_table_set_systemd()'s */
+        SystemdUnits *systemd; /* borrowed; NULL: no systemd PID 1, or a test's /proc */
         PidMap deferred;       /* pid -> Deferred */
         bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
         bool latency_autogroup_noted;
@@ -90,7 +89,7 @@ struct GroupTable {
 /* More distinct cgroups than that and the list starts over. */
 #define NOT_UNITS_MAX 4096
 
-int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
+int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, GroupTable **ret)
 {
         GroupTable *t = calloc(1, sizeof(GroupTable));
         int r;
@@ -102,14 +101,7 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
         r = sched_group_roots_find(&t->roots);
         if (r < 0)
                 log_debug_errno(r, "Cannot find the cpu controller's mounts: %m");
-        /* Only for the real /proc: a test's tree has no units of systemd's. */
-        if (streq(t->proc_root, "/proc")) {
-                r = systemd_units_new("/run", &t->systemd);
-                if (r < 0 && r != -ENOMEDIUM)
-                        log_warning_errno(r, "Cannot set up systemd's units (%m): group settings "
-                                             "are written to cgroup files, where systemd may "
-                                             "overwrite them.");
-        }
+        t->systemd = systemd;
         if (group_scopes_new(&t->scopes) < 0) {
                 group_table_free(t);
                 return -ENOMEM;
@@ -157,8 +149,6 @@ GroupTable *group_table_free(GroupTable *t)
         free(t->entries);
         sched_group_roots_done(&t->roots);
         systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
-        if (!t->systemd_borrowed)
-                systemd_units_free(t->systemd);
         hashmap_free(t->not_units);
         group_scopes_free(t->scopes);
         free(t);
@@ -1365,15 +1355,6 @@ int group_table_attach_event(GroupTable *t, sd_event *event)
         if (!t || !t->systemd)
                 return 0;
         return systemd_units_on_resume(t->systemd, event, on_systemd_resume, t);
-}
-
-void group_table_set_systemd(GroupTable *t, SystemdUnits *s)
-{
-        systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
-        if (!t->systemd_borrowed)
-                systemd_units_free(t->systemd);
-        t->systemd = s;
-        t->systemd_borrowed = true;
 }
 
 void group_table_set_sched_ext(GroupTable *t, bool sched_ext)

@@ -55,8 +55,12 @@ typedef struct GroupCounters {
                               * alone, or given its original back) */
 } GroupCounters;
 
-/* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing. */
-int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret);
+typedef struct SystemdUnits SystemdUnits;
+
+/* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing.
+ * SYSTEMD: the systemd managers (borrowed, outliving the table; NULL: no
+ * systemd, or a test's /proc whose cgroups are nobody's units). */
+int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, GroupTable **ret);
 GroupTable *group_table_free(GroupTable *t);
 
 /*
@@ -90,9 +94,6 @@ void group_table_sweep(GroupTable *t, bool complete);
  */
 typedef struct sd_event sd_event;
 int group_table_attach_event(GroupTable *t, sd_event *event);
-/* Tests: the systemd managers are S's (borrowed, outliving T), not /run's. */
-typedef struct SystemdUnits SystemdUnits;
-void group_table_set_systemd(GroupTable *t, SystemdUnits *s);
 
 /* Before a rescan: sharing is checked again at each group's next request. */
 void group_table_rescan_begin(GroupTable *t);

@@ -82,7 +82,7 @@ struct UnitState {
         bool state_warned;
         StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
         size_t n_adopted;
-        SystemdUnits *systemd;       /* NULL: no systemd, or a --cgroup-root tree */
+        SystemdUnits *systemd;       /* borrowed; NULL: no systemd, or a --cgroup-root tree */
         bool sched_ext;              /* units_set_sched_ext() */
 };
 
@@ -885,7 +885,7 @@ int units_attach_state(UnitState *u, StateFile *f)
 
 /* ---- Public API -------------------------------------------------------- */
 
-int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
+int units_new(const char *cgroup_root, bool dry_run, SystemdUnits *systemd, UnitState **ret)
 {
         _cleanup_free_ UnitState *u = NULL;
         _cleanup_free_ char *root = NULL;
@@ -917,13 +917,7 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
         if (r < 0)
                 return r;
         /* Only on the real hierarchy: a --cgroup-root tree is nobody's. */
-        if (!cgroup_root) {
-                r = systemd_units_new("/run", &u->systemd);
-                if (r < 0 && r != -ENOMEDIUM)
-                        log_warning_errno(r, "Cannot set up systemd's units (%m): CPUWeight= "
-                                             "and CPUIdle= are written to cgroup files, where "
-                                             "systemd may overwrite them.");
-        }
+        u->systemd = cgroup_root ? NULL : systemd;
         u->root = TAKE_PTR(root);
         u->dry_run = dry_run;
         u->generation = 1;
@@ -949,7 +943,6 @@ UnitState *units_free(UnitState *u)
                 return NULL;
         watch_done(&u->watch);
         systemd_units_on_resume_remove(u->systemd, units_on_resume, u);
-        systemd_units_free(u->systemd);
         state_cgroup_records_free(u->adopted, u->n_adopted);
         for (size_t i = 0; i < u->n_entries; i++)
                 entry_free(u->entries[i]);

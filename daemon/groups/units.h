@@ -43,8 +43,9 @@
  *
  * What the daemon calls, and when:
  *
- *  1. Start:   units_new(cgroup_root, dry_run, &u), with --cgroup-root (or
- *              NULL: the cgroup2 mount from /proc/self/mounts).
+ *  1. Start:   units_new(cgroup_root, dry_run, systemd, &u), with
+ *              --cgroup-root (or NULL: the cgroup2 mount from
+ *              /proc/self/mounts) and the daemon's one SystemdUnits.
  *              After the policy is loaded: units_apply_all(u, policy, &n).
  *              If a system bus is wanted (--bus is not "none"):
  *              units_watch_systemd(u, event, get_policy, manager); failure
@@ -83,10 +84,14 @@
 
 typedef struct UnitState UnitState;
 
+typedef struct SystemdUnits SystemdUnits;
+
 /* CGROUP_ROOT: the cgroup2 hierarchy (--cgroup-root), or NULL to use the
  * cgroup2 mount from /proc/self/mounts (-ENOMEDIUM if there is none).
- * DRY_RUN: log what would be written, write nothing. */
-int units_new(const char *cgroup_root, bool dry_run, UnitState **ret);
+ * DRY_RUN: log what would be written, write nothing. SYSTEMD: the systemd
+ * managers (borrowed, outliving U; NULL: no systemd, or a --cgroup-root
+ * tree, whose cgroups are nobody's units). */
+int units_new(const char *cgroup_root, bool dry_run, SystemdUnits *systemd, UnitState **ret);
 UnitState *units_free(UnitState *u);
 static inline void units_freep(UnitState **u)
 {
