@@ -179,11 +179,12 @@ unsigned units_n_configured(const UnitState *u);
 
 /*
  * Subscribe to systemd (org.freedesktop.systemd1.Manager Subscribe, signals
- * JobRemoved and UnitNew) on a connection of its own to the system bus,
- * attached to EVENT, and configure units as they start. GET_POLICY returns
- * the policy in effect when a signal arrives (never cached here).
- * Returns a negative errno when there is no system bus or no systemd on it:
- * then new units are noticed through units_seen()/units_apply_cgroup() only.
+ * JobRemoved and UnitNew) through U's SystemdUnits (systemd_units_watch():
+ * its one system connection, attached to EVENT), and configure units as
+ * they start. GET_POLICY returns the policy in effect when a signal arrives
+ * (never cached here). Returns a negative errno when U has no SystemdUnits
+ * (-ENOMEDIUM) or there is no system bus: then new units are noticed
+ * through units_seen()/units_apply_cgroup() only.
  */
 int units_watch_systemd(UnitState *u, sd_event *event,
                         const Policy *(*get_policy)(void *userdata), void *userdata);
