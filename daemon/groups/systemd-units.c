@@ -965,6 +965,11 @@ static int watch_attach(SystemdUnits *s)
         int r;
 
         r = sd_bus_attach_event(s->system, s->event, SD_EVENT_PRIORITY_NORMAL);
+        /* Not closed when the event loop exits (sd-bus does that to an
+         * attached connection by default): latniced gives units their
+         * CPUWeight= back through it after its loop ended. */
+        if (r >= 0)
+                r = sd_bus_set_close_on_exit(s->system, false);
         if (r >= 0)
                 r = sd_bus_match_signal_async(s->system, &s->job_removed, SD_DEST, SD_PATH,
                                               SD_MANAGER, "JobRemoved", on_job_removed, NULL, s);

@@ -5,7 +5,9 @@
  * stand-in refuses StartTransientUnit from any other than the one that
  * subscribed), a UnitNew that comes while a scope's start job is waited
  * for is handed on only by the event loop afterwards, and one that comes
- * otherwise is handed on at once. The real manager is checked in the
+ * otherwise is handed on at once; the connection still serves calls after
+ * the event loop exited (latniced gives back through it then). The real
+ * manager is checked in the
  * systemd VM (kernel/vm-systemd). */
 #include <errno.h>
 #include <signal.h>
@@ -190,6 +192,27 @@ static void test_watch(const char *address)
         run_until(e, &seen, 3);
         check(seen.n == 3 && streq(seen.units[1], "meanwhile.service") &&
               streq(seen.units[2], "t.scope"));
+
+        /* latniced gives back what it set through systemd after its event
+         * loop ended (SIGTERM): the connection the watch rides on must not
+         * be closed by the loop's exit. */
+        CHECK(sd_event_exit(e, 0) >= 0);
+        CHECK(sd_event_loop(e) >= 0);
+        cg = mfree(cg);
+        reason = mfree(reason);
+        r = systemd_units_start_scope(s,
+                                      &(SystemdScopeRequest){
+                                              .unit_cgroup = "/system.slice/x.service",
+                                              .name = "u.scope",
+                                              .description = "test",
+                                              .pid = getpid(),
+                                              .weight = 100,
+                                      },
+                                      &cg, &reason);
+        if (r < 0)
+                test_fail("a call after the event loop's exit: %s (%s)", strerror(-r),
+                          strna(reason));
+        check_streq(cg, "/system.slice/u.scope");
 
         systemd_units_unwatch(s);
         for (size_t i = 0; i < seen.n; i++)
