@@ -125,14 +125,19 @@ size_t group_table_restore_all(GroupTable *t);
 
 /*
  * Keep every group latniced changes in F as well (state-file.h; borrowed,
- * NULL: none): recorded before the write, dropped once the original is
- * back, so a latniced that dies gives nothing away. F's group records of a
- * previous latniced are taken over now: a group that still has what it
- * wrote gets the record's original, kept while a process asks for it, and
- * restored by the first complete group_table_sweep() (after a scan that
- * put no evaluation off) if none does; a group changed by someone else since, a cgroup that is gone
- * or recreated, an autogroup whose session is over: the record is dropped.
- * -ENOMEM.
+ * NULL: none), as the ledger's claims (daemon/state/ledger-claim.h): the
+ * group's state in its files, and a unit's CPUWeight= set through systemd
+ * as a unit property record of its own; recorded before the write, dropped
+ * once the original is back, so a latniced that dies gives nothing away.
+ * F's group records of a previous latniced are taken over now (an older
+ * latniced's record of a unit's group, with the unit's CPUWeight= in it, is
+ * converted first, in F too): a group that still has what it wrote gets the
+ * record's original, kept while a process asks for it, and restored by the
+ * first complete group_table_sweep() (after a scan that put no evaluation
+ * off) if none does; a group changed by someone else since, a cgroup that is
+ * recreated, an autogroup whose session is over: the record is dropped. A
+ * unit whose cgroup is gone gets its original CPUWeight= back at once, if
+ * it still has latniced's. -ENOMEM.
  */
 typedef struct StateFile StateFile;
 int group_table_attach_state(GroupTable *t, StateFile *f);
