@@ -37,6 +37,7 @@
 #include "lib/sched-info.h"
 #include "lib/strv.h"
 #include "lib/time-util.h"
+#include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
 
 /* After a lost event, wait this long for the burst to pass before the
@@ -175,6 +176,9 @@ struct Manager {
         void *front;
         UnitState *units;
         GroupTable *groups;
+        /* The connections to the systemd managers (one per manager), for
+         * units and groups alike; NULL: no systemd, or a test's tree. */
+        SystemdUnits *systemd;
         bool notify;
 
         uint64_t start_usec, last_reload_usec, last_status_usec;
@@ -926,6 +930,27 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 /* ---- life cycle ---------------------------------------------------- */
 
+static bool real_proc(const ManagerOptions *o)
+{
+        return streq(o->proc_root ?: "/proc", "/proc");
+}
+
+/* The one SystemdUnits of latniced: [Unit] knobs on the real cgroup2
+ * hierarchy and rule groups of the real /proc go through it; a test's
+ * /proc and a --cgroup-root tree hold nobody's units. */
+static void manager_open_systemd(Manager *m)
+{
+        int r;
+
+        if (!real_proc(&m->opts) && m->opts.cgroup_root)
+                return;
+        r = systemd_units_new("/run", &m->systemd);
+        if (r < 0 && r != -ENOMEDIUM)
+                log_warning_errno(r, "Cannot set up systemd's units (%m): CPUWeight=, CPUIdle= "
+                                     "and group settings are written to cgroup files, where "
+                                     "systemd may overwrite them.");
+}
+
 int manager_new(const ManagerOptions *o, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -996,7 +1021,9 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         m->applier.proc_cache = m->proc_cache;
         m->applier.withheld = m->withheld;
         m->applier.thread_applied = m->thread_applied;
-        r = group_table_new(o->proc_root, o->dry_run, &m->groups);
+        manager_open_systemd(m);
+        r = group_table_new(o->proc_root, o->dry_run, real_proc(o) ? m->systemd : NULL,
+                            &m->groups);
         if (r < 0)
                 return r;
         m->applier.groups = m->groups;
@@ -1056,6 +1083,7 @@ Manager *manager_free(Manager *m)
         m->audio = audio_store_free(m->audio);
         m->units = units_free(m->units);
         m->groups = group_table_free(m->groups);
+        m->systemd = systemd_units_free(m->systemd); /* after both, which borrow it */
         m->scx = scx_watch_free(m->scx);
         sched_info_done(&m->sched);
         free(m->preempt_text);
@@ -1133,7 +1161,7 @@ static void manager_start_units(Manager *m)
         unsigned n = 0;
         int r;
 
-        r = units_new(m->opts.cgroup_root, m->opts.dry_run, &m->units);
+        r = units_new(m->opts.cgroup_root, m->opts.dry_run, m->systemd, &m->units);
         if (r < 0) {
                 log_notice_errno(r, "No cgroup2 hierarchy to configure units in: %m");
                 return;

@@ -38,7 +38,7 @@ int group_systemd_find(SystemdUnits *s, const char *cgroup2_root, const SchedGro
         p = strdup(g->path + n);
         if (!p)
                 return -ENOMEM;
-        *ret = (GroupSystemd){ .unit_path = p, .orig = w, .written = w };
+        *ret = (GroupSystemd){ .unit_path = p, .found = w };
         return 1;
 }
 
@@ -47,87 +47,61 @@ uint64_t group_systemd_weight(const SchedGroupState *want)
         return want->idle ? SYSTEMD_WEIGHT_IDLE : want->weight;
 }
 
-int group_systemd_set(SystemdUnits *s, GroupSystemd *gs, const SchedGroupState *want)
+int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
+                      char **ret)
 {
-        uint64_t w = group_systemd_weight(want);
+        uint64_t w;
         int r;
 
-        r = systemd_units_set_weight(s, gs->unit_path, SYSTEMD_UNITS_OWNED, w);
+        r = systemd_units_get_weight(s, unit_path, lookup, &w);
         if (r < 0)
                 return r;
-        gs->written = w;
-        gs->set = true;
-        return 0;
+        return systemd_weight_to_string(w, ret);
 }
 
-int group_systemd_still_ours(SystemdUnits *s, GroupSystemd *gs)
+int group_systemd_set(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
+                      const char *value)
 {
-        uint64_t cur;
+        uint64_t w;
         int r;
 
-        r = systemd_units_get_weight(s, gs->unit_path, SYSTEMD_UNITS_BY_NAME, &cur);
+        r = systemd_weight_from_string(value, &w);
         if (r < 0)
                 return r;
-        return cur == gs->written;
+        return systemd_units_set_weight(s, unit_path, lookup, w);
 }
 
-int group_systemd_restore(SystemdUnits *s, GroupSystemd *gs)
+int group_systemd_convert(StateCgroupRecord *rec, StateCgroupRecord *ret_unit)
 {
-        int r;
-
-        if (!gs->set)
-                return 0;
-        r = group_systemd_still_ours(s, gs);
-        if (r <= 0)
-                return r;
-        r = systemd_units_set_weight(s, gs->unit_path, SYSTEMD_UNITS_BY_NAME, gs->orig);
-        if (r < 0)
-                return r;
-        gs->set = false;
-        gs->written = gs->orig;
-        return 1;
-}
-
-int group_systemd_format(const GroupSystemd *gs, uint64_t written, char **ret)
-{
-        _cleanup_free_ char *o = NULL, *w = NULL;
-        int r;
-
-        if (!gs->unit_path) {
-                *ret = strdup("");
-                return *ret ? 0 : -ENOMEM;
-        }
-        r = systemd_weight_to_string(gs->orig, &o);
-        if (r >= 0)
-                r = systemd_weight_to_string(written, &w);
-        if (r < 0)
-                return r;
-        return asprintf(ret, " sd=%s,%s", o, w) < 0 ? -ENOMEM : 0;
-}
-
-int group_systemd_parse(const char *v, const char *unit_path, GroupSystemd *gs)
-{
-        _cleanup_free_ char *o = NULL;
-        const char *p = strstr(v, " sd="), *comma;
-        uint64_t orig, written;
+        char *p = strstr(rec->orig, " sd="), *comma;
+        _cleanup_free_ char *o = NULL, *path = NULL;
+        StateCgroupRecord u;
+        uint64_t w;
 
         if (!p)
                 return 0;
-        p += strlen(" sd=");
-        comma = strchr(p, ',');
+        comma = strchr(p + 4, ',');
         if (!comma)
                 return -EINVAL;
-        o = strndup(p, comma - p);
+        o = strndup(p + 4, (size_t)(comma - p - 4));
         if (!o)
                 return -ENOMEM;
-        if (systemd_weight_from_string(o, &orig) < 0 ||
-            systemd_weight_from_string(comma + 1, &written) < 0)
+        if (systemd_weight_from_string(o, &w) < 0 || systemd_weight_from_string(comma + 1, &w) < 0)
                 return -EINVAL;
-        gs->unit_path = strdup(unit_path);
-        if (!gs->unit_path)
+        path = strdup(rec->path);
+        if (!path)
                 return -ENOMEM;
-        gs->orig = orig;
-        gs->written = written;
-        gs->set = true;
+        u = (StateCgroupRecord){
+                .target = STATE_TARGET_UNIT_PROPERTY,
+                .owner = rec->owner,
+                .kind = rec->kind,
+                .path = TAKE_PTR(path),
+                .ino = rec->ino,
+        };
+        /* Both fit: they were parts of ORIG. */
+        strcpy(u.orig, o);
+        strcpy(u.written, comma + 1);
+        *p = 0;
+        *ret_unit = u;
         return 1;
 }

@@ -17,41 +17,40 @@
 #include <stdint.h>
 
 #include "daemon/groups/systemd-units.h"
+#include "daemon/state/state-file.h"
 #include "lib/sched-group.h"
 
+/* A group's route: through its unit, or its files. */
 typedef struct GroupSystemd {
-        char *unit_path;  /* the cgroup below the cgroup2 root; NULL: not a unit's (files) */
-        uint64_t orig;    /* the unit's CPUWeight= before latniced set it */
-        uint64_t written; /* what latniced set last */
-        bool set;         /* latniced set it */
+        char *unit_path; /* the cgroup below the cgroup2 root; NULL: not a unit's (files) */
+        uint64_t found;  /* the unit's CPUWeight= when latniced found it (before any write) */
 } GroupSystemd;
 
 void group_systemd_done(GroupSystemd *gs);
 
 /* Is G the cgroup of a unit of a systemd manager (S; CGROUP2_ROOT: the
- * cgroup2 mount)? 1: yes, RET has the path and the property now as its
- * original; 0: no (write the files); negative: the manager failed. */
+ * cgroup2 mount)? 1: yes, RET has the path and the property now; 0: no
+ * (write the files); negative: the manager failed. */
 int group_systemd_find(SystemdUnits *s, const char *cgroup2_root, const SchedGroup *g,
                        GroupSystemd *ret);
 
 /* The CPUWeight= that gives WANT: "idle", or the weight. */
 uint64_t group_systemd_weight(const SchedGroupState *want);
 
-/* Set the unit's CPUWeight= for WANT (at runtime). */
-int group_systemd_set(SystemdUnits *s, GroupSystemd *gs, const SchedGroupState *want);
+/* The unit at UNIT_PATH's CPUWeight= (found as LOOKUP says) as the
+ * ledger's value of it (systemd_weight_to_string()), and set from one. */
+int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
+                      char **ret);
+int group_systemd_set(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
+                      const char *value);
 
-/* Is the unit's CPUWeight= still what latniced set? 1 yes, 0 no (someone
- * else set it: theirs), negative: cannot tell. */
-int group_systemd_still_ours(SystemdUnits *s, GroupSystemd *gs);
-
-/* Give the unit its original CPUWeight= back if it still has what latniced
- * set (also when the unit was stopped or restarted meanwhile). 1 restored,
- * 0 someone else's, negative errno. */
-int group_systemd_restore(SystemdUnits *s, GroupSystemd *gs);
-
-/* The state file's record suffix: " sd=ORIG,WRITTEN" with WRITTEN the
- * property about to be set (empty when not routed), and back. */
-int group_systemd_format(const GroupSystemd *gs, uint64_t written, char **ret);
-/* Parse the suffix at V (after the file state); 0 and GS untouched if there
- * is none, 1 if parsed, -EINVAL if malformed. */
-int group_systemd_parse(const char *v, const char *unit_path, GroupSystemd *gs);
+/*
+ * A latniced before unit property records kept a unit's CPUWeight= in its
+ * group's record, as the suffix " sd=ORIG,WRITTEN" of the original (ORIG
+ * before latniced set it, WRITTEN what it was about to set). REC such a
+ * record: the suffix is cut from it, and *RET_UNIT gets the unit property
+ * record it stands for (the same group; its path is the caller's to
+ * free). 1 converted; 0 no suffix (REC and
+ * *RET_UNIT untouched); -EINVAL malformed; -ENOMEM.
+ */
+int group_systemd_convert(StateCgroupRecord *rec, StateCgroupRecord *ret_unit);

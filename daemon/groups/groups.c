@@ -10,10 +10,11 @@
 #include "daemon/groups/group-systemd.h"
 #include "daemon/groups/groups.h"
 #include "daemon/watch/pidmap.h"
-#include "daemon/state/ledger.h"
+#include "daemon/state/ledger-claim.h"
 #include "daemon/state/state-file.h"
 #include "lib/group-subtree.h"
 #include "lib/hashmap.h"
+#include "lib/invariant.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/sched-effect.h"
@@ -21,11 +22,18 @@
 #include "lib/trust.h"
 #include "policy/boost.h"
 
+/*
+ * What latniced holds of a group is the ledger's (ledger-claim.h): the
+ * group's state in its files ("weight idle nice [latency]", state_format())
+ * and, for a unit's cgroup, the unit's CPUWeight= (a unit property record),
+ * each with its original, expected value and record. Of a unit's files only
+ * the latency nice is latniced's write (systemd has no property for it):
+ * systemd writes the weight and idle from the property.
+ */
 typedef struct GroupEntry {
         SchedGroup group;
-        SchedGroupState orig;     /* before latniced's first write */
-        SchedGroupState expected; /* what latniced left */
-        bool changed;             /* latniced wrote it */
+        LedgerClaim files;        /* the group's state (files_same() compares) */
+        LedgerClaim unit;         /* its unit's CPUWeight= (systemd_weight_to_string()) */
         bool user_owned;          /* changed by someone else since: theirs */
         bool shared;              /* its subtree holds processes of other users than CHECKED_UID's */
         bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */
@@ -36,9 +44,8 @@ typedef struct GroupEntry {
         size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
         bool by_booster;          /* what latniced left is a booster's request */
         bool latency_noted;       /* its missing cpu.latency.nice was logged */
-        uint32_t state_slot;      /* 1 + its record in the state file; 0: none */
         bool route_known;         /* whether a systemd unit owns it was asked */
-        GroupSystemd sd;          /* its unit's, if so: written through systemd */
+        GroupSystemd sd;          /* its unit, if so: CPUWeight= set through systemd */
         bool own_scope;           /* a scope latniced asked for (group-scope.h) */
 } GroupEntry;
 
@@ -69,8 +76,7 @@ struct GroupTable {
         GroupCounters counters;
         StateFile *state;  /* borrowed; NULL: none */
         bool state_warned;
-        SystemdUnits *systemd; /* NULL: no systemd PID 1, or a test's /proc */
-        bool systemd_borrowed; /* group_table_set_systemd()'s */
+        SystemdUnits *systemd; /* borrowed; NULL: no systemd PID 1, or a test's /proc */
         PidMap deferred;       /* pid -> Deferred */
         bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
         bool latency_autogroup_noted;
@@ -90,7 +96,7 @@ struct GroupTable {
 /* More distinct cgroups than that and the list starts over. */
 #define NOT_UNITS_MAX 4096
 
-int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
+int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, GroupTable **ret)
 {
         GroupTable *t = calloc(1, sizeof(GroupTable));
         int r;
@@ -102,14 +108,7 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
         r = sched_group_roots_find(&t->roots);
         if (r < 0)
                 log_debug_errno(r, "Cannot find the cpu controller's mounts: %m");
-        /* Only for the real /proc: a test's tree has no units of systemd's. */
-        if (streq(t->proc_root, "/proc")) {
-                r = systemd_units_new("/run", &t->systemd);
-                if (r < 0 && r != -ENOMEDIUM)
-                        log_warning_errno(r, "Cannot set up systemd's units (%m): group settings "
-                                             "are written to cgroup files, where systemd may "
-                                             "overwrite them.");
-        }
+        t->systemd = systemd;
         if (group_scopes_new(&t->scopes) < 0) {
                 group_table_free(t);
                 return -ENOMEM;
@@ -118,11 +117,20 @@ int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret)
         return 0;
 }
 
+/* The claims' records stay: the next latniced's, unless given back first. */
 static void entry_free(GroupEntry *e)
 {
         sched_group_done(&e->group);
         group_systemd_done(&e->sd);
+        ledger_claim_done(&e->files);
+        ledger_claim_done(&e->unit);
         free(e);
+}
+
+/* Does latniced hold anything of E (it changed it)? */
+static bool entry_changed(const GroupEntry *e)
+{
+        return ledger_claim_held(&e->files) || ledger_claim_held(&e->unit);
 }
 
 static void entry_remove(GroupTable *t, GroupEntry *e)
@@ -157,8 +165,6 @@ GroupTable *group_table_free(GroupTable *t)
         free(t->entries);
         sched_group_roots_done(&t->roots);
         systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
-        if (!t->systemd_borrowed)
-                systemd_units_free(t->systemd);
         hashmap_free(t->not_units);
         group_scopes_free(t->scopes);
         free(t);
@@ -200,60 +206,274 @@ static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
         return sched_group_read(&e->group, ret);
 }
 
-/* Give E its original state back if it is still as latniced left it.
- * Either way latniced has nothing more to give back there afterwards (the
- * entry goes, or starts over from the state restored now): its state file
- * record goes, after the write. */
-static bool entry_restore_systemd(GroupTable *t, GroupEntry *e)
-{
-        int r = group_systemd_restore(t->systemd, &e->sd);
+/* ---- What latniced holds: the ledger's claims (ledger-claim.h) ---------- */
 
+/* A group state as a claim's value: "weight idle nice", and " latency-nice"
+ * where the group has one. At most "10000 1 0 -20" (an autogroup's nice
+ * never comes with a latency nice). */
+static void state_format(const SchedGroupState *s, char ret[STATE_VALUE_MAX])
+{
+        int n = snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0,
+                         s->nice);
+
+        if (s->has_latency_nice && n > 0 && n < STATE_VALUE_MAX)
+                snprintf(ret + n, (size_t)(STATE_VALUE_MAX - n), " %d", s->latency_nice);
+}
+
+static bool state_parse(const char *v, SchedGroupState *ret)
+{
+        SchedGroupState s = {};
+        unsigned weight;
+        int idle, nice, latency, n = 0, m = 0;
+
+        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || weight < 1 ||
+            weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
+                return false;
+        if (v[n] == ' ') {
+                if (sscanf(v + n, " %d%n", &latency, &m) != 1 || m == 0 || latency < -20 ||
+                    latency > 19)
+                        return false;
+                s.has_latency_nice = true;
+                s.latency_nice = latency;
+                n += m;
+        }
+        if (v[n])
+                return false;
+        s.weight = weight;
+        s.idle = idle;
+        s.nice = nice;
+        *ret = s;
+        return true;
+}
+
+/* The state of a claim's value: only state_format() makes them, and a
+ * dead latniced's records are checked before they are taken over. */
+static SchedGroupState claim_state(const char *v)
+{
+        SchedGroupState s = {};
+        bool ok = state_parse(v, &s);
+
+        ln_assert(ok);
+        return s;
+}
+
+/* The ledger's "same value" of E's files (CTX: E). A unit's weight and idle
+ * are systemd's writes from its CPUWeight= (judged by the unit's claim):
+ * only the latency nice counts. A group without the file has no latency
+ * nice to differ in. */
+static bool files_same(const char *a, const char *b, const void *ctx)
+{
+        const GroupEntry *e = ctx;
+        SchedGroupState x = claim_state(a), y = claim_state(b);
+
+        if (e->sd.unit_path)
+                return !(x.has_latency_nice && y.has_latency_nice &&
+                         x.latency_nice != y.latency_nice);
+        return sched_group_state_equal(&e->group, &x, &y);
+}
+
+/* E's record in the state file, without its values: an autogroup is named
+ * by its id and a member (pid and start time); a cgroup by its directory
+ * and inode. TARGET: its files, or its unit's property. */
+static void entry_target(GroupTable *t, const GroupEntry *e, StateTarget target,
+                         StateCgroupRecord *ret)
+{
+        struct stat st;
+
+        *ret = (StateCgroupRecord){
+                .target = target,
+                .owner = STATE_CGROUP_GROUPS,
+                .kind = e->group.kind,
+                .path = e->group.path,
+                .autogroup_id = e->group.id,
+        };
+        if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
+                size_t n = strlen(t->proc_root);
+
+                if (strncmp(e->group.path, t->proc_root, n) != 0 ||
+                    sscanf(e->group.path + n, "/%d/", &ret->pid) != 1 ||
+                    proc_starttime(t->proc_root, ret->pid, 0, &ret->starttime) < 0)
+                        ret->pid = 0;
+        } else if (stat(e->group.path, &st) >= 0)
+                ret->ino = st.st_ino;
+}
+
+/* A write the state file could not record (UNRECORDED < 0): said once. */
+static void entry_unrecorded(GroupTable *t, const GroupEntry *e, int unrecorded)
+{
+        if (unrecorded >= 0 || t->state_warned)
+                return;
+        log_warning_errno(unrecorded, "%s: cannot record it in the state file %s (%m): changed "
+                                      "anyway, but not given back should latniced be killed.",
+                          e->group.name, state_file_path(t->state));
+        t->state_warned = true;
+}
+
+/* Writes E's files from a claim's value, over NOW. A unit's: only its
+ * cpu.latency.nice, which systemd has no property for and never writes
+ * (not on daemon-reload either), on a cgroup that has the cpu controller
+ * (the file is there). */
+typedef struct FilesWrite {
+        GroupEntry *e;
+        const SchedGroupState *now;
+        bool wrote;
+} FilesWrite;
+
+static int files_write(const char *value, void *userdata)
+{
+        FilesWrite *w = userdata;
+        SchedGroupState want = claim_state(value);
+        const SchedGroupState *now = w->now;
+        int r;
+
+        if (!w->e->sd.unit_path)
+                r = sched_group_write_state(&w->e->group, now, &want);
+        else if (now->has_latency_nice && want.has_latency_nice &&
+                 now->latency_nice != want.latency_nice)
+                r = sched_group_write_latency_nice(&w->e->group, want.latency_nice);
+        else
+                return 0;
+        w->wrote = r >= 0;
+        return r;
+}
+
+/* Sets a unit's CPUWeight= from a claim's value. */
+typedef struct UnitWrite {
+        SystemdUnits *systemd;
+        const char *unit_path;
+        SystemdUnitsLookup lookup;
+} UnitWrite;
+
+static int unit_write(const char *value, void *userdata)
+{
+        UnitWrite *w = userdata;
+
+        return group_systemd_set(w->systemd, w->unit_path, w->lookup, value);
+}
+
+/* Latniced's claim on E's files holds NOW from here on (what the kernel or
+ * systemd made of its write, or a scope made with it); ORIG: the original
+ * if E's files were not latniced's yet. */
+static void entry_settle(GroupTable *t, GroupEntry *e, const SchedGroupState *orig,
+                         const SchedGroupState *now)
+{
+        char o[STATE_VALUE_MAX], v[STATE_VALUE_MAX];
+        StateCgroupRecord target;
+        int r, unrecorded;
+
+        state_format(orig, o);
+        state_format(now, v);
+        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
+        r = ledger_claim_settle(&e->files, t->state, &target, o, v, &unrecorded);
+        if (r < 0)
+                log_oom();
+        entry_unrecorded(t, e, unrecorded);
+}
+
+/* E's original state: what the ledger kept at latniced's first write, or
+ * (NOW) what the group holds while it holds nothing. A latency nice the
+ * group got after that write (systemd enabled the cpu controller for a
+ * unit's weight) was not latniced's: what it held then is the original. */
+static SchedGroupState entry_orig(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
+{
+        SchedGroupState orig;
+        char v[STATE_VALUE_MAX];
+        StateCgroupRecord target;
+
+        if (!ledger_claim_held(&e->files))
+                return *now;
+        orig = claim_state(e->files.orig);
+        if (orig.has_latency_nice || !now->has_latency_nice)
+                return orig;
+        orig.has_latency_nice = true;
+        orig.latency_nice = now->latency_nice;
+        state_format(&orig, v);
+        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
+        if (ledger_claim_set_orig(&e->files, t->state, &target, v) == -ENOMEM)
+                log_oom();
+        return orig;
+}
+
+/* Give back E's files: written if they still hold what latniced left. The
+ * claim and its record end either way. *RET_THEIRS: someone else changed
+ * them. */
+static bool entry_restore_files(GroupTable *t, GroupEntry *e, bool *ret_theirs)
+{
+        SchedGroupState now, orig;
+        FilesWrite w = { .e = e, .now = &now };
+        char v[STATE_VALUE_MAX], buf[64];
+        int r;
+
+        if (!ledger_claim_held(&e->files))
+                return false;
+        orig = claim_state(e->files.orig);
+        r = e->sd.unit_path ? sched_group_read(&e->group, &now) : entry_read(t, e, &now);
+        if (r < 0 && r != -ENOENT && !e->sd.unit_path)
+                log_warning_errno(r, "Cannot read %s to restore it: %m", e->group.name);
+        if (r >= 0) {
+                state_format(&now, v);
+                *ret_theirs = ledger_claim_changed(&e->files, v, files_same, e);
+                if (*ret_theirs)
+                        log_info(e->sd.unit_path ? "%s: its latency nice was changed by someone "
+                                                   "else, not restoring."
+                                                 : "%s: changed by someone else, not restoring.",
+                                 e->group.name);
+        }
+        r = ledger_claim_restore(&e->files, t->state, r >= 0 ? v : NULL, files_same, e,
+                                 files_write, &w, NULL);
+        if (r < 0 && r != -ENOENT) {
+                t->counters.n_failed++;
+                if (e->sd.unit_path)
+                        log_warning_errno(r, "Failed to restore the latency nice of %s: %m",
+                                          e->group.name);
+                else
+                        log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
+        }
+        if (r <= 0)
+                return false;
+        if (e->sd.unit_path) {
+                if (w.wrote)
+                        log_info("%s: original latency nice %d restored.", e->group.name,
+                                 orig.latency_nice);
+                return w.wrote;
+        }
+        t->counters.n_restored++;
+        log_info("%s: original %s restored.", e->group.name, state_describe(&orig, buf));
+        return true;
+}
+
+/* Give back E's unit's CPUWeight= if it still has what latniced set (also
+ * when the unit was stopped or restarted meanwhile: looked up by name). The
+ * claim and its record end either way. */
+static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
+{
+        _cleanup_free_ char *cur = NULL;
+        int r;
+
+        if (!ledger_claim_held(&e->unit))
+                return false;
+        r = group_systemd_get(t->systemd, e->sd.unit_path, SYSTEMD_UNITS_BY_NAME, &cur);
+        if (r >= 0 && ledger_claim_changed(&e->unit, cur, NULL, NULL)) {
+                *ret_theirs = true;
+                log_info("%s: its unit's CPUWeight= was changed by someone else, not restoring.",
+                         e->group.name);
+        }
+        if (r >= 0)
+                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL, unit_write,
+                                         &(UnitWrite){ t->systemd, e->sd.unit_path,
+                                                       SYSTEMD_UNITS_BY_NAME },
+                                         NULL);
+        else
+                ledger_claim_drop(&e->unit, t->state);
         if (r < 0) {
                 t->counters.n_failed++;
                 log_warning_errno(r, "Failed to restore %s through systemd (its unit's CPUWeight=): %m",
                                   e->group.name);
-                return false;
         }
-        if (r == 0) {
-                log_info("%s: its unit's CPUWeight= was changed by someone else, not restoring.",
-                         e->group.name);
+        if (r <= 0)
                 return false;
-        }
         t->counters.n_restored++;
         log_info("%s: its unit's original CPUWeight= restored through systemd.", e->group.name);
-        return true;
-}
-
-/* A unit's cpu.latency.nice, which latniced writes itself (systemd has no
- * property for it): back to the original if it is still what latniced
- * wrote. Before the unit's CPUWeight=, whose original may take the cpu
- * controller, and the file, away. */
-static bool entry_restore_latency(GroupTable *t, GroupEntry *e)
-{
-        SchedGroupState now;
-        int r;
-
-        if (!e->orig.has_latency_nice || !e->expected.has_latency_nice ||
-            e->orig.latency_nice == e->expected.latency_nice)
-                return false;
-        r = sched_group_read(&e->group, &now);
-        if (r < 0 || !now.has_latency_nice)
-                return false;
-        if (now.latency_nice != e->expected.latency_nice) {
-                log_info("%s: its latency nice was changed by someone else, not restoring.",
-                         e->group.name);
-                return false;
-        }
-        r = sched_group_write_latency_nice(&e->group, e->orig.latency_nice);
-        if (r < 0) {
-                if (r != -ENOENT) {
-                        t->counters.n_failed++;
-                        log_warning_errno(r, "Failed to restore the latency nice of %s: %m",
-                                          e->group.name);
-                }
-                return false;
-        }
-        log_info("%s: original latency nice %d restored.", e->group.name, e->orig.latency_nice);
         return true;
 }
 
@@ -267,46 +487,28 @@ static bool scope_emptied(GroupTable *t, GroupEntry *e)
         if (!e->own_scope ||
             (sched_group_members(&e->group, t->proc_root, 0, 1, &members, &n) >= 0 && n > 0))
                 return false;
-        state_file_cgroup_release(t->state, &e->state_slot);
+        ledger_claim_drop(&e->files, t->state);
+        ledger_claim_drop(&e->unit, t->state);
         return true;
 }
 
+/* Give E its original state back where it is still as latniced left it:
+ * a unit's latency nice first, then its CPUWeight= (whose original may take
+ * the cpu controller, and the file, away). Either way latniced holds
+ * nothing there afterwards, and what someone else changed is theirs from
+ * then on. */
 static bool entry_restore(GroupTable *t, GroupEntry *e)
 {
-        SchedGroupState now;
-        bool restored = false;
-        char buf[64];
-        int r;
+        bool restored, theirs = false;
 
-        if (!e->changed || e->user_owned || t->dry_run)
+        if (!entry_changed(e) || e->user_owned || t->dry_run)
                 return false;
         if (scope_emptied(t, e))
                 return false;
-        if (e->sd.set) {
-                restored = entry_restore_latency(t, e);
-                restored = entry_restore_systemd(t, e) || restored;
-                state_file_cgroup_release(t->state, &e->state_slot);
-                return restored;
-        }
-        r = entry_read(t, e, &now);
-        if (r < 0) {
-                if (r != -ENOENT)
-                        log_warning_errno(r, "Cannot read %s to restore it: %m", e->group.name);
-        } else if (!sched_group_state_equal(&e->group, &now, &e->expected))
-                log_info("%s: changed by someone else, not restoring.", e->group.name);
-        else {
-                r = sched_group_write_state(&e->group, &now, &e->orig);
-                if (r < 0 && r != -ENOENT) {
-                        t->counters.n_failed++;
-                        log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
-                } else if (r >= 0) {
-                        t->counters.n_restored++;
-                        log_info("%s: original %s restored.", e->group.name,
-                                 state_describe(&e->orig, buf));
-                        restored = true;
-                }
-        }
-        state_file_cgroup_release(t->state, &e->state_slot);
+        restored = entry_restore_files(t, e, &theirs);
+        restored = entry_restore_unit(t, e, &theirs) || restored;
+        if (theirs)
+                e->user_owned = true;
         return restored;
 }
 
@@ -333,7 +535,7 @@ void group_table_release(GroupTable *t, pid_t pid)
                  * any more: the original comes back. What the others ask
                  * for is applied at their next evaluation. */
                 if (booster && e->n_boosters == 0 && e->by_booster && entry_restore(t, e))
-                        e->changed = e->by_booster = false;
+                        e->by_booster = false;
                 return;
         }
         (void)entry_restore(t, e);
@@ -379,10 +581,11 @@ static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why
         return true;
 }
 
-/* The entry of G (taken over), new if needed: its original state is read now. */
+/* The entry of G (taken over), new if needed (read now: is it there?). */
 static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
 {
         GroupEntry *e = entry_find(t, g), **a;
+        SchedGroupState now;
         int r;
 
         if (e) {
@@ -394,7 +597,7 @@ static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
                 return -ENOMEM;
         e->group = *g;
         *g = (SchedGroup){};
-        r = sched_group_read(&e->group, &e->orig);
+        r = sched_group_read(&e->group, &now);
         if (r < 0) {
                 entry_free(e);
                 return r;
@@ -450,93 +653,7 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
         return 0;
 }
 
-/* ---- State file (state-file.h) ---------------------------------------- */
-
-/* A group state as a record value: "weight idle nice", and " latency-nice"
- * where the group has one (a record of before has three numbers). At most
- * "10000 1 0 -20" for a cgroup (an autogroup's nice never comes with a
- * latency nice): a unit's " sd=default,10000" still fits after it. */
-static void state_format(const SchedGroupState *s, char ret[STATE_VALUE_MAX])
-{
-        int n = snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0,
-                         s->nice);
-
-        if (s->has_latency_nice && n > 0 && n < STATE_VALUE_MAX)
-                snprintf(ret + n, (size_t)(STATE_VALUE_MAX - n), " %d", s->latency_nice);
-}
-
-static bool state_parse(const char *v, SchedGroupState *ret)
-{
-        SchedGroupState s = {};
-        unsigned weight;
-        int idle, nice, latency, n = 0, m = 0;
-
-        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || weight < 1 ||
-            weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
-                return false;
-        if (v[n] == ' ' && v[n + 1] != 's') {
-                if (sscanf(v + n, " %d%n", &latency, &m) != 1 || m == 0 || latency < -20 ||
-                    latency > 19)
-                        return false;
-                s.has_latency_nice = true;
-                s.latency_nice = latency;
-                n += m;
-        }
-        /* A unit's record goes on with " sd=..." (group-systemd.h). */
-        if (v[n] && strncmp(v + n, " sd=", 4) != 0)
-                return false;
-        s.weight = weight;
-        s.idle = idle;
-        s.nice = nice;
-        *ret = s;
-        return true;
-}
-
-/* Record in the state file, before a write, that E had its original state
- * and gets WRITTEN (PREVIOUS: what latniced wrote before, still there if it
- * dies before the write). An autogroup is named by its id and a member
- * (pid and start time); a cgroup by its directory and inode. */
-static void entry_record(GroupTable *t, GroupEntry *e, const SchedGroupState *written,
-                         const SchedGroupState *previous)
-{
-        StateCgroupRecord rec = {
-                .owner = STATE_CGROUP_GROUPS,
-                .kind = e->group.kind,
-                .path = e->group.path,
-                .autogroup_id = e->group.id,
-        };
-        struct stat st;
-        int r;
-
-        if (!t->state)
-                return;
-        if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
-                size_t n = strlen(t->proc_root);
-
-                if (strncmp(e->group.path, t->proc_root, n) != 0 ||
-                    sscanf(e->group.path + n, "/%d/", &rec.pid) != 1 ||
-                    proc_starttime(t->proc_root, rec.pid, 0, &rec.starttime) < 0)
-                        rec.pid = 0;
-        } else if (stat(e->group.path, &st) >= 0)
-                rec.ino = st.st_ino;
-        state_format(&e->orig, rec.orig);
-        if (e->sd.unit_path) {
-                _cleanup_free_ char *suffix = NULL;
-
-                if (group_systemd_format(&e->sd, group_systemd_weight(written), &suffix) >= 0)
-                        strncat(rec.orig, suffix, STATE_VALUE_MAX - strlen(rec.orig) - 1);
-        }
-        state_format(written, rec.written);
-        if (previous)
-                state_format(previous, rec.previous);
-        r = state_file_cgroup_put(t->state, &e->state_slot, &rec);
-        if (r < 0 && !t->state_warned) {
-                log_warning_errno(r, "%s: cannot record it in the state file %s (%m): changed "
-                                     "anyway, but not given back should latniced be killed.",
-                                  e->group.name, state_file_path(t->state));
-                t->state_warned = true;
-        }
-}
+/* ---- A dead latniced's records (state-file.h) ---------------------------- */
 
 /* Record REC of a dead latniced: the group it names, if that is still the
  * same group (a cgroup directory with the same inode; an autogroup with the
@@ -570,179 +687,285 @@ static int adopt_group(const StateCgroupRecord *rec, GroupEntry *e)
         return e->group.name ? 0 : -ENOMEM;
 }
 
-/* REC of a dead latniced set a unit's CPUWeight= through systemd: E takes
- * it over if the unit still has that. With GONE (the cgroup is gone: the
- * unit stopped or restarted, and keeps its runtime property), the original
- * is given back at once. 1 taken over, 0 not (theirs, gone, or no systemd). */
-static int adopt_systemd(GroupTable *t, const StateCgroupRecord *rec, GroupEntry *e, bool gone)
+/* The unit's cgroup of a unit property record REC (below the cgroup2
+ * root), if latniced can ask systemd about it; NULL otherwise. */
+static const char *unit_record_path(GroupTable *t, const StateCgroupRecord *rec)
 {
         const char *root = t->roots.cgroup2;
+        uint64_t w;
         size_t n;
-        int r;
 
-        if (!t->systemd || !root || rec->kind != SCHED_GROUP_CGROUP2)
-                return 0;
+        if (!t->systemd || !root || rec->kind != SCHED_GROUP_CGROUP2 ||
+            systemd_weight_from_string(rec->orig, &w) < 0 ||
+            systemd_weight_from_string(rec->written, &w) < 0 ||
+            (rec->previous[0] && systemd_weight_from_string(rec->previous, &w) < 0))
+                return NULL;
         n = strlen(root);
         while (n > 0 && root[n - 1] == '/')
                 n--;
         if (strncmp(rec->path, root, n) != 0 || rec->path[n] != '/')
+                return NULL;
+        return rec->path + n;
+}
+
+/* A dead latniced's unit property record REC of a group that no entry
+ * takes over (its cgroup is gone: the unit stopped or restarted, and keeps
+ * its runtime property): the original is given back at once, if the unit
+ * still has what that latniced set. The record is the caller's to drop. */
+static void unit_record_restore(GroupTable *t, const StateCgroupRecord *rec)
+{
+        const char *path = unit_record_path(t, rec);
+        _cleanup_free_ char *cur = NULL;
+        LedgerClaim c = {};
+        int r;
+
+        if (!path || group_systemd_get(t->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
+            ledger_claim_adopt(&c, rec, cur, NULL, NULL) != LEDGER_OURS)
+                return;
+        c.slot1 = 0; /* the caller's */
+        r = ledger_claim_restore(&c, NULL, cur, NULL, NULL, unit_write,
+                                 &(UnitWrite){ t->systemd, path, SYSTEMD_UNITS_BY_NAME }, NULL);
+        if (r > 0)
+                log_info("%s: gone; its unit's original CPUWeight= restored through systemd.",
+                         path);
+}
+
+/* E takes over UNIT, the unit property record of its group: if the unit
+ * still has what the dead latniced set. 1 taken over, 0 not (theirs, the
+ * original, or no systemd to ask). */
+static int adopt_unit(GroupTable *t, const StateCgroupRecord *unit, GroupEntry *e)
+{
+        const char *path = unit_record_path(t, unit);
+        _cleanup_free_ char *cur = NULL;
+        int r;
+
+        if (!path)
                 return 0;
-        r = group_systemd_parse(rec->orig, rec->path + n, &e->sd);
-        if (r <= 0)
+        r = group_systemd_get(t->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur);
+        if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        if (gone) {
-                r = group_systemd_restore(t->systemd, &e->sd);
-                if (r > 0)
-                        log_info("%s: gone; its unit's original CPUWeight= restored through "
-                                 "systemd.", rec->path + n);
-                return r == -ENOMEM ? r : 0;
-        }
-        r = group_systemd_still_ours(t->systemd, &e->sd);
-        if (r == 0)
+        e->sd.unit_path = strdup(path);
+        if (!e->sd.unit_path || systemd_weight_from_string(unit->orig, &e->sd.found) < 0)
+                return -ENOMEM;
+        r = ledger_claim_adopt(&e->unit, unit, cur, NULL, NULL);
+        if (r == LEDGER_THEIRS)
                 log_info("%s: its unit's CPUWeight= was changed while no latniced ran: theirs.",
                          e->group.name);
-        if (r <= 0)
+        if (r != LEDGER_OURS)
                 return r == -ENOMEM ? r : 0;
         e->route_known = true;
         return 1;
 }
 
-/* Does NOW's latency nice hold what a dead latniced wrote (WRITTEN), or what
- * it wrote before (PREVIOUS: it died before the write)? A unit's weight is
- * judged through systemd, its latency nice only here. */
-static bool adopt_latency_ours(const SchedGroupState *now, const SchedGroupState *written,
-                               const char *previous)
+/* Are REC's values group states (a dead latniced's, or a newer one's)? */
+static bool files_record_valid(const StateCgroupRecord *rec)
 {
-        SchedGroupState p;
+        SchedGroupState s;
 
-        if (!now->has_latency_nice || !written->has_latency_nice ||
-            now->latency_nice == written->latency_nice)
-                return true;
-        return state_parse(previous, &p) && p.has_latency_nice &&
-               p.latency_nice == now->latency_nice;
+        return state_parse(rec->orig, &s) && state_parse(rec->written, &s) &&
+               (!rec->previous[0] || state_parse(rec->previous, &s));
 }
 
-/* The ledger's comparison of two states of the group G (ledger.h). */
-static bool group_state_same(const void *a, const void *b, const void *g)
-{
-        return sched_group_state_equal(g, a, b);
-}
-
-/* Take over REC if the group still holds what the dead latniced wrote:
- * its original is the record's. Returns 1 if kept, 0 if dropped. */
-static int adopt_one(GroupTable *t, const StateCgroupRecord *rec)
+/* Take over REC (and UNIT, the unit property record of the same group, or
+ * NULL) where the group still holds what the dead latniced wrote, by the
+ * ledger's rule: the originals are the records'. A unit's group is taken
+ * over only with its CPUWeight=. Returns 1 if kept, 0 if dropped. */
+static int adopt_one(GroupTable *t, const StateCgroupRecord *rec, const StateCgroupRecord *unit)
 {
         _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
-        SchedGroupState now, written, previous, orig;
-        char buf[64], obuf[64];
+        SchedGroupState now, orig;
+        char v[STATE_VALUE_MAX], buf[64], obuf[64];
         GroupEntry **a;
         int r;
 
         if (!e)
                 return -ENOMEM;
-        if (!state_parse(rec->orig, &orig) || !state_parse(rec->written, &written))
+        if (!files_record_valid(rec))
                 return 0;
         r = adopt_group(rec, e);
         if (r >= 0)
                 r = entry_read(t, e, &now);
         if (r < 0 || entry_find(t, &e->group)) {
-                if (r == -ENOENT && strstr(rec->orig, " sd="))
-                        (void)adopt_systemd(t, rec, e, true);
-                group_systemd_done(&e->sd);
-                sched_group_done(&e->group);
-                return r == -ENOMEM ? r : 0; /* gone, the session over, or twice */
+                if (r == -ENOENT && unit)
+                        unit_record_restore(t, unit);
+                r = r == -ENOMEM ? r : 0; /* gone, the session over, or twice */
+                goto drop;
         }
-        if (strstr(rec->orig, " sd=")) {
-                r = adopt_systemd(t, rec, e, false);
-                if (r > 0 && !adopt_latency_ours(&now, &written, rec->previous)) {
-                        log_info("%s: its latency nice was changed while no latniced ran: theirs.",
-                                 e->group.name);
-                        r = 0;
-                }
-                if (r <= 0) {
-                        group_systemd_done(&e->sd);
-                        sched_group_done(&e->group);
-                        return r;
-                }
-        } else {
-                bool has_previous = state_parse(rec->previous, &previous);
-                LedgerOwner owner = ledger_recorded_owner(&now, &written,
-                                                          has_previous ? &previous : NULL, &orig,
-                                                          group_state_same, &e->group);
-
-                if (owner != LEDGER_OURS) {
-                        if (owner == LEDGER_THEIRS)
-                                log_info("%s: changed by someone else while no latniced ran: "
-                                         "theirs.",
-                                         e->group.name);
-                        sched_group_done(&e->group);
-                        return 0;
-                }
+        if (unit) {
+                r = adopt_unit(t, unit, e);
+                if (r <= 0)
+                        goto drop;
+        }
+        state_format(&now, v);
+        r = ledger_claim_adopt(&e->files, rec, v, files_same, e);
+        if (r == LEDGER_THEIRS)
+                log_info(unit ? "%s: its latency nice was changed while no latniced ran: theirs."
+                              : "%s: changed by someone else while no latniced ran: theirs.",
+                         e->group.name);
+        if (r != LEDGER_OURS) {
+                r = r == -ENOMEM ? r : 0;
+                goto drop;
         }
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
         if (!a) {
-                group_systemd_done(&e->sd);
-                sched_group_done(&e->group);
-                return -ENOMEM;
+                r = -ENOMEM;
+                goto drop;
         }
         t->entries = a;
-        e->orig = orig;
-        e->expected = now;
-        e->changed = true;
-        e->state_slot = rec->slot + 1;
+        orig = claim_state(e->files.orig);
         log_info("%s: %s from a previous latniced; its original is %s.", e->group.name,
                  state_describe(&now, buf), state_describe(&orig, obuf));
         t->entries[t->n_entries++] = TAKE_PTR(e);
         return 1;
+drop:
+        /* The records are the caller's to drop. */
+        e->files.slot1 = e->unit.slot1 = 0;
+        entry_free(TAKE_PTR(e));
+        return r;
+}
+
+/* Records of a latniced before unit property records (its unit's
+ * CPUWeight= in the group's record: group-systemd.h) become the group's
+ * record and a unit property record, in the file too: the unit's first
+ * (a latniced killed in between converts again, and finds the group's
+ * record and two of the unit's, one of which is dropped). A malformed one
+ * stays as it was (and is dropped). *RECS grows by the new records. */
+static int records_convert(GroupTable *t, StateCgroupRecord **recs, size_t *n)
+{
+        size_t m = *n;
+
+        for (size_t i = 0; i < m; i++) {
+                StateCgroupRecord u, *a;
+                uint32_t slot1 = 0, old1 = (*recs)[i].slot + 1;
+                int r;
+
+                if ((*recs)[i].target != STATE_TARGET_CGROUP_FILE)
+                        continue;
+                r = group_systemd_convert(&(*recs)[i], &u);
+                if (r == -ENOMEM)
+                        return r;
+                if (r <= 0)
+                        continue;
+                a = realloc(*recs, (*n + 1) * sizeof(StateCgroupRecord));
+                if (!a) {
+                        free(u.path);
+                        return -ENOMEM;
+                }
+                *recs = a;
+                r = state_file_cgroup_put(t->state, &slot1, &u);
+                if (r >= 0)
+                        r = state_file_cgroup_put(t->state, &old1, &(*recs)[i]);
+                if (r < 0)
+                        log_warning_errno(r, "%s: cannot convert its record in the state file "
+                                             "%s (%m): kept as it is.",
+                                          u.path, state_file_path(t->state));
+                /* A unit record not in the file has no slot (slot1 0). */
+                u.slot = slot1 - 1;
+                (*recs)[(*n)++] = u;
+        }
+        return 0;
+}
+
+/* The unit property record among RECS (N) of the group REC records, not
+ * yet taken (TAKEN: per record). */
+static const StateCgroupRecord *unit_record_of(const StateCgroupRecord *rec,
+                                               const StateCgroupRecord *recs, size_t n,
+                                               bool *taken)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!taken[i] && recs[i].target == STATE_TARGET_UNIT_PROPERTY &&
+                    recs[i].kind == rec->kind && streq(recs[i].path, rec->path)) {
+                        taken[i] = true;
+                        return &recs[i];
+                }
+        return NULL;
+}
+
+/* Is there an entry for the cgroup at PATH? */
+static bool entry_at(GroupTable *t, const char *path)
+{
+        for (size_t i = 0; i < t->n_entries; i++)
+                if (t->entries[i]->group.kind == SCHED_GROUP_CGROUP2 &&
+                    streq(t->entries[i]->group.path, path))
+                        return true;
+        return false;
+}
+
+static void record_drop(StateFile *f, const StateCgroupRecord *rec)
+{
+        uint32_t slot1 = rec->slot + 1;
+
+        state_file_cgroup_release(f, &slot1);
 }
 
 int group_table_attach_state(GroupTable *t, StateFile *f)
 {
+        _cleanup_free_ bool *taken = NULL;
         StateCgroupRecord *recs = NULL;
         size_t n = 0;
         int r;
 
         t->state = f;
         r = state_file_cgroup_take(f, STATE_CGROUP_GROUPS, &recs, &n);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
-                r = adopt_one(t, &recs[i]);
+        if (r >= 0)
+                r = records_convert(t, &recs, &n);
+        if (r >= 0 && !(taken = calloc(MAX(n, 1u), sizeof(bool))))
+                r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const StateCgroupRecord *unit;
+
+                if (recs[i].target != STATE_TARGET_CGROUP_FILE)
+                        continue;
+                taken[i] = true;
+                unit = unit_record_of(&recs[i], recs, n, taken);
+                r = adopt_one(t, &recs[i], unit);
                 if (r == 0) {
-                        uint32_t slot1 = recs[i].slot + 1;
-                        state_file_cgroup_release(f, &slot1);
+                        record_drop(f, &recs[i]);
+                        if (unit)
+                                record_drop(f, unit);
                 }
-                if (r == -ENOMEM)
-                        break;
         }
+        /* A unit's record without its group's (a latniced killed between
+         * the two, or a second one): given back unless its group is held. */
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (!taken[i]) {
+                        if (!entry_at(t, recs[i].path))
+                                unit_record_restore(t, &recs[i]);
+                        record_drop(f, &recs[i]);
+                }
         state_cgroup_records_free(recs, n);
         return r == -ENOMEM ? r : 0;
 }
 
 /* E no longer holds what latniced left (NOW): is that someone else's
- * change? A unit's is theirs only if its CPUWeight= is not latniced's any
- * more: systemd writes the files its own way, and a moment after the call.
- * 1: theirs (E is user-owned now), 0: still latniced's, negative: cannot
- * tell yet. */
+ * change? A unit's is theirs only if its latency nice changed, or its
+ * CPUWeight= is not latniced's any more: systemd writes the files its own
+ * way, and a moment after the call. 1: theirs (E is user-owned now),
+ * 0: still latniced's, negative: cannot tell yet. */
 static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
 {
-        char buf[64];
+        char v[STATE_VALUE_MAX], buf[64];
 
-        /* systemd never writes cpu.latency.nice: a change there is always
-         * someone else's. */
-        if (e->sd.set && !(now->has_latency_nice && e->expected.has_latency_nice &&
-                           now->latency_nice != e->expected.latency_nice)) {
-                int r = group_systemd_still_ours(t->systemd, &e->sd);
+        state_format(now, v);
+        if (!ledger_claim_changed(&e->files, v, files_same, e)) {
+                _cleanup_free_ char *cur = NULL;
+                int r = 1;
 
-                if (r < 0)
-                        return r;
-                if (r > 0) {
-                        e->expected = *now;
+                if (ledger_claim_held(&e->unit)) {
+                        r = group_systemd_get(t->systemd, e->sd.unit_path, SYSTEMD_UNITS_BY_NAME,
+                                              &cur);
+                        if (r < 0)
+                                return r;
+                        r = ledger_claim_changed(&e->unit, cur, NULL, NULL);
+                }
+                if (r == 0) {
+                        entry_settle(t, e, now, now);
                         return 0;
                 }
         }
         e->user_owned = true;
-        state_file_cgroup_release(t->state, &e->state_slot);
+        ledger_claim_drop(&e->files, t->state);
+        ledger_claim_drop(&e->unit, t->state);
         log_info("%s: changed by someone else (%s), leaving it alone.", e->group.name,
                  state_describe(now, buf));
         return 1;
@@ -784,25 +1007,39 @@ static int entry_route(GroupTable *t, GroupEntry *e)
         return 0;
 }
 
+/* Write WANT to E (NOW: what it has) as the ledger's claims: a unit's
+ * CPUWeight= through systemd first (it realizes the cgroup's cpu
+ * controller), then its files (of a unit's, the latency nice), each
+ * recorded in the state file before it is made. */
 static int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
                        const SchedGroupState *want)
 {
-        int r;
+        char n[STATE_VALUE_MAX], w[STATE_VALUE_MAX];
+        StateCgroupRecord target;
+        int r, unrecorded;
 
-        if (!e->sd.unit_path)
-                return sched_group_write_state(&e->group, now, want);
-        /* systemd has no property for cpu.latency.nice and never writes the
-         * file (not on daemon-reload either): it is written directly, on a
-         * unit's cgroup that has the cpu controller (the file is there). */
-        if (now->has_latency_nice && want->has_latency_nice &&
-            now->latency_nice != want->latency_nice) {
-                r = sched_group_write_latency_nice(&e->group, want->latency_nice);
+        if (e->sd.unit_path && !sched_group_weight_equal(&e->group, now, want)) {
+                _cleanup_free_ char *found = NULL, *weight = NULL;
+
+                if (systemd_weight_to_string(e->sd.found, &found) < 0 ||
+                    systemd_weight_to_string(group_systemd_weight(want), &weight) < 0)
+                        return -ENOMEM;
+                entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
+                r = ledger_claim_write(&e->unit, t->state, &target, found, weight, unit_write,
+                                       &(UnitWrite){ t->systemd, e->sd.unit_path,
+                                                     SYSTEMD_UNITS_OWNED },
+                                       &unrecorded);
+                entry_unrecorded(t, e, unrecorded);
                 if (r < 0)
                         return r;
         }
-        if (sched_group_weight_equal(&e->group, now, want))
-                return 0;
-        return group_systemd_set(t->systemd, &e->sd, want);
+        state_format(now, n);
+        state_format(want, w);
+        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
+        r = ledger_claim_write(&e->files, t->state, &target, n, w, files_write,
+                               &(FilesWrite){ .e = e, .now = now }, &unrecorded);
+        entry_unrecorded(t, e, unrecorded);
+        return r;
 }
 
 /* CPULatencyNice= asked for on a group without cpu.latency.nice: said once
@@ -831,24 +1068,19 @@ static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int va
                    "settings apply.", value, (int)pid, e->group.name, why);
 }
 
-/* Into WANT, the latency nice S asks for, else E's original, where the
- * group has cpu.latency.nice (NOW). */
+/* Into WANT, the latency nice S asks for, else ORIG's, where the group
+ * has cpu.latency.nice (NOW). */
 static void entry_want_latency(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s,
-                               const SchedGroupState *now, SchedGroupState *want)
+                               const SchedGroupState *now, const SchedGroupState *orig,
+                               SchedGroupState *want)
 {
-        /* The file came after the entry (systemd enabled the cpu controller
-         * for a unit's weight): what it holds now was not latniced's. */
-        if (now->has_latency_nice && !e->orig.has_latency_nice) {
-                e->orig.has_latency_nice = true;
-                e->orig.latency_nice = now->latency_nice;
-        }
         if (!now->has_latency_nice) {
                 if (settings_has(s, SETTING_CPU_LATENCY_NICE))
                         latency_missing_note(t, e, pid, s->cpu_latency_nice);
                 return;
         }
         want->latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE) ? s->cpu_latency_nice
-                                                                       : e->orig.latency_nice;
+                                                                       : orig->latency_nice;
 }
 
 /* Does E's subtree hold processes of other users than PID's (whose uid
@@ -887,7 +1119,7 @@ static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid, uid_t *ret_uid
  * must hold none but that user's processes? */
 static bool entry_watched(const GroupEntry *e)
 {
-        return e->changed && !e->user_owned && !e->own_scope && e->acting_uid != 0;
+        return entry_changed(e) && !e->user_owned && !e->own_scope && e->acting_uid != 0;
 }
 
 /* E is to be watched from now on (entry_watched()): the caller's timer is
@@ -904,22 +1136,25 @@ static void entry_watch(GroupTable *t, GroupEntry *e)
  * (at a rescan). */
 static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
 {
+        SchedGroupState orig = { .weight = 100 };
         char buf[64];
 
         if (!e->shared)
                 t->counters.n_shared++;
         e->shared = e->shared_known = true;
         e->checked_uid = e->acting_uid;
-        if (!e->changed)
+        if (!entry_changed(e))
                 return;
+        if (ledger_claim_held(&e->files))
+                orig = claim_state(e->files.orig);
         log_notice("%s now holds %s as well (in it or a cgroup below it), not only uid %u's: "
                    "its original %s comes back; a group shared with another user is not "
                    "changed for a user's rules.",
-                   e->group.name, why, (unsigned)e->acting_uid, state_describe(&e->orig, buf));
+                   e->group.name, why, (unsigned)e->acting_uid, state_describe(&orig, buf));
         (void)entry_restore(t, e);
-        /* Restored, or someone else's since: latniced has nothing there to
-         * give back any more (entry_restore() dropped its record). */
-        e->changed = e->by_booster = false;
+        /* Restored, or someone else's since (user-owned): latniced holds
+         * nothing there any more (entry_restore() ended its claims). */
+        e->by_booster = false;
 }
 
 /* Write WANT to E (NOW: what it has), recorded in the state file first.
@@ -928,19 +1163,16 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
                         const SchedGroupState *want)
 {
         uint64_t refused = systemd_units_refusals(t->systemd);
+        SchedGroupState back;
         char buf[64];
         int r;
 
         if (entry_route(t, e) < 0)
                 return 0;
-        entry_record(t, e, want, e->changed ? &e->expected : NULL);
         r = entry_write(t, e, now, want);
         if (r < 0) {
-                /* Not written: the record says what the group still has. */
-                if (e->changed)
-                        entry_record(t, e, &e->expected, NULL);
-                else
-                        state_file_cgroup_release(t->state, &e->state_slot);
+                /* Not written: the claims' records say what the group
+                 * still has. */
                 if (r == -ENOENT)
                         return 0;
                 if (put_off(t, refused)) {
@@ -954,13 +1186,12 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
         }
         /* What the kernel made of it (cpu.shares rounds); systemd writes a
          * unit's files after its call returns. */
-        if (e->sd.unit_path || sched_group_read(&e->group, &e->expected) < 0)
-                e->expected = *want;
-        if (!sched_group_state_equal(&e->group, &e->expected, want))
-                entry_record(t, e, &e->expected, NULL);
-        e->changed = true;
+        if (e->sd.unit_path || sched_group_read(&e->group, &back) < 0)
+                back = *want;
+        if (!sched_group_state_equal(&e->group, &back, want))
+                entry_settle(t, e, now, &back);
         t->counters.n_applied++;
-        log_info("%s: %s for %d.", e->group.name, state_describe(&e->expected, buf), (int)pid);
+        log_info("%s: %s for %d.", e->group.name, state_describe(&back, buf), (int)pid);
         return 1;
 }
 
@@ -969,9 +1200,7 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
  * still takes (only other processes' requests are held back there). */
 static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s, bool booster)
 {
-        SchedGroupState now, want;
-        uint32_t weight = e->orig.weight;
-        bool idle = e->orig.idle;
+        SchedGroupState now, want, orig;
         char buf[64];
         char why[96];
         uid_t uid;
@@ -982,22 +1211,26 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
         if (entry_shared(t, e, pid, &uid, why)) {
                 /* What it holds was asked for by UID, for whom it is
                  * shared now: given back. Another user's request stays. */
-                if (e->changed && e->acting_uid == uid)
+                if (entry_changed(e) && e->acting_uid == uid)
                         entry_give_back(t, e, why);
                 return 0;
         }
         r = sched_group_read(&e->group, &now);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        if (e->changed && !sched_group_state_equal(&e->group, &now, &e->expected) &&
-            entry_foreign(t, e, &now) != 0)
-                return 0;
-        if (settings_has(s, SETTING_CPU_WEIGHT))
-                weight = s->cpu_weight;
-        if (settings_has(s, SETTING_CPU_IDLE))
-                idle = s->cpu_idle;
-        sched_group_state_want(&e->group, &now, weight, idle, &want);
-        entry_want_latency(t, e, pid, s, &now, &want);
+        if (ledger_claim_held(&e->files)) {
+                SchedGroupState expected = claim_state(e->files.expected);
+
+                if (!sched_group_state_equal(&e->group, &now, &expected) &&
+                    entry_foreign(t, e, &now) != 0)
+                        return 0;
+        }
+        orig = entry_orig(t, e, &now);
+        sched_group_state_want(&e->group, &now,
+                               settings_has(s, SETTING_CPU_WEIGHT) ? s->cpu_weight : orig.weight,
+                               settings_has(s, SETTING_CPU_IDLE) ? s->cpu_idle : orig.idle,
+                               &want);
+        entry_want_latency(t, e, pid, s, &now, &orig, &want);
         /* The latest request wins: the group holds UID's from now on, and
          * is watched for other users' processes if UID is not root. */
         e->acting_uid = uid;
@@ -1130,33 +1363,44 @@ static int scope_entry_new(GroupTable *t, pid_t pid, const char *cg, uint64_t we
                            GroupEntry **ret)
 {
         _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
+        _cleanup_free_ char *unset = NULL, *w = NULL;
+        SchedGroupState now = { .weight = 100 }, orig;
+        StateCgroupRecord target;
         GroupEntry **a;
-        int r;
+        int r, unrecorded;
 
         if (!e)
                 return -ENOMEM;
         r = sched_group_cgroup2_of(&t->roots, t->proc_root, pid, &e->group);
         if (r <= 0)
                 return r == -ENOMEM ? r : -ESRCH;
-        if (sched_group_read(&e->group, &e->expected) < 0)
-                sched_group_state_want(&e->group, &e->expected, 100, weight == SYSTEMD_WEIGHT_IDLE,
-                                       &e->expected);
-        e->orig = e->expected;
-        e->orig.weight = 100;
-        e->orig.idle = false;
-        e->sd = (GroupSystemd){ .unit_path = strdup(cg), .orig = SYSTEMD_WEIGHT_UNSET,
-                                .written = weight, .set = true };
+        if (sched_group_read(&e->group, &now) < 0)
+                sched_group_state_want(&e->group, &now, 100, weight == SYSTEMD_WEIGHT_IDLE, &now);
+        orig = now;
+        orig.weight = 100;
+        orig.idle = false;
+        e->sd = (GroupSystemd){ .unit_path = strdup(cg), .found = SYSTEMD_WEIGHT_UNSET };
         a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
-        if (!e->sd.unit_path || !a) {
-                if (a)
-                        t->entries = a;
+        if (a)
+                t->entries = a;
+        if (!e->sd.unit_path || !a || systemd_weight_to_string(SYSTEMD_WEIGHT_UNSET, &unset) < 0 ||
+            systemd_weight_to_string(weight, &w) < 0) {
                 entry_free(TAKE_PTR(e));
                 return -ENOMEM;
         }
-        t->entries = a;
-        e->changed = e->route_known = e->own_scope = e->shared_known = true;
+        e->route_known = e->own_scope = e->shared_known = true;
+        /* Made with CPUWeight=WEIGHT: latniced's from the start. */
+        entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
+        r = ledger_claim_settle(&e->unit, t->state, &target, unset, w, &unrecorded);
+        entry_unrecorded(t, e, unrecorded);
+        if (r >= 0)
+                entry_settle(t, e, &orig, &now);
+        if (r < 0 || !ledger_claim_held(&e->files)) {
+                ledger_claim_drop(&e->unit, t->state);
+                entry_free(TAKE_PTR(e));
+                return -ENOMEM;
+        }
         t->entries[t->n_entries++] = e;
-        entry_record(t, e, &e->expected, NULL);
         *ret = TAKE_PTR(e);
         return 0;
 }
@@ -1261,11 +1505,9 @@ static int protect(GroupTable *t, pid_t pid, uint64_t starttime)
                 return r;
         /* Demoted before the sensitive process showed up: not any more (a
          * booster's boost stays). */
-        if (e->changed && !e->by_booster && entry_restore(t, e)) {
-                e->changed = false;
+        if (entry_changed(e) && !e->by_booster && entry_restore(t, e))
                 log_info("%s holds %d, which a rule makes latency-sensitive: not demoted.",
                          e->group.name, (int)pid);
-        }
         return 0;
 }
 
@@ -1365,15 +1607,6 @@ int group_table_attach_event(GroupTable *t, sd_event *event)
         if (!t || !t->systemd)
                 return 0;
         return systemd_units_on_resume(t->systemd, event, on_systemd_resume, t);
-}
-
-void group_table_set_systemd(GroupTable *t, SystemdUnits *s)
-{
-        systemd_units_on_resume_remove(t->systemd, on_systemd_resume, t);
-        if (!t->systemd_borrowed)
-                systemd_units_free(t->systemd);
-        t->systemd = s;
-        t->systemd_borrowed = true;
 }
 
 void group_table_set_sched_ext(GroupTable *t, bool sched_ext)

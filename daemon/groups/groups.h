@@ -55,8 +55,12 @@ typedef struct GroupCounters {
                               * alone, or given its original back) */
 } GroupCounters;
 
-/* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing. */
-int group_table_new(const char *proc_root, bool dry_run, GroupTable **ret);
+typedef struct SystemdUnits SystemdUnits;
+
+/* PROC_ROOT borrowed ("/proc" if NULL); DRY_RUN: decide and log, write nothing.
+ * SYSTEMD: the systemd managers (borrowed, outliving the table; NULL: no
+ * systemd, or a test's /proc whose cgroups are nobody's units). */
+int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, GroupTable **ret);
 GroupTable *group_table_free(GroupTable *t);
 
 /*
@@ -90,9 +94,6 @@ void group_table_sweep(GroupTable *t, bool complete);
  */
 typedef struct sd_event sd_event;
 int group_table_attach_event(GroupTable *t, sd_event *event);
-/* Tests: the systemd managers are S's (borrowed, outliving T), not /run's. */
-typedef struct SystemdUnits SystemdUnits;
-void group_table_set_systemd(GroupTable *t, SystemdUnits *s);
 
 /* Before a rescan: sharing is checked again at each group's next request. */
 void group_table_rescan_begin(GroupTable *t);
@@ -124,14 +125,19 @@ size_t group_table_restore_all(GroupTable *t);
 
 /*
  * Keep every group latniced changes in F as well (state-file.h; borrowed,
- * NULL: none): recorded before the write, dropped once the original is
- * back, so a latniced that dies gives nothing away. F's group records of a
- * previous latniced are taken over now: a group that still has what it
- * wrote gets the record's original, kept while a process asks for it, and
- * restored by the first complete group_table_sweep() (after a scan that
- * put no evaluation off) if none does; a group changed by someone else since, a cgroup that is gone
- * or recreated, an autogroup whose session is over: the record is dropped.
- * -ENOMEM.
+ * NULL: none), as the ledger's claims (daemon/state/ledger-claim.h): the
+ * group's state in its files, and a unit's CPUWeight= set through systemd
+ * as a unit property record of its own; recorded before the write, dropped
+ * once the original is back, so a latniced that dies gives nothing away.
+ * F's group records of a previous latniced are taken over now (an older
+ * latniced's record of a unit's group, with the unit's CPUWeight= in it, is
+ * converted first, in F too): a group that still has what it wrote gets the
+ * record's original, kept while a process asks for it, and restored by the
+ * first complete group_table_sweep() (after a scan that put no evaluation
+ * off) if none does; a group changed by someone else since, a cgroup that is
+ * recreated, an autogroup whose session is over: the record is dropped. A
+ * unit whose cgroup is gone gets its original CPUWeight= back at once, if
+ * it still has latniced's. -ENOMEM.
  */
 typedef struct StateFile StateFile;
 int group_table_attach_state(GroupTable *t, StateFile *f);

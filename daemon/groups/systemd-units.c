@@ -63,15 +63,35 @@ typedef struct ResumeListener {
         void *userdata;
 } ResumeListener;
 
+/* A signal of the system manager that came while latniced waited for a job
+ * (bus_dispatch_until()): handed on from the event loop, never from inside
+ * a call of units.c or groups.c. */
+typedef struct HeldSignal {
+        bool job_done; /* JobRemoved "done"; else UnitNew */
+        char *unit;
+} HeldSignal;
+
+#define HELD_MAX 256u
+
 struct SystemdUnits {
         char *run_dir;
         sd_bus *system;
+        /* systemd_units_watch(): the system connection is attached to EVENT
+         * and carries these (again after a reconnection). */
+        sd_event *event;
+        SystemdUnitsWatch watch;
+        void *watch_userdata;
+        sd_bus_slot *job_removed, *unit_new, *subscribe;
+        bool waiting; /* in bus_dispatch_until() on the system connection */
+        HeldSignal held[HELD_MAX];
+        size_t n_held;
+        sd_event_source *deliver;
         UserBus users[USER_BUSES_MAX];
         size_t n_users;
         UserCost costs[USER_BUSES_MAX];
         size_t n_costs;
         uint64_t n_refused; /* calls put off by a pause (systemd_units_refusals()) */
-        sd_event *event;    /* systemd_units_on_resume() */
+        sd_event *resume_event; /* systemd_units_on_resume() */
         sd_event_source *resume;
         ResumeListener listeners[RESUME_LISTENERS_MAX];
         size_t n_listeners;
@@ -107,12 +127,29 @@ int systemd_units_new(const char *run_dir, SystemdUnits **ret)
         return 0;
 }
 
+static void watch_detach(SystemdUnits *s)
+{
+        s->job_removed = sd_bus_slot_unref(s->job_removed);
+        s->unit_new = sd_bus_slot_unref(s->unit_new);
+        s->subscribe = sd_bus_slot_unref(s->subscribe);
+        if (s->system)
+                (void) sd_bus_detach_event(s->system);
+}
+
+static void held_clear(SystemdUnits *s)
+{
+        for (size_t i = 0; i < s->n_held; i++)
+                free(s->held[i].unit);
+        s->n_held = 0;
+}
+
 SystemdUnits *systemd_units_free(SystemdUnits *s)
 {
         if (!s)
                 return NULL;
         sd_event_source_disable_unref(s->resume);
-        sd_event_unref(s->event);
+        sd_event_unref(s->resume_event);
+        systemd_units_unwatch(s);
         sd_bus_flush_close_unref(s->system);
         for (size_t i = 0; i < s->n_users; i++)
                 sd_bus_close_unref(s->users[i].bus);
@@ -183,6 +220,21 @@ static int bus_dispatch_until(sd_bus *bus, int (*done)(sd_bus *bus, void *userda
         }
 }
 
+/* Dispatch on the system connection holds back the watch's signals
+ * (signal_pass()). */
+static int system_dispatch_until(SystemdUnits *s, sd_bus *bus,
+                                 int (*done)(sd_bus *bus, void *userdata), void *userdata,
+                                 uint64_t timeout_usec)
+{
+        bool system = bus == s->system, was = s->waiting;
+        int r;
+
+        s->waiting |= system;
+        r = bus_dispatch_until(bus, done, userdata, timeout_usec);
+        s->waiting = was;
+        return r;
+}
+
 /* BUS's authentication has ended. sd-bus bounds it only by its own 90 s,
  * and a stopped manager's socket still accepts the connection: its user
  * could hold latniced that long. */
@@ -234,7 +286,10 @@ static uint64_t manager_timeout(uid_t uid)
         return uid == (uid_t)-1 ? SYSTEMD_UNITS_TIMEOUT_USEC : USER_TIMEOUT_USEC;
 }
 
-/* The connection to the manager of UID (UID_INVALID: the system manager), opened on first use. */
+static int watch_attach(SystemdUnits *s);
+
+/* The connection to the manager of UID (UID_INVALID: the system manager),
+ * opened on first use; the system manager's carries the watch, if any. */
 static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
 {
         sd_bus *bus = NULL;
@@ -245,6 +300,10 @@ static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
                         r = sd_bus_open_system(&s->system);
                         if (r < 0)
                                 return r;
+                        if (s->event && watch_attach(s) < 0)
+                                log_warning("Not watching systemd for new units again after "
+                                            "reconnecting: they are found through their "
+                                            "processes.");
                 }
                 bus = s->system;
         } else {
@@ -400,7 +459,7 @@ static void resume_arm(SystemdUnits *s)
         uint64_t when = UINT64_MAX;
         int r;
 
-        if (!s->event)
+        if (!s->resume_event)
                 return;
         for (size_t i = 0; i < s->n_costs; i++)
                 if (s->costs[i].resume_due && s->costs[i].until < when)
@@ -411,7 +470,8 @@ static void resume_arm(SystemdUnits *s)
                 return;
         }
         if (!s->resume) {
-                r = sd_event_add_time(s->event, &s->resume, CLOCK_MONOTONIC, when, 0, on_resume, s);
+                r = sd_event_add_time(s->resume_event, &s->resume, CLOCK_MONOTONIC, when, 0,
+                                      on_resume, s);
                 if (r >= 0)
                         (void) sd_event_source_set_description(s->resume, "systemd-resume");
         } else {
@@ -427,12 +487,12 @@ static void resume_arm(SystemdUnits *s)
 int systemd_units_on_resume(SystemdUnits *s, sd_event *event, void (*cb)(void *userdata),
                             void *userdata)
 {
-        if (!s || !event || !cb || (s->event && s->event != event))
+        if (!s || !event || !cb || (s->resume_event && s->resume_event != event))
                 return -EINVAL;
         if (s->n_listeners == RESUME_LISTENERS_MAX)
                 return -ENOSPC;
-        if (!s->event)
-                s->event = sd_event_ref(event);
+        if (!s->resume_event)
+                s->resume_event = sd_event_ref(event);
         s->listeners[s->n_listeners++] = (ResumeListener){ .cb = cb, .userdata = userdata };
         resume_arm(s); /* pauses of before */
         return 0;
@@ -453,6 +513,7 @@ void systemd_units_on_resume_remove(SystemdUnits *s, void (*cb)(void *userdata),
 static void manager_bus_drop(SystemdUnits *s, uid_t uid)
 {
         if (uid == (uid_t)-1) {
+                watch_detach(s);
                 s->system = sd_bus_flush_close_unref(s->system);
                 return;
         }
@@ -762,7 +823,8 @@ static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **r
         r = sd_bus_message_read(reply, "o", &job);
         if (r >= 0) {
                 w.job = strdup(job);
-                r = w.job ? bus_dispatch_until(bus, job_ended, &w, manager_timeout(uid)) : -ENOMEM;
+                r = w.job ? system_dispatch_until(s, bus, job_ended, &w, manager_timeout(uid))
+                          : -ENOMEM;
         }
         free(w.job);
         if (r >= 0 && !streq(w.result, "done")) {
@@ -801,6 +863,153 @@ int systemd_units_start_scope(SystemdUnits *s, const SystemdScopeRequest *req, c
 
         user_call_done(s, req->unit_cgroup, start, r);
         return r;
+}
+
+/* ---- The watch of the system manager ------------------------------------ */
+
+static int on_deliver(sd_event_source *es, void *userdata)
+{
+        SystemdUnits *s = userdata;
+
+        (void) sd_event_source_set_enabled(es, SD_EVENT_OFF);
+        /* Taken out one by one: a callback may call the manager. */
+        while (s->n_held > 0 && s->event) {
+                HeldSignal h = s->held[0];
+
+                memmove(s->held, s->held + 1, sizeof(h) * --s->n_held);
+                (h.job_done ? s->watch.job_done : s->watch.unit_new)(h.unit, s->watch_userdata);
+                free(h.unit);
+        }
+        return 0;
+}
+
+/* Hand UNIT's signal on now, or from the event loop if it came while
+ * latniced waits for a job of its own. */
+static void signal_pass(SystemdUnits *s, bool job_done, const char *unit)
+{
+        char *copy;
+        int r;
+
+        if (!s->waiting) {
+                (job_done ? s->watch.job_done : s->watch.unit_new)(unit, s->watch_userdata);
+                return;
+        }
+        if (s->n_held == HELD_MAX) {
+                log_debug("Too many systemd signals while waiting; %s is found through its "
+                          "processes.", unit);
+                return;
+        }
+        copy = strdup(unit);
+        if (!copy) {
+                log_oom();
+                return;
+        }
+        s->held[s->n_held++] = (HeldSignal) { .job_done = job_done, .unit = copy };
+        if (!s->deliver) {
+                r = sd_event_add_defer(s->event, &s->deliver, on_deliver, s);
+                if (r >= 0)
+                        (void) sd_event_source_set_description(s->deliver, "systemd-held");
+        } else
+                r = sd_event_source_set_enabled(s->deliver, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_warning_errno(r, "Cannot hand on systemd's signals (%m): new units are "
+                                     "found through their processes.");
+}
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *unit, *result, *job;
+        uint32_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "uoss", &id, &job, &unit, &result);
+        if (r < 0) {
+                log_debug_errno(r, "Malformed JobRemoved signal: %m");
+                return 0;
+        }
+        if (streq(result, "done"))
+                signal_pass(userdata, true, unit);
+        return 0;
+}
+
+static int on_unit_new(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *unit, *path;
+        int r;
+
+        r = sd_bus_message_read(m, "so", &unit, &path);
+        if (r < 0) {
+                log_debug_errno(r, "Malformed UnitNew signal: %m");
+                return 0;
+        }
+        signal_pass(userdata, false, unit);
+        return 0;
+}
+
+static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e)
+                log_info("systemd did not accept Subscribe (%s: %s); new units are configured "
+                         "when their first process starts",
+                         e->name, strna(e->message));
+        else
+                log_debug("Subscribed to systemd unit signals");
+        return 0;
+}
+
+/* The watch onto the (open) system connection. */
+static int watch_attach(SystemdUnits *s)
+{
+        int r;
+
+        r = sd_bus_attach_event(s->system, s->event, SD_EVENT_PRIORITY_NORMAL);
+        /* Not closed when the event loop exits (sd-bus does that to an
+         * attached connection by default): latniced gives units their
+         * CPUWeight= back through it after its loop ended. */
+        if (r >= 0)
+                r = sd_bus_set_close_on_exit(s->system, false);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(s->system, &s->job_removed, SD_DEST, SD_PATH,
+                                              SD_MANAGER, "JobRemoved", on_job_removed, NULL, s);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(s->system, &s->unit_new, SD_DEST, SD_PATH,
+                                              SD_MANAGER, "UnitNew", on_unit_new, NULL, s);
+        if (r >= 0)
+                r = sd_bus_call_method_async(s->system, &s->subscribe, SD_DEST, SD_PATH,
+                                             SD_MANAGER, "Subscribe", on_subscribed, s, NULL);
+        if (r < 0)
+                watch_detach(s);
+        return r;
+}
+
+int systemd_units_watch(SystemdUnits *s, sd_event *event, const SystemdUnitsWatch *w,
+                        void *userdata)
+{
+        sd_bus *bus;
+        int r;
+
+        if (!event || !w || !w->job_done || !w->unit_new)
+                return -EINVAL;
+        systemd_units_unwatch(s);
+        s->event = event;
+        s->watch = *w;
+        s->watch_userdata = userdata;
+        r = s->system ? watch_attach(s) : manager_bus(s, (uid_t)-1, &bus);
+        if (r >= 0 && !s->job_removed)
+                r = -ENOTCONN; /* opened, but the watch could not be attached */
+        if (r < 0)
+                systemd_units_unwatch(s);
+        return r;
+}
+
+void systemd_units_unwatch(SystemdUnits *s)
+{
+        watch_detach(s);
+        held_clear(s);
+        s->deliver = sd_event_source_disable_unref(s->deliver);
+        s->event = NULL;
 }
 
 int systemd_weight_to_string(uint64_t weight, char **ret)

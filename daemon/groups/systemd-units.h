@@ -131,6 +131,26 @@ int systemd_units_on_resume(SystemdUnits *s, sd_event *event, void (*cb)(void *u
                             void *userdata);
 void systemd_units_on_resume_remove(SystemdUnits *s, void (*cb)(void *userdata), void *userdata);
 
+/* What the system manager's unit signals are handed on to (UNIT: the
+ * unit's name): a job of UNIT ended with "done" (JobRemoved), UNIT was
+ * loaded (UnitNew). */
+typedef struct SystemdUnitsWatch {
+        void (*job_done)(const char *unit, void *userdata);
+        void (*unit_new)(const char *unit, void *userdata);
+} SystemdUnitsWatch;
+
+/*
+ * Subscribe to the system manager's unit signals on the one system
+ * connection, attached to EVENT, and hand them to W (with USERDATA): from
+ * the event loop, never from inside another call of this module (a signal
+ * that comes while latniced waits for a scope's job is held until the
+ * loop runs again). After a failed call the connection is opened again at
+ * the next, and the watch with it. Replaces an earlier watch.
+ */
+int systemd_units_watch(SystemdUnits *s, sd_event *event, const SystemdUnitsWatch *w,
+                        void *userdata);
+void systemd_units_unwatch(SystemdUnits *s);
+
 /* WEIGHT as text for logs and the state file ("idle", "default", "200"),
  * and back (-EINVAL for anything else). */
 int systemd_weight_to_string(uint64_t weight, char **ret);

@@ -55,8 +55,7 @@ typedef struct CgroupEntry {
 } CgroupEntry;
 
 typedef struct UnitsWatch {
-        sd_bus *bus;
-        sd_bus_slot *job_removed, *unit_new, *subscribe;
+        bool on;              /* systemd_units_watch() took it */
         const Policy *(*get_policy)(void *userdata);
         void *userdata;
         sd_event *event;      /* borrowed */
@@ -82,7 +81,7 @@ struct UnitState {
         bool state_warned;
         StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
         size_t n_adopted;
-        SystemdUnits *systemd;       /* NULL: no systemd, or a --cgroup-root tree */
+        SystemdUnits *systemd;       /* borrowed; NULL: no systemd, or a --cgroup-root tree */
         bool sched_ext;              /* units_set_sched_ext() */
 };
 
@@ -885,7 +884,7 @@ int units_attach_state(UnitState *u, StateFile *f)
 
 /* ---- Public API -------------------------------------------------------- */
 
-int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
+int units_new(const char *cgroup_root, bool dry_run, SystemdUnits *systemd, UnitState **ret)
 {
         _cleanup_free_ UnitState *u = NULL;
         _cleanup_free_ char *root = NULL;
@@ -917,13 +916,7 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
         if (r < 0)
                 return r;
         /* Only on the real hierarchy: a --cgroup-root tree is nobody's. */
-        if (!cgroup_root) {
-                r = systemd_units_new("/run", &u->systemd);
-                if (r < 0 && r != -ENOMEDIUM)
-                        log_warning_errno(r, "Cannot set up systemd's units (%m): CPUWeight= "
-                                             "and CPUIdle= are written to cgroup files, where "
-                                             "systemd may overwrite them.");
-        }
+        u->systemd = cgroup_root ? NULL : systemd;
         u->root = TAKE_PTR(root);
         u->dry_run = dry_run;
         u->generation = 1;
@@ -931,25 +924,20 @@ int units_new(const char *cgroup_root, bool dry_run, UnitState **ret)
         return 0;
 }
 
-static void watch_done(UnitsWatch *w)
+static void watch_done(UnitState *u)
 {
-        w->retry = sd_event_source_disable_unref(w->retry);
-        w->job_removed = sd_bus_slot_unref(w->job_removed);
-        w->unit_new = sd_bus_slot_unref(w->unit_new);
-        w->subscribe = sd_bus_slot_unref(w->subscribe);
-        if (w->bus) {
-                sd_bus_detach_event(w->bus);
-                w->bus = sd_bus_flush_close_unref(w->bus);
-        }
+        u->watch.retry = sd_event_source_disable_unref(u->watch.retry);
+        if (u->watch.on)
+                systemd_units_unwatch(u->systemd);
+        u->watch.on = false;
 }
 
 UnitState *units_free(UnitState *u)
 {
         if (!u)
                 return NULL;
-        watch_done(&u->watch);
+        watch_done(u);
         systemd_units_on_resume_remove(u->systemd, units_on_resume, u);
-        systemd_units_free(u->systemd);
         state_cgroup_records_free(u->adopted, u->n_adopted);
         for (size_t i = 0; i < u->n_entries; i++)
                 entry_free(u->entries[i]);
@@ -1225,56 +1213,17 @@ int units_restore_all(UnitState *u)
 
 /* ---- systemd signals ----------------------------------------------------- */
 
-static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* A unit's job ended, or a unit was loaded: usually the unit has no
+ * cgroup yet when it is new (its job's end comes later); a transient scope
+ * may already have one. */
+static void on_unit_event(const char *unit, void *userdata)
 {
         UnitState *u = userdata;
-        const char *unit, *result, *job;
-        uint32_t id;
         int r;
 
-        r = sd_bus_message_read(m, "uoss", &id, &job, &unit, &result);
-        if (r < 0) {
-                log_debug_errno(r, "Malformed JobRemoved signal: %m");
-                return 0;
-        }
-        if (!streq(result, "done"))
-                return 0;
         r = units_apply_unit(u, u->watch.get_policy(u->watch.userdata), unit);
         if (r < 0)
                 log_warning_errno(r, "Failed to configure unit %s: %m", unit);
-        return 0;
-}
-
-static int on_unit_new(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        UnitState *u = userdata;
-        const char *unit, *path;
-        int r;
-
-        r = sd_bus_message_read(m, "so", &unit, &path);
-        if (r < 0) {
-                log_debug_errno(r, "Malformed UnitNew signal: %m");
-                return 0;
-        }
-        /* Usually the unit has no cgroup yet (JobRemoved comes later); a
-         * transient scope may already have one. */
-        r = units_apply_unit(u, u->watch.get_policy(u->watch.userdata), unit);
-        if (r < 0)
-                log_warning_errno(r, "Failed to configure unit %s: %m", unit);
-        return 0;
-}
-
-static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        if (e)
-                log_info("systemd did not accept Subscribe (%s: %s); new units are configured "
-                         "when their first process starts",
-                         e->name, strna(e->message));
-        else
-                log_debug("Subscribed to systemd unit signals");
-        return 0;
 }
 
 /* A pause of a user's manager ended (systemd_units_on_resume()): what it
@@ -1325,45 +1274,26 @@ static void units_retry_later(UnitState *u)
 int units_watch_systemd(UnitState *u, sd_event *event,
                         const Policy *(*get_policy)(void *userdata), void *userdata)
 {
-        UnitsWatch w = { .get_policy = get_policy, .userdata = userdata, .event = event };
+        static const SystemdUnitsWatch w = { .job_done = on_unit_event,
+                                             .unit_new = on_unit_event };
         int r;
 
         if (!get_policy)
                 return -EINVAL;
-        watch_done(&u->watch);
-
-        r = sd_bus_open_system(&w.bus);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_attach_event(w.bus, event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_match_signal_async(w.bus, &w.job_removed, "org.freedesktop.systemd1",
-                                      "/org/freedesktop/systemd1",
-                                      "org.freedesktop.systemd1.Manager", "JobRemoved",
-                                      on_job_removed, NULL, u);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_match_signal_async(w.bus, &w.unit_new, "org.freedesktop.systemd1",
-                                      "/org/freedesktop/systemd1",
-                                      "org.freedesktop.systemd1.Manager", "UnitNew", on_unit_new,
-                                      NULL, u);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_call_method_async(w.bus, &w.subscribe, "org.freedesktop.systemd1",
-                                     "/org/freedesktop/systemd1",
-                                     "org.freedesktop.systemd1.Manager", "Subscribe",
-                                     on_subscribed, u, NULL);
-        if (r < 0)
-                goto fail;
-        u->watch = w;
+        watch_done(u);
+        if (!u->systemd)
+                return -ENOMEDIUM;
+        u->watch = (UnitsWatch) { .get_policy = get_policy, .userdata = userdata, .event = event };
+        r = systemd_units_watch(u->systemd, event, &w, u);
+        if (r < 0) {
+                u->watch = (UnitsWatch) {};
+                return r;
+        }
+        u->watch.on = true;
         systemd_units_on_resume_remove(u->systemd, units_on_resume, u);
-        r = u->systemd ? systemd_units_on_resume(u->systemd, event, units_on_resume, u) : 0;
+        r = systemd_units_on_resume(u->systemd, event, units_on_resume, u);
         if (r < 0)
                 log_warning_errno(r, "Cannot follow the pauses of systemd's user managers (%m): "
                                      "units they put off wait for the next walk.");
         return 0;
-fail:
-        watch_done(&w);
-        return r;
 }

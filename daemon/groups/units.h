@@ -43,8 +43,9 @@
  *
  * What the daemon calls, and when:
  *
- *  1. Start:   units_new(cgroup_root, dry_run, &u), with --cgroup-root (or
- *              NULL: the cgroup2 mount from /proc/self/mounts).
+ *  1. Start:   units_new(cgroup_root, dry_run, systemd, &u), with
+ *              --cgroup-root (or NULL: the cgroup2 mount from
+ *              /proc/self/mounts) and the daemon's one SystemdUnits.
  *              After the policy is loaded: units_apply_all(u, policy, &n).
  *              If a system bus is wanted (--bus is not "none"):
  *              units_watch_systemd(u, event, get_policy, manager); failure
@@ -83,10 +84,14 @@
 
 typedef struct UnitState UnitState;
 
+typedef struct SystemdUnits SystemdUnits;
+
 /* CGROUP_ROOT: the cgroup2 hierarchy (--cgroup-root), or NULL to use the
  * cgroup2 mount from /proc/self/mounts (-ENOMEDIUM if there is none).
- * DRY_RUN: log what would be written, write nothing. */
-int units_new(const char *cgroup_root, bool dry_run, UnitState **ret);
+ * DRY_RUN: log what would be written, write nothing. SYSTEMD: the systemd
+ * managers (borrowed, outliving U; NULL: no systemd, or a --cgroup-root
+ * tree, whose cgroups are nobody's units). */
+int units_new(const char *cgroup_root, bool dry_run, SystemdUnits *systemd, UnitState **ret);
 UnitState *units_free(UnitState *u);
 static inline void units_freep(UnitState **u)
 {
@@ -174,11 +179,12 @@ unsigned units_n_configured(const UnitState *u);
 
 /*
  * Subscribe to systemd (org.freedesktop.systemd1.Manager Subscribe, signals
- * JobRemoved and UnitNew) on a connection of its own to the system bus,
- * attached to EVENT, and configure units as they start. GET_POLICY returns
- * the policy in effect when a signal arrives (never cached here).
- * Returns a negative errno when there is no system bus or no systemd on it:
- * then new units are noticed through units_seen()/units_apply_cgroup() only.
+ * JobRemoved and UnitNew) through U's SystemdUnits (systemd_units_watch():
+ * its one system connection, attached to EVENT), and configure units as
+ * they start. GET_POLICY returns the policy in effect when a signal arrives
+ * (never cached here). Returns a negative errno when U has no SystemdUnits
+ * (-ENOMEDIUM) or there is no system bus: then new units are noticed
+ * through units_seen()/units_apply_cgroup() only.
  */
 int units_watch_systemd(UnitState *u, sd_event *event,
                         const Policy *(*get_policy)(void *userdata), void *userdata);

@@ -75,6 +75,33 @@ int ledger_claim_write(LedgerClaim *c, StateFile *f, const StateCgroupRecord *ta
         return r;
 }
 
+/* What was settled is in the target already. */
+static int settled(const char *value, void *userdata)
+{
+        (void)value;
+        (void)userdata;
+        return 0;
+}
+
+int ledger_claim_settle(LedgerClaim *c, StateFile *f, const StateCgroupRecord *target,
+                        const char *orig, const char *now, int *ret_unrecorded)
+{
+        return ledger_claim_write(c, f, target, orig, now, settled, NULL, ret_unrecorded);
+}
+
+int ledger_claim_set_orig(LedgerClaim *c, StateFile *f, const StateCgroupRecord *target,
+                          const char *orig)
+{
+        char *o = strdup(orig);
+
+        ln_assert(ledger_claim_held(c));
+        if (!o)
+                return -ENOMEM;
+        free(c->orig);
+        c->orig = o;
+        return claim_record(c, f, target, c->orig, c->expected, NULL);
+}
+
 int ledger_claim_restore(LedgerClaim *c, StateFile *f, const char *now, ledger_claim_same_t same,
                          const void *ctx, ledger_claim_write_t write, void *userdata,
                          char **ret_orig)

@@ -70,6 +70,26 @@ int ledger_claim_write(LedgerClaim *c, StateFile *f, const StateCgroupRecord *ta
                        void *userdata, int *ret_unrecorded);
 
 /*
+ * The target holds NOW by latniced's doing, but not by a write of C's
+ * owner (the kernel rounded what latniced wrote; systemd wrote a unit's
+ * files from the property latniced set; a scope latniced had made with
+ * it): NOW is the expected value from now on, recorded like a write, with
+ * ORIG the original if C held nothing. Same results as ledger_claim_write().
+ */
+int ledger_claim_settle(LedgerClaim *c, StateFile *f, const StateCgroupRecord *target,
+                        const char *orig, const char *now, int *ret_unrecorded);
+
+/*
+ * C's original turns out to hold more than the target had at latniced's
+ * first write (a file that came after it, such as the cpu.latency.nice
+ * systemd's cpu controller brings): ORIG is the original from now on,
+ * recorded. C must hold a value. 0, -ENOMEM (C unchanged), or the record's
+ * error (C changed, the record not).
+ */
+int ledger_claim_set_orig(LedgerClaim *c, StateFile *f, const StateCgroupRecord *target,
+                          const char *orig);
+
+/*
  * Give the original back: written through WRITE if NOW is still what
  * latniced left (NOW NULL: the target could not be read, nothing is
  * written). Ends C and its record whatever the outcome. Returns 1 if

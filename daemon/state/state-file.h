@@ -46,7 +46,8 @@
  *            (CPUAffinity=) is one more entry, not a new layout. A cgroup
  *            record ([Unit] knobs, daemon/groups/units.h; group settings of
  *            rules, daemon/groups/groups.h), or a unit property record (a
- *            unit's CPUWeight= set through systemd), is its owner and kind, the directory's identity,
+ *            unit's CPUWeight= that either sets through systemd), is its
+ *            owner and kind, the directory's identity,
  *            the original, the written and the previously written value,
  *            and the path. A record or an entry of a kind, tag or version
  *            this latniced does not know (a newer one wrote it) is skipped,

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit test for daemon/groups/group-systemd.c without a systemd: which groups are
  * asked about at all (only cgroup2 cgroups below the cgroup2 root, and only
- * with a manager), the CPUWeight= a group state asks for, and the state-file
- * suffix, written and read back, with malformed ones refused. The calls to a
- * real manager are checked in the systemd VM (kernel/vm-systemd). */
+ * with a manager), the CPUWeight= a group state asks for, and the
+ * conversion of a previous latniced's record (the unit's CPUWeight= as a
+ * suffix of the group's original) into the group's record and a unit
+ * property record, with malformed ones refused. The calls to a real
+ * manager are checked in the systemd VM (kernel/vm-systemd), taking over
+ * converted records in test-group-ledger. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,50 +40,77 @@ static void test_weight(void)
         check(group_systemd_weight(&w) == 20);
 }
 
-static void roundtrip(uint64_t orig, uint64_t written, const char *want)
+/* A record of a latniced before unit property records: ORIG carries the
+ * unit's CPUWeight= as " sd=ORIG,WRITTEN". */
+static StateCgroupRecord old_record(const char *orig)
 {
-        GroupSystemd gs = { .unit_path = (char *)"/user.slice/x.scope", .orig = orig };
-        GroupSystemd back = {};
-        _cleanup_free_ char *s = NULL, *rec = NULL;
+        StateCgroupRecord rec = {
+                .slot = 7,
+                .target = STATE_TARGET_CGROUP_FILE,
+                .owner = STATE_CGROUP_GROUPS,
+                .kind = SCHED_GROUP_CGROUP2,
+                .path = (char *)"/sys/fs/cgroup/user.slice/x.scope",
+                .ino = 4242,
+                .written = "50 0 0",
+                .previous = "70 0 0",
+        };
 
-        CHECK(group_systemd_format(&gs, written, &s) == 0);
-        check_streq(s, want);
-        /* As groups.c records it: after the file state "weight idle nice". */
-        CHECK(asprintf(&rec, "100 1 0%s", s) > 0);
-        check(strlen(rec) < 32); /* STATE_VALUE_MAX */
-        check(group_systemd_parse(rec, "/user.slice/x.scope", &back) == 1);
-        check_streq(back.unit_path, "/user.slice/x.scope");
-        check(back.orig == orig);
-        check(back.written == written);
-        check(back.set);
-        group_systemd_done(&back);
+        snprintf(rec.orig, sizeof(rec.orig), "%s", orig);
+        return rec;
 }
 
-static void test_suffix(void)
+static void converts(const char *orig, const char *state, const char *unit_orig,
+                     const char *unit_written)
 {
-        GroupSystemd files = {}, gs = {};
-        _cleanup_free_ char *s = NULL;
+        StateCgroupRecord rec = old_record(orig), u = {};
 
-        roundtrip(SYSTEMD_WEIGHT_UNSET, SYSTEMD_WEIGHT_IDLE, " sd=default,idle");
-        roundtrip(10000, 1, " sd=10000,1");
-        roundtrip(SYSTEMD_WEIGHT_IDLE, SYSTEMD_WEIGHT_UNSET, " sd=idle,default");
+        check(group_systemd_convert(&rec, &u) == 1);
+        /* The group's record: its state alone, the rest as it was. */
+        check_streq(rec.orig, state);
+        check_streq(rec.written, "50 0 0");
+        check_streq(rec.previous, "70 0 0");
+        check(rec.target == STATE_TARGET_CGROUP_FILE);
+        /* The unit's: a record of its own, of the same group. */
+        check(u.target == STATE_TARGET_UNIT_PROPERTY);
+        check(u.owner == STATE_CGROUP_GROUPS);
+        check(u.kind == SCHED_GROUP_CGROUP2);
+        check_streq(u.path, rec.path);
+        check(u.path != rec.path);
+        check(u.ino == 4242);
+        check_streq(u.orig, unit_orig);
+        check_streq(u.written, unit_written);
+        check_streq(u.previous, "");
+        free(u.path);
+}
 
-        /* Not a unit's: no suffix, and a record without one parses as none. */
-        CHECK(group_systemd_format(&files, 20, &s) == 0);
-        check_streq(s, "");
-        check(group_systemd_parse("100 0 0", "/a.scope", &gs) == 0);
-        check(gs.unit_path == NULL);
+static void test_convert(void)
+{
+        converts("100 0 0 sd=default,idle", "100 0 0", "default", "idle");
+        converts("100 1 0 sd=10000,1", "100 1 0", "10000", "1");
+        converts("20 0 0 -5 sd=idle,default", "20 0 0 -5", "idle", "default");
 
-        /* Malformed: refused, nothing taken. */
+        /* Not a unit's (no suffix): nothing to convert, nothing touched. */
+        {
+                StateCgroupRecord rec = old_record("100 0 0 -3"), u = {};
+
+                check(group_systemd_convert(&rec, &u) == 0);
+                check_streq(rec.orig, "100 0 0 -3");
+                check(u.path == NULL);
+        }
+
+        /* Malformed: refused, the record as it was, no unit record. */
         static const char *const bad[] = {
                 "100 1 0 sd=", "100 1 0 sd=idle", "100 1 0 sd=idle,", "100 1 0 sd=,idle",
                 "100 1 0 sd=idle,x", "100 1 0 sd=-1,idle", "100 1 0 sd=idle,10001",
-                "100 1 0 sd=99999999999999999999999,idle",
+                "1 0 0 sd=99999999999999999999,1", /* 2^64 and more */
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                if (group_systemd_parse(bad[i], "/a.scope", &gs) != -EINVAL)
+                StateCgroupRecord rec = old_record(bad[i]), u = {};
+
+                if (group_systemd_convert(&rec, &u) != -EINVAL)
                         test_fail("accepted: \"%s\"", bad[i]);
-                check(gs.unit_path == NULL);
+                check_streq(rec.orig, bad[i]);
+                check(u.path == NULL);
         }
 }
 
@@ -87,6 +118,6 @@ int main(void)
 {
         test_find_without_manager();
         test_weight();
-        test_suffix();
+        test_convert();
         return test_result();
 }

@@ -6,7 +6,9 @@
  * before, a failed write puts the record back (or removes it), a value
  * other than the expected one is someone else's, giving back writes the
  * original only over the expected value and ends the record, and a dead
- * latniced's record is taken over by the ledger's rule. Runs as any user.
+ * latniced's record is taken over by the ledger's rule; a value latniced's
+ * doing put there without a write is settled as expected, and an original
+ * that turns out to hold more is kept. Runs as any user.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -239,12 +241,71 @@ static void test_adopt(void)
         check(ledger_claim_adopt(&c, &rec, "250", NULL, NULL) == LEDGER_THEIRS);
 }
 
+/* What latniced's doing put in the target without a write of its owner
+ * (settled), and an original that turns out to hold more (set_orig). */
+static void test_settle_set_orig(void)
+{
+        StateFileLoad l = {};
+        StateCgroupRecord *recs = NULL;
+        LedgerClaim c = {};
+        Target t = { .value = "100" };
+        int unrec = -1;
+
+        CHECK(state_file_open(path, &t.f, &l) == 0);
+        state_file_load_done(&l);
+
+        /* Settled first: a claim with that original, expecting that value,
+         * recorded, and nothing written. */
+        check(ledger_claim_settle(&c, t.f, &target_rec, "100", "250", &unrec) == 0);
+        check(unrec == 0);
+        check(t.writes == 0);
+        check_streq(c.orig, "100");
+        check_streq(c.expected, "250");
+        check(reopen(&t.f, &recs) == 1);
+        check_streq(recs[0].orig, "100");
+        check_streq(recs[0].written, "250");
+        check_streq(recs[0].previous, "");
+        c.slot1 = recs[0].slot + 1;
+        state_cgroup_records_free(recs, 1);
+
+        /* Settled while held: the original stays (ORIG is not used), the
+         * expected value is the new one, and the record has the old as
+         * written before. */
+        check(ledger_claim_settle(&c, t.f, &target_rec, "999", "248", NULL) == 0);
+        check(t.writes == 0);
+        check_streq(c.orig, "100");
+        check_streq(c.expected, "248");
+        check(!ledger_claim_changed(&c, "248", NULL, NULL));
+        check(ledger_claim_changed(&c, "250", NULL, NULL));
+        check(reopen(&t.f, &recs) == 1);
+        check_streq(recs[0].orig, "100");
+        check_streq(recs[0].written, "248");
+        check_streq(recs[0].previous, "250");
+        c.slot1 = recs[0].slot + 1;
+        state_cgroup_records_free(recs, 1);
+
+        /* The original grows: kept, recorded, and what is given back. */
+        check(ledger_claim_set_orig(&c, t.f, &target_rec, "100 -3") == 0);
+        check_streq(c.orig, "100 -3");
+        check_streq(c.expected, "248");
+        check(reopen(&t.f, &recs) == 1);
+        check_streq(recs[0].orig, "100 -3");
+        check_streq(recs[0].written, "248");
+        c.slot1 = recs[0].slot + 1;
+        state_cgroup_records_free(recs, 1);
+        check(ledger_claim_restore(&c, t.f, "248", NULL, NULL, target_write, &t, NULL) == 1);
+        check_streq(t.value, "100 -3");
+        check(state_file_cgroup_n_used(t.f) == 0);
+        state_file_free(t.f);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(dir));
         snprintf(path, sizeof(path), "%s/tasks.state", dir);
         test_write_record_restore();
         test_adopt();
+        test_settle_set_orig();
         (void)unlink(path);
         (void)rmdir(dir);
         return test_result();

@@ -279,8 +279,7 @@ static void run_case(const char *cgroup2, unsigned slow_call)
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
 
         CHECK(sd_event_new(&e) >= 0);
-        CHECK(group_table_new("/proc", false, &t) == 0);
-        group_table_set_systemd(t, s);
+        CHECK(group_table_new("/proc", false, s, &t) == 0);
         CHECK(group_table_attach_event(t, e) == 0);
         CHECK(settings_parse_assignment(&set, "CPUWeight=50", NULL) >= 0);
 

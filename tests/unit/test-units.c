@@ -209,7 +209,7 @@ static void test_apply_restore(void)
         Settings s;
 
         make_tree();
-        check(units_new(root, false, &u) == 0);
+        check(units_new(root, false, NULL, &u) == 0);
         check(streq(units_cgroup_root(u), root));
         check(units_apply_all(u, p, &n) == 0);
         /* pipewire x2, bar, init.scope, session-2.scope, user-1000.slice */
@@ -298,7 +298,7 @@ static void test_reload(void)
         unsigned n = 0;
 
         make_tree();
-        check(units_new(root, false, &u) == 0);
+        check(units_new(root, false, NULL, &u) == 0);
         check(units_apply_all(u, p1, &n) == 0);
         check_file("/system.slice/pipewire.service/cpu.latency.nice", "-15");
         check_file("/init.scope/cpu.idle", "1");
@@ -327,7 +327,7 @@ static void test_late_units(void)
         unsigned n = 0;
 
         make_tree();
-        check(units_new(root, false, &u) == 0);
+        check(units_new(root, false, NULL, &u) == 0);
         check(units_apply_all(u, p, &n) == 0);
 
         /* A unit that starts later, seen through the cgroup of an exec'ing task. */
@@ -408,7 +408,7 @@ static void test_vanish(void)
         Settings s;
 
         make_tree();
-        check(units_new(root, false, &u) == 0);
+        check(units_new(root, false, NULL, &u) == 0);
         units_set_write_hook(u, remove_before_write, &h);
         /* The system pipewire.service disappears between walk and write. */
         check(units_apply_all(u, p, &n) == 0);
@@ -448,7 +448,7 @@ static void test_dry_run(void)
         Settings s;
 
         make_tree();
-        check(units_new(root, true, &u) == 0);
+        check(units_new(root, true, NULL, &u) == 0);
         check(units_apply_all(u, p, &n) == 0);
         check(n == 6);
         check_file("/system.slice/pipewire.service/cpu.weight", "100");
@@ -468,12 +468,12 @@ static void test_root_errors(void)
         _cleanup_(policy_freep) Policy *p = load(base_policy);
         _cleanup_free_ char *missing = pathf("/does-not-exist");
 
-        check(units_new(missing, false, &u) == 0);
+        check(units_new(missing, false, NULL, &u) == 0);
         check(units_apply_all(u, p, NULL) == -ENOENT);
         check(units_restore_all(u) == 0);
         u = units_free(u);
         check(units_free(NULL) == NULL);
-        check(units_new("", false, &u) == -EINVAL);
+        check(units_new("", false, NULL, &u) == -EINVAL);
         check(!u);
 }
 
@@ -491,7 +491,7 @@ static void crash_start(Crash *c, const Policy *p)
 
         assert(state_file_open(c->state_path, &c->f, &l) == 0);
         state_file_load_done(&l);
-        assert(units_new(root, false, &c->u) == 0);
+        assert(units_new(root, false, NULL, &c->u) == 0);
         assert(units_attach_state(c->u, c->f) == 0);
         check(units_apply_all(c->u, p, NULL) == 0);
 }
