@@ -1409,10 +1409,12 @@ static int on_audio_stream(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return monitor_done(m, r);
 }
 
+/* USERDATA is the monitor's event loop: once the connection is closing,
+ * sd-bus has detached it, and sd_bus_get_event() no longer finds it. */
 static int on_monitor_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         log_error("Lost the connection to the bus");
-        return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+        return sd_event_exit(userdata, 1);
 }
 
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -1423,7 +1425,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
                 return 0;
         if (streq(name, LATNICE_BUS_NAME) && *new_owner == '\0') {
                 log_error("latniced left the bus");
-                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), 1);
+                return sd_event_exit(userdata, 1);
         }
         return 0;
 }
@@ -1464,7 +1466,7 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         if (r >= 0)
                 r = sd_bus_match_signal(bus, &s2, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged",
-                                        on_name_owner_changed, NULL);
+                                        on_name_owner_changed, event);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, &s4, LATNICE_BUS_NAME, LATNICE_BUS_PATH,
                                         LATNICE_BUS_INTERFACE, "FocusChanged", on_focus_changed,
@@ -1476,7 +1478,7 @@ int verb_monitor(int argc, char **argv, const CliOptions *o)
         if (r >= 0)
                 r = sd_bus_match_signal(bus, &s3, NULL, "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected",
-                                        on_monitor_disconnect, NULL);
+                                        on_monitor_disconnect, event);
         if (r < 0)
                 return log_error_errno(r, "Cannot subscribe to TaskApplied: %m"), 1;
 

@@ -73,7 +73,9 @@ ctl() {
 
 start_daemon --user-runtime-dir "$RUN" --bus "$ADDR"
 wait_until 10 ctl status -q >/dev/null 2>&1 || fail "latniced does not answer on $ADDR"
-ctl monitor >"$T/monitor" 2>&1 &
+# latnicectl itself, not the ctl function: killing a function's subshell
+# would leave latnicectl running.
+"$LATNICECTL" --bus "$ADDR" monitor >"$T/monitor" 2>&1 &
 USERPIDS+=($!)
 wait_until 10 grep -q "AudioStream" "$T/monitor" || fail "latnicectl monitor did not start"
 if grep -q "Built without libpipewire" "$LOG"; then

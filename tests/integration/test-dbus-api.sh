@@ -344,4 +344,25 @@ call SetUnit 'sa{sv}b' 'foo\x2dbar.service' 0 false >/dev/null || fail "SetUnit 
 echo "ok - SetUnit via busctl (unit names with @ and backslash), removal with no settings"
 
 daemon_alive "end of API test"
+
+# ---- latnicectl monitor ends when its bus goes away ----------------------
+# latnicectl(1): exit 1 when the connection is lost (it once stayed in its
+# event loop for ever, holding no bus any more).
+"$LATNICECTL" --bus "$ADDR" monitor >"$TMP/monitor.lost" 2>&1 &
+mon=$!
+CHILDREN+=("$mon")
+wait_for "latnicectl monitor to start" grep -q Following "$TMP/monitor.lost"
+kill -KILL "$BUS_PID"
+wait "$BUS_PID" 2>/dev/null || true
+BUS_PID=
+# ended: reaped by bash already, or a zombie
+ended() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{ print $3 }' "/proc/$1/stat")" = Z ]; }
+wait_for "latnicectl monitor to exit after its bus died" ended "$mon"
+rc=0
+wait "$mon" || rc=$?
+[ $rc -eq 1 ] || fail "latnicectl monitor: exit $rc after losing the bus, not 1"
+grep -q "Lost the connection to the bus" "$TMP/monitor.lost" ||
+        fail "latnicectl monitor did not say why it ended: $(cat "$TMP/monitor.lost")"
+echo "ok - latnicectl monitor exits 1 when its bus dies"
+kill -0 "$DAEMON_PID" || fail "latniced ended with its bus"
 echo "PASS"

@@ -117,7 +117,9 @@ grep -q "ft-background" "$TMP/explain" || { cat "$TMP/explain" >&2; fail "explai
 echo "ok - explain says: $(grep -o 'unfocused since.*' "$TMP/explain" | head -1)"
 
 # --- the attribute: app-a loses the focus now ------------------------------
-ctl monitor >"$TMP/monitor" 2>&1 &
+# latnicectl itself, not the ctl function: killing a function's subshell
+# would leave latnicectl running.
+"$LATNICECTL" --bus "$ADDR" monitor >"$TMP/monitor" 2>&1 &
 MON=$!
 CHILDREN+=("$MON")
 wait_for "latnicectl monitor to start" grep -q Following "$TMP/monitor"

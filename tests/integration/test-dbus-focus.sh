@@ -145,7 +145,9 @@ expect_nice "$A" 0 "focus-xattr: attribute removed, nice restored"
 expect_nice "$B" 0 "focus-xattr: attribute removed, nice restored"
 
 # --- focus-dbus ------------------------------------------------------------
-ctl monitor >"$TMP/monitor" 2>&1 &
+# latnicectl itself, not the ctl function: killing a function's subshell
+# would leave latnicectl running.
+"$LATNICECTL" --bus "$ADDR" monitor >"$TMP/monitor" 2>&1 &
 MON=$!
 CHILDREN+=("$MON")
 wait_for "latnicectl monitor to start" grep -q Following "$TMP/monitor"
