@@ -78,7 +78,8 @@ void cli_warn_unsupported(uint32_t unsupported, const KernelFeatures *k);
  * DAEMON_OFF_BUS). An exit status. */
 int cli_set_direct(const CliOptions *o, pid_t pid, const Settings *s, bool daemon_off_bus);
 
-/* Daemon verbs (cli/busctl.c), over D-Bus org.latnice.Daemon1. */
+/* Daemon verbs (cli/busctl.c; monitor: cli/monitor.c), over D-Bus
+ * org.latnice.Daemon1. */
 int verb_status(int argc, char **argv, const CliOptions *o);
 int verb_list(int argc, char **argv, const CliOptions *o);
 int verb_set(int argc, char **argv, const CliOptions *o);
