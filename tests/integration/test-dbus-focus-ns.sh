@@ -21,29 +21,11 @@
 dbus_init "$@"
 command -v unshare >/dev/null || fail "unshare is not installed (util-linux)"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG" ] || { echo "SKIP: no cgroup2 hierarchy"; exit 77; }
-TOP=/latnice-fns-$$
-US=$TOP/user.slice
+focus_tree fns
 APPS=$CG$US/user-0.slice/user@0.service/app.slice
 FP=$APPS/app-flatpak-org.example.Game-4242.scope
 OTHER=$APPS/app-gnome-org.example.Editor-4243.scope
 mkdir -p "$FP" "$OTHER"
-# trusted executables: root's, in a root-only directory
-BIN=$(mktemp -d /run/lnfns.XXXXXX)
-chmod 0755 "$BIN"
-cg_cleanup() {
-        local rc=$? d
-        set +e
-        trap - ERR
-        for p in "${CHILDREN[@]}"; do kill -KILL "$p" 2>/dev/null; done
-        sleep 0.2
-        for d in $(find "$CG$TOP" -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
-        rm -rf "$BIN"
-        (exit $rc)
-        dbus_cleanup
-}
-trap cg_cleanup EXIT
 
 cp "$SRC/policy/default/10-profiles.policy" "$SRC/policy/default/60-games.policy" "$TMP/vendor/"
 cat >"$TMP/vendor/50-fns.policy" <<'P'

@@ -20,26 +20,9 @@
 . "$(dirname "$0")/test-dbus-lib.sh"
 dbus_init "$@"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG" ] || { echo "SKIP: no cgroup2 hierarchy"; exit 77; }
-TOP=/latnice-ftime-$$
-US=$TOP/user.slice
+focus_tree ftime
 APPS=$CG$US/user-0.slice/user@0.service/app.slice
 mkdir -p "$APPS"
-BIN=$(mktemp -d /run/lnftime.XXXXXX)
-chmod 0755 "$BIN"
-cg_cleanup() {
-        local rc=$? d
-        set +e
-        trap - ERR
-        for p in "${CHILDREN[@]}"; do kill -KILL "$p" 2>/dev/null; done
-        sleep 0.2
-        for d in $(find "$CG$TOP" -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
-        rm -rf "$BIN"
-        (exit $rc)
-        dbus_cleanup
-}
-trap cg_cleanup EXIT
 
 cat >"$TMP/vendor/50-focus-time.policy" <<'P'
 [Rule ft-focused]

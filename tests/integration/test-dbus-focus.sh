@@ -18,29 +18,13 @@
 . "$(dirname "$0")/test-dbus-lib.sh"
 dbus_init "$@"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG" ] || { echo "SKIP: no cgroup2 hierarchy"; exit 77; }
-TOP=/latnice-focus-$$
-US=$TOP/user.slice
+focus_tree focus
 ROOTAPPS=$CG$US/user-0.slice/user@0.service/app.slice
 NOBAPPS=$CG$US/user-65534.slice/user@65534.service/app.slice
 mkdir -p "$ROOTAPPS" "$NOBAPPS"
-# Trusted executables (root's, in a root-only directory): the rules name
-# them by their own names, so only the focus key can withhold the boost.
-BIN=$(mktemp -d /run/lnfocus.XXXXXX)
-chmod 0755 "$BIN"
-cg_cleanup() {
-        local rc=$? d
-        set +e
-        trap - ERR
-        for p in "${CHILDREN[@]}"; do kill -KILL "$p" 2>/dev/null; done
-        sleep 0.2
-        for d in $(find "$CG$TOP" -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
-        rm -rf "$BIN"
-        (exit $rc)
-        dbus_cleanup
-}
-trap cg_cleanup EXIT
+# The executables in $BIN are trusted (root's, in a root-only directory):
+# the rules name them by their own names, so only the focus key can
+# withhold the boost.
 
 cat >"$TMP/vendor/50-focus.policy" <<'P'
 [Rule focus-yes]

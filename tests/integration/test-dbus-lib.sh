@@ -126,6 +126,37 @@ dbus_start_daemon() {
         fail "latniced did not take org.latnice.Daemon1 within 20 s"
 }
 
+# focus_tree NAME: for the focus tests, a user.slice of the test's own in
+# the cgroup2 tree (CG: the mount; TOP=/latnice-NAME-PID; US=$TOP/user.slice)
+# and a root-only directory for trusted executables (BIN=/run/lnNAME.*);
+# at exit the children are killed, both removed, then dbus_cleanup runs.
+focus_tree() {
+        CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+        [ -n "$CG" ] || { echo "SKIP: no cgroup2 hierarchy"; exit 77; }
+        TOP=/latnice-$1-$$
+        US=$TOP/user.slice
+        BIN=$(mktemp -d "/run/ln$1.XXXXXX")
+        chmod 0755 "$BIN"
+        trap focus_tree_cleanup EXIT
+}
+
+focus_tree_cleanup() {
+        local rc=$? d p
+        set +e
+        trap - ERR
+        for p in "${CHILDREN[@]}"; do kill -KILL "$p" 2>/dev/null; done
+        # rmdir fails while a killed child is still in its cgroup: a few tries
+        for d in $(find "$CG$TOP" -depth -type d 2>/dev/null); do
+                for p in 1 2 3 4 5 6 7 8 9 10; do
+                        rmdir "$d" 2>/dev/null && break
+                        sleep 0.1
+                done
+        done
+        rm -rf "$BIN"
+        (exit $rc)
+        dbus_cleanup
+}
+
 ctl() {
         "$LATNICECTL" --bus "$ADDR" "$@"
 }
