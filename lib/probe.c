@@ -97,7 +97,9 @@ static void *slice_probe_thread(void *userdata)
         /* The kernel keeps no slice for a SCHED_IDLE task: a caller running
          * under chrt --idle would read as a kernel without EEVDF slices. The
          * probe runs on a thread of its own, moved to the normal policy
-         * (with its nice) if it inherited SCHED_IDLE. */
+         * (with its nice) if it inherited SCHED_IDLE. The kernel lets an
+         * unprivileged caller leave SCHED_IDLE only within its RLIMIT_NICE;
+         * without that, the probe finds no slice (latniced runs as root). */
         if (ln_sched_getattr(0, &a, SCHED_ATTR_SIZE_VER0, 0) < 0)
                 return NULL;
         if (a.sched_policy == SCHED_IDLE) {
