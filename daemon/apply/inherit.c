@@ -8,7 +8,7 @@ bool task_boosted(const Task *t, uint64_t base_slice_ns)
 {
         Settings s = t->settings;
 
-        s.mask &= t->applied_mask;
+        s.mask &= thread_claim_held(&t->claim);
         return s.mask != 0 &&
                settings_boost_mask(&s, 20, base_slice_ns ?: sched_base_slice()) != 0;
 }
@@ -17,9 +17,9 @@ void inherit_source_init(InheritSource *ret, const Task *t, bool process,
                          uint64_t base_slice_ns)
 {
         *ret = (InheritSource){
-                .mask = t->applied_mask,
-                .orig = t->orig,
-                .expected = t->expected,
+                .mask = thread_claim_held(&t->claim),
+                .orig = t->claim.orig,
+                .expected = t->claim.expected,
                 .base_slice_ns = base_slice_ns,
                 .rule = t->rule,
         };

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Owns the ledger's claim on the attributes of a thread: which ones
+ * latniced holds, their originals and expected values (thread-claim.h). */
+#include "daemon/state/thread-claim.h"
+#include "lib/task-attr.h"
+#include "lib/thread-settings.h"
+
+void thread_claim_init(ThreadClaim *c, const SchedState *now)
+{
+        c->applied_mask = 0;
+        c->orig = *now;
+        c->expected = *now;
+}
+
+uint32_t thread_claim_changed(const ThreadClaim *c, const SchedState *now, uint32_t mask)
+{
+        mask &= c->applied_mask;
+        return mask ? sched_state_changed(now, &c->expected, mask) : 0;
+}
+
+void thread_claim_drop(ThreadClaim *c, uint32_t mask)
+{
+        c->applied_mask &= ~mask;
+}
+
+void thread_claim_take_orig(ThreadClaim *c, const SchedState *now, uint32_t mask)
+{
+        TASK_ATTR_FOREACH(a)
+                if ((mask & SETTING_BIT(a->id)) && !(c->applied_mask & a->group))
+                        a->take(&c->orig, now);
+}
+
+void thread_claim_wrote(ThreadClaim *c, uint32_t mask)
+{
+        c->applied_mask |= mask;
+}
+
+void thread_claim_inherit(ThreadClaim *c, const SchedState *orig, uint32_t mask)
+{
+        sched_state_take(&c->orig, orig, mask);
+        c->applied_mask |= mask;
+}
+
+int thread_claim_restore(ThreadClaim *c, const SchedState *now, uint32_t mask,
+                         thread_claim_write_t write, void *userdata, uint32_t *ret_theirs)
+{
+        uint32_t theirs;
+        int r = 0;
+
+        mask &= c->applied_mask;
+        theirs = now ? thread_claim_changed(c, now, mask) : 0;
+        if (ret_theirs)
+                *ret_theirs = theirs;
+        if (mask & ~theirs) {
+                r = write(&c->orig, mask & ~theirs, userdata);
+                if (r >= 0)
+                        r = 1;
+        }
+        thread_claim_drop(c, mask);
+        return r;
+}
