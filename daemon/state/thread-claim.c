@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Owns the ledger's claim on the attributes of a thread: which ones
  * latniced holds, their originals and expected values (thread-claim.h). */
+#include "daemon/state/ledger.h"
 #include "daemon/state/thread-claim.h"
 #include "lib/task-attr.h"
 #include "lib/thread-settings.h"
@@ -58,4 +59,30 @@ int thread_claim_restore(ThreadClaim *c, const SchedState *now, uint32_t mask,
         }
         thread_claim_drop(c, mask);
         return r;
+}
+
+/* ledger_same_t for one attribute (CTX: its TaskAttr) of two SchedStates. */
+static bool attr_same(const void *a, const void *b, const void *ctx)
+{
+        const TaskAttr *attr = ctx;
+
+        return !attr->changed(a, b);
+}
+
+uint32_t thread_claim_adopt(ThreadClaim *c, const SchedState *now, uint32_t pending)
+{
+        uint32_t lost = 0;
+
+        if (pending) {
+                /* Died between the record and the write: what the thread
+                 * has is what latniced left. */
+                c->applied_mask |= pending;
+                c->expected = *now;
+        }
+        TASK_ATTR_FOREACH(a)
+                if ((c->applied_mask & SETTING_BIT(a->id)) &&
+                    ledger_recorded_owner(now, &c->expected, NULL, &c->orig, attr_same, a) !=
+                            LEDGER_OURS)
+                        lost |= SETTING_BIT(a->id);
+        return lost;
 }

@@ -16,8 +16,8 @@
  *     all of them);
  *   - giving back writes the original only over the expected value, and
  *     ends the claim on the attribute either way;
- *   - after a crash the thread's record is taken over by
- *     daemon/state/adopt.c, per attribute.
+ *   - after a crash a record is taken over by ledger.h's rule, per
+ *     attribute (daemon/state/adopt.c).
  *
  * Values are the attributes' members of a SchedState, compared by the
  * registry's changed(). The owner (the task table's entry) reads the
@@ -97,3 +97,15 @@ void thread_claim_inherit(ThreadClaim *c, const SchedState *orig, uint32_t mask)
 int thread_claim_restore(ThreadClaim *c, const SchedState *now, uint32_t mask,
                          thread_claim_write_t write, void *userdata, uint32_t *ret_theirs);
 
+/*
+ * Take over C, a dead latniced's claim as the thread's record has it (held:
+ * what it had written; PENDING: what it recorded it was about to write,
+ * a write that may or may not have landed), on a thread in the fair class
+ * that has NOW. A pending attribute is latniced's whatever the thread
+ * holds, and what it holds is what latniced left (C expects NOW). Every
+ * other held attribute is judged by ledger.h's rule, compared by the
+ * registry's changed(). Returns the held attributes that are not
+ * latniced's any more (LEDGER_THEIRS, or LEDGER_ORIGINAL: put back by
+ * someone else); C still holds them, for the caller to drop.
+ */
+uint32_t thread_claim_adopt(ThreadClaim *c, const SchedState *now, uint32_t pending);

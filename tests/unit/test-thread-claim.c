@@ -7,7 +7,8 @@
  * back writes the originals only over the expected values, hands the
  * changed ones to their new owner and ends the claim on what was asked
  * even when the write fails; an inherited claim has the creator's
- * originals. Runs as any user.
+ * originals; a dead latniced's claim is taken over per attribute by the
+ * ledger's rule. Runs as any user.
  */
 #include <errno.h>
 #include <sched.h>
@@ -138,10 +139,48 @@ static void test_inherit(void)
         check(c.expected.nice == -5);
 }
 
+static void test_adopt(void)
+{
+        ThreadClaim rec, c;
+        SchedState now;
+
+        thread_claim_init(&rec, &start);
+        rec.expected.nice = -5;
+        rec.expected.timer_slack_ns = 1000;
+        rec.expected.util_min = 100;
+        thread_claim_wrote(&rec, B(NICE) | B(TIMER_SLACK) | B(UTIL_MIN));
+
+        /* As latniced left it: all of it latniced's. */
+        c = rec;
+        now = rec.expected;
+        now.ioprio = 7; /* not held: not judged */
+        check(thread_claim_adopt(&c, &now, 0) == 0);
+        check(thread_claim_held(&c) == thread_claim_held(&rec));
+
+        /* Reniced by someone else; a slack put back to its original; the
+         * clamp as latniced left it. The claim still holds them all. */
+        c = rec;
+        now.nice = 3;
+        now.timer_slack_ns = start.timer_slack_ns;
+        check(thread_claim_adopt(&c, &now, 0) == (B(NICE) | B(TIMER_SLACK)));
+        check(thread_claim_held(&c) == thread_claim_held(&rec));
+        check(c.expected.nice == -5);
+
+        /* Died between the record and the write of the slice: whatever the
+         * thread has is what latniced left, and expected from now on. */
+        c = rec;
+        now.slice_ns = 700000;
+        check(thread_claim_adopt(&c, &now, B(SLICE)) == 0);
+        check(thread_claim_held(&c) == (thread_claim_held(&rec) | B(SLICE)));
+        check(c.expected.nice == 3 && c.expected.slice_ns == 700000);
+        check(c.orig.nice == start.nice && c.orig.slice_ns == start.slice_ns);
+}
+
 int main(void)
 {
         test_take_and_change();
         test_restore();
         test_inherit();
+        test_adopt();
         return test_result();
 }
