@@ -352,7 +352,7 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
          * created it has the creator's originals as its own, not what it
          * has now, and is latniced's to give back. */
         if (inherited)
-                thread_claim_inherit(&t->claim, &src->orig, inherited);
+                thread_claim_inherit(&t->claim, &src->claim, inherited);
         *ret = t;
         return 1;
 }

@@ -15,8 +15,6 @@ AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *n
                           StateRecord *ret_entry, uint32_t *ret_changed)
 {
         StateRecord e = *rec;
-        ThreadClaim c = { .applied_mask = rec->applied_mask, .orig = rec->orig,
-                          .expected = rec->expected };
         uint32_t changed = 0, lost;
 
         *ret_changed = 0;
@@ -27,14 +25,12 @@ AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *n
          * between writing the record and finishing the change) is
          * latniced's with what the task has now (or still the original,
          * which a restore then rewrites unchanged). */
-        lost = thread_claim_adopt(&c, now, e.pending_mask);
+        lost = thread_claim_adopt(&e.claim, now, e.pending_mask);
         if (!sched_policy_is_fair(now->policy))
-                changed = thread_claim_held(&c); /* made real-time: theirs, whole */
+                changed = thread_claim_held(&e.claim); /* made real-time: theirs, whole */
         else if (respect)
                 changed = lost; /* even one put back to its original: theirs */
-        thread_claim_drop(&c, changed);
-        e.applied_mask = c.applied_mask;
-        e.expected = c.expected;
+        thread_claim_drop(&e.claim, changed);
         e.pending_mask = 0;
         if (changed)
                 e.user_owned = true;

@@ -36,9 +36,9 @@ void thread_claim_wrote(ThreadClaim *c, uint32_t mask)
         c->applied_mask |= mask;
 }
 
-void thread_claim_inherit(ThreadClaim *c, const SchedState *orig, uint32_t mask)
+void thread_claim_inherit(ThreadClaim *c, const ThreadClaim *from, uint32_t mask)
 {
-        sched_state_take(&c->orig, orig, mask);
+        sched_state_take(&c->orig, &from->orig, mask);
         c->applied_mask |= mask;
 }
 

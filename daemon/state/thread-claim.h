@@ -31,26 +31,27 @@
 
 #include "lib/sched.h"
 
-/* The claim's members (a macro, so that an owner can have them under its
- * own names too: THREAD_CLAIM_IN()). */
-#define THREAD_CLAIM_MEMBERS                                                                   \
-        uint32_t applied_mask; /* SETTING_BITs latniced wrote and still holds */               \
-        SchedState orig;       /* before latniced first wrote them */                          \
-        SchedState expected;   /* as read back after latniced's last write */
+/* The claim's members, the held attributes named HELD (a macro, so that an
+ * owner can have them under its own names too: THREAD_CLAIM_IN()). */
+#define THREAD_CLAIM_MEMBERS(held)                                                             \
+        uint32_t held;       /* SETTING_BITs latniced wrote and still holds */                 \
+        SchedState orig;     /* before latniced first wrote them */                            \
+        SchedState expected; /* as read back after latniced's last write */
 
 typedef struct ThreadClaim {
-        THREAD_CLAIM_MEMBERS
+        THREAD_CLAIM_MEMBERS(applied_mask)
 } ThreadClaim;
 
 /* A ThreadClaim NAME inside a struct whose members are also the struct's
- * own (task->orig is task->NAME.orig). */
-#define THREAD_CLAIM_IN(name)                                                                  \
+ * own (task->orig is task->NAME.orig; the held mask is HELD). */
+#define THREAD_CLAIM_IN_AS(name, held)                                                         \
         union {                                                                                \
                 ThreadClaim name;                                                              \
                 struct {                                                                       \
-                        THREAD_CLAIM_MEMBERS                                                   \
+                        THREAD_CLAIM_MEMBERS(held)                                             \
                 };                                                                             \
         }
+#define THREAD_CLAIM_IN(name) THREAD_CLAIM_IN_AS(name, applied_mask)
 
 /* Put the originals of MASK (ORIG) back on the thread (USERDATA: the
  * owner's). 0 or negative errno. */
@@ -82,9 +83,9 @@ void thread_claim_take_orig(ThreadClaim *c, const SchedState *now, uint32_t mask
  * owner reads back into C->expected): held from now on. */
 void thread_claim_wrote(ThreadClaim *c, uint32_t mask);
 
-/* A new task has MASK of latniced's change to its creator: held, with
- * ORIG (the creator's originals) as its originals. */
-void thread_claim_inherit(ThreadClaim *c, const SchedState *orig, uint32_t mask);
+/* A new task has MASK of latniced's change to the creator whose claim is
+ * FROM: held, with the creator's originals as its own. */
+void thread_claim_inherit(ThreadClaim *c, const ThreadClaim *from, uint32_t mask);
 
 /*
  * Give back the attributes of MASK that C holds: their originals are

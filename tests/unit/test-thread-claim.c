@@ -126,14 +126,15 @@ static void test_restore(void)
 
 static void test_inherit(void)
 {
-        ThreadClaim c;
-        SchedState creator_orig = start, now = start;
+        ThreadClaim c, creator;
+        SchedState now = start;
 
-        creator_orig.nice = 0;
-        creator_orig.timer_slack_ns = 50;
+        thread_claim_init(&creator, &start);
+        creator.orig.nice = 0;
+        creator.orig.timer_slack_ns = 50;
         now.nice = -5;
         thread_claim_init(&c, &now);
-        thread_claim_inherit(&c, &creator_orig, B(NICE));
+        thread_claim_inherit(&c, &creator, B(NICE));
         check(thread_claim_held(&c) == B(NICE));
         check(c.orig.nice == 0 && c.orig.timer_slack_ns == start.timer_slack_ns);
         check(c.expected.nice == -5);
