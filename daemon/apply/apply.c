@@ -628,7 +628,9 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
                             const InheritSource *src)
 {
         const pid_t pid = p->view.pid;
-        SchedState now, orig;
+        RestoreTo to = { a, tid };
+        ThreadClaim claim;
+        SchedState now;
         uint32_t back;
         uint64_t st_now;
         int r;
@@ -645,11 +647,12 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
         back &= sched_state_changed(&now, &src->orig, back);
         if (back == 0)
                 return 0;
-        /* The creator's originals; the flags stay the new task's own. */
-        orig = now;
-        sched_state_take(&orig, &src->orig, back);
+        /* Its claim on what it inherited, with the creator's originals (the
+         * flags stay the new task's own), given back at once. */
+        thread_claim_init(&claim, &now);
+        thread_claim_inherit(&claim, &src->claim, back);
         if (!a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, tid, &orig, back);
+                r = thread_claim_restore(&claim, NULL, back, restore_write, &to, NULL);
                 if (r < 0) {
                         if (errno_is_gone(r))
                                 return 0;
