@@ -231,19 +231,34 @@ static void task_disown(Applier *a, Task *t, uint32_t changed, const char *what)
 {
         if (!t->user_owned && task_table_set_user_owned(a->tasks, t, true) < 0)
                 (void)log_oom();
-        t->applied_mask &= ~changed;
+        thread_claim_drop(&t->claim, changed);
         log_task(LOG_INFO, t, "%d/%d (%s): attributes changed by someone else%s%s.", (int)t->pid,
                  (int)t->tid, strna(t->comm), what ? ", " : "", strempty(what));
+}
+
+/* thread_claim_write_t: put back ORIG's MASK on the thread of RESTORE. */
+typedef struct RestoreTo {
+        const Applier *a;
+        pid_t tid;
+} RestoreTo;
+
+static int restore_write(const SchedState *orig, uint32_t mask, void *userdata)
+{
+        const RestoreTo *to = userdata;
+
+        return sched_state_restore_full(to->a->ctx.kernel, to->a->ctx.proc_root, to->tid, orig,
+                                        mask);
 }
 
 /* Put back the original attributes of T that are still as latniced left
  * them (if it is still the same living task in the fair class): an
  * attribute someone else changed is theirs, the others are restored. Does
- * not remove T. Returns 1 if restored. */
+ * not remove T (its claim ends). Returns 1 if restored. */
 static int restore_task(Applier *a, Task *t)
 {
+        RestoreTo to = { a, t->tid };
         SchedState now;
-        uint32_t mask = t->applied_mask, changed;
+        uint32_t mask = thread_claim_held(&t->claim), theirs;
         int r;
 
         if (mask == 0 || a->ctx.dry_run)
@@ -260,17 +275,13 @@ static int restore_task(Applier *a, Task *t)
                 task_disown(a, t, mask, "now real-time: not restoring");
                 return 0;
         }
-        changed = a->respect_manual_changes ? sched_state_changed(&now, &t->expected, mask) : 0;
-        if (changed) {
-                task_disown(a, t, changed, t->applied_mask ? "restoring the others" :
-                                                             "not restoring");
-                mask = t->applied_mask;
-                if (mask == 0)
-                        return 0;
-        }
-
-        r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, t->tid, &t->orig,
-                                     mask);
+        r = thread_claim_restore(&t->claim, a->respect_manual_changes ? &now : NULL, mask,
+                                 restore_write, &to, &theirs);
+        if (theirs)
+                task_disown(a, t, theirs, theirs != mask ? "restoring the others" :
+                                                           "not restoring");
+        if (r == 0)
+                return 0;
         if (r < 0) {
                 if (errno_is_gone(r))
                         return 0;
@@ -281,7 +292,6 @@ static int restore_task(Applier *a, Task *t)
         a->counters.n_restored++;
         log_task(LOG_DEBUG, t, "%d/%d (%s): original attributes restored.", (int)t->pid,
                  (int)t->tid, strna(t->comm));
-        t->applied_mask = 0;
         return 1;
 }
 
@@ -323,8 +333,7 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
         r = task_table_add(a->tasks, pid, tid, st, &t);
         if (r < 0)
                 return r;
-        t->orig = *now;
-        t->expected = *now;
+        thread_claim_init(&t->claim, now);
         if (theirs) {
                 r = task_table_set_user_owned(a->tasks, t, true);
                 if (r < 0) {
@@ -342,10 +351,8 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
         /* What a new task inherited of what latniced gave the thread that
          * created it has the creator's originals as its own, not what it
          * has now, and is latniced's to give back. */
-        if (inherited) {
-                sched_state_take(&t->orig, &src->orig, inherited);
-                t->applied_mask = inherited;
-        }
+        if (inherited)
+                thread_claim_inherit(&t->claim, &src->claim, inherited);
         *ret = t;
         return 1;
 }
@@ -354,20 +361,21 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
  * state, is read again after). 0 or negative errno. */
 static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *now)
 {
-        uint32_t drop = t->applied_mask & ~s->mask;
+        RestoreTo to = { a, t->tid };
+        uint32_t held = thread_claim_held(&t->claim), drop = held & ~s->mask;
         int r;
 
         if (drop && !a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, t->tid,
-                                             &t->orig, drop);
+                /* Checked for changes by someone else just before. */
+                r = thread_claim_restore(&t->claim, NULL, drop, restore_write, &to, NULL);
                 if (r < 0 && !errno_is_gone(r))
                         log_debug_errno(r, "Failed to restore %d/%d: %m", (int)t->pid,
                                         (int)t->tid);
-                r = state_read(a, t->tid, s->mask | t->applied_mask, now);
+                r = state_read(a, t->tid, s->mask | held, now);
                 if (r < 0)
                         return r;
         }
-        t->applied_mask &= ~drop;
+        thread_claim_drop(&t->claim, drop);
         return 0;
 }
 
@@ -384,9 +392,7 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
                 a->counters.n_skipped++;
                 return 0;
         }
-        changed = a->respect_manual_changes && t->applied_mask != 0
-                          ? sched_state_changed(now, &t->expected, t->applied_mask)
-                          : 0;
+        changed = a->respect_manual_changes ? thread_claim_changed(&t->claim, now, ~0u) : 0;
         if (changed) {
                 task_disown(a, t, changed, "leaving it alone");
                 a->counters.n_skipped++;
@@ -400,10 +406,7 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         /* An attribute read on its own (lib/task-attr.h) that was not
          * latniced's so far: what it is now is the thread's own (one value
          * for a writer group). */
-        TASK_ATTR_FOREACH(at)
-                if (at->read && at->in_full_read && (s->mask & SETTING_BIT(at->id)) &&
-                    !(t->applied_mask & at->group))
-                        at->take(&t->orig, now);
+        thread_claim_take_orig(&t->claim, now, s->mask & task_attr_extra_mask(true));
         return 1;
 }
 
@@ -423,7 +426,7 @@ static void thread_refused(Applier *a, Task *t, bool is_new, int r)
                 return;
         }
         if (r == -EAGAIN && state_read(a, t->tid, t->applied_mask, &now) >= 0)
-                changed = sched_state_changed(&now, &t->expected, t->applied_mask);
+                changed = thread_claim_changed(&t->claim, &now, ~0u);
         task_disown(a, t, changed, "while latniced was applying: leaving it alone");
 }
 
@@ -625,7 +628,9 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
                             const InheritSource *src)
 {
         const pid_t pid = p->view.pid;
-        SchedState now, orig;
+        RestoreTo to = { a, tid };
+        ThreadClaim claim;
+        SchedState now;
         uint32_t back;
         uint64_t st_now;
         int r;
@@ -642,11 +647,12 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
         back &= sched_state_changed(&now, &src->orig, back);
         if (back == 0)
                 return 0;
-        /* The creator's originals; the flags stay the new task's own. */
-        orig = now;
-        sched_state_take(&orig, &src->orig, back);
+        /* Its claim on what it inherited, with the creator's originals (the
+         * flags stay the new task's own), given back at once. */
+        thread_claim_init(&claim, &now);
+        thread_claim_inherit(&claim, &src->claim, back);
         if (!a->ctx.dry_run) {
-                r = sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root, tid, &orig, back);
+                r = thread_claim_restore(&claim, NULL, back, restore_write, &to, NULL);
                 if (r < 0) {
                         if (errno_is_gone(r))
                                 return 0;
@@ -840,7 +846,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         }
         cookies_applied(a, t, unsupported);
         t->applied_ns = now_nsec(CLOCK_MONOTONIC);
-        t->applied_mask |= applied;
+        thread_claim_wrote(&t->claim, applied);
         t->settings = *s;
 
         r = thread_settle(a, t, pidfd, &now, s, applied, is_new);

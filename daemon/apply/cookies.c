@@ -13,7 +13,7 @@
 /* E holds a cookie latniced gave it (as its entry says). */
 static bool entry_has_cookie(const Task *e)
 {
-        return (e->applied_mask & CORE_BIT) && e->expected.core_cookie != 0;
+        return (thread_claim_held(&e->claim) & CORE_BIT) && e->expected.core_cookie != 0;
 }
 
 /* E still runs and still has that cookie: it can pass it on. */
@@ -94,7 +94,7 @@ void cookies_prepare(Applier *a, Task *t, const Settings *s, const SchedState *n
                         return;
                 }
                 /* Inherited from a process latniced gave it to. */
-                if (!(t->applied_mask & CORE_BIT))
+                if (!(thread_claim_held(&t->claim) & CORE_BIT))
                         t->orig.core_cookie = 0;
         }
         if (s->core_sched.mode == CORE_SCHED_NONE)

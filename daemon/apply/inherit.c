@@ -8,7 +8,7 @@ bool task_boosted(const Task *t, uint64_t base_slice_ns)
 {
         Settings s = t->settings;
 
-        s.mask &= t->applied_mask;
+        s.mask &= thread_claim_held(&t->claim);
         return s.mask != 0 &&
                settings_boost_mask(&s, 20, base_slice_ns ?: sched_base_slice()) != 0;
 }
@@ -17,25 +17,26 @@ void inherit_source_init(InheritSource *ret, const Task *t, bool process,
                          uint64_t base_slice_ns)
 {
         *ret = (InheritSource){
-                .mask = t->applied_mask,
-                .orig = t->orig,
-                .expected = t->expected,
+                .claim = t->claim,
                 .base_slice_ns = base_slice_ns,
                 .rule = t->rule,
         };
         if (!process || t->tid != t->pid)
-                ret->mask &= ~task_attr_process_mask();
+                thread_claim_drop(&ret->claim, task_attr_process_mask());
 }
 
 uint32_t inherit_mask(const InheritSource *src, const SchedState *now)
 {
-        SchedState forked;
+        ThreadClaim forked = src->claim;
+        uint32_t held = thread_claim_held(&src->claim);
 
-        if (src->mask == 0)
+        if (held == 0)
                 return 0;
-        sched_state_forked(&src->expected, src->base_slice_ns, &forked);
-        return src->mask & (~sched_state_changed(now, &src->expected, src->mask) |
-                            ~sched_state_changed(now, &forked, src->mask));
+        /* As latniced left the creator, or as the kernel made that at the
+         * clone: the creator's claim, or its claim on the clone. */
+        sched_state_forked(&src->claim.expected, src->base_slice_ns, &forked.expected);
+        return held & ~(thread_claim_changed(&src->claim, now, held) &
+                        thread_claim_changed(&forked, now, held));
 }
 
 uint32_t inherit_foreign(const InheritSource *src, const SchedState *now)

@@ -26,12 +26,15 @@
 #include <stdint.h>
 
 #include "daemon/apply/tasks.h"
+#include "daemon/state/thread-claim.h"
 #include "lib/sched.h"
 
 typedef struct InheritSource {
-        uint32_t mask;        /* SETTING_BITs latniced set on the creator and still owns */
-        SchedState orig;      /* the creator's originals */
-        SchedState expected;  /* the creator as latniced left it */
+        /* A copy of the creator's claim (daemon/state/thread-claim.h), of
+         * what it may pass on: the SETTING_BITs latniced set on it and still
+         * holds (MASK), its originals and what latniced left it with. A new
+         * task's claim takes from it what the task inherited. */
+        THREAD_CLAIM_IN_AS(claim, mask);
         uint64_t base_slice_ns; /* the default slice a reset child gets (0: sched_base_slice()) */
         const char *rule;     /* the rule that changed the creator (borrowed), for listings */
 } InheritSource;

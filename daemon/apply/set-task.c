@@ -142,7 +142,7 @@ static int manual_apply_thread(Applier *a, const ManualRead *m, size_t i, const 
                 r = task_table_add(a->tasks, pid, tid, m->starttimes[i], &t);
                 if (r < 0)
                         return r;
-                t->orig = m->states[i];
+                thread_claim_init(&t->claim, &m->states[i]);
                 is_new = true;
         }
 
@@ -157,7 +157,7 @@ static int manual_apply_thread(Applier *a, const ManualRead *m, size_t i, const 
         }
         /* What was set by request is the user's; attributes latniced set
          * before and the request left alone are still its own to restore. */
-        t->applied_mask &= ~applied;
+        thread_claim_drop(&t->claim, applied);
         t->settings = *s;
         (void)task_set_rule(t, "manual");
         (void)task_set_comm(t, m->p->view.names.comm);

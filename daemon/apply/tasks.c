@@ -266,11 +266,9 @@ int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask)
                 .tid = task->tid,
                 .starttime = task->starttime,
                 .user_owned = task->user_owned,
-                .applied_mask = task->applied_mask,
+                .claim = task->claim,
                 .pending_mask = pending_mask,
                 .settings = task->settings,
-                .orig = task->orig,
-                .expected = task->expected,
         };
         state_file_put(t->state, &rec);
         return 0;
@@ -295,10 +293,8 @@ int task_table_add_record(TaskTable *t, const StateRecord *rec, Task **ret)
         r = task_table_add(t, rec->pid, rec->tid, rec->starttime, &task);
         if (r < 0)
                 return r;
-        task->applied_mask = rec->applied_mask;
+        task->claim = rec->claim;
         task->settings = rec->settings;
-        task->orig = rec->orig;
-        task->expected = rec->expected;
         if (t->state)
                 task->state_slot = rec->slot + 1;
         r = task_table_set_user_owned(t, task, rec->user_owned);

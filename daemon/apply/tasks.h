@@ -10,10 +10,11 @@
  * "does any thread of PID belong to someone else" (a thread created later
  * in such a process inherited their attributes and is theirs too).
  *
- * Ownership is per attribute: applied_mask names the attributes that are
- * still latniced's to restore; an attribute someone else changed leaves it,
- * and the thread is then user-owned (nothing more is applied to it), while
- * the attributes still as latniced left them are restored as usual.
+ * Ownership is per attribute, by the ledger's claim (thread-claim.h):
+ * applied_mask names the attributes that are still latniced's to restore;
+ * an attribute someone else changed leaves it, and the thread is then
+ * user-owned (nothing more is applied to it), while the attributes still
+ * as latniced left them are restored as usual.
  *
  * With a state file attached (state-file.h), every entry also has a record
  * there, so that a latniced that dies does not take its originals along:
@@ -31,6 +32,7 @@
 #include <sys/types.h>
 
 #include "daemon/state/state-file.h"
+#include "daemon/state/thread-claim.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
 
@@ -40,9 +42,9 @@ typedef struct Task {
         char *rule;             /* rule that decided the settings (owned), "manual" for SetTask */
         char *comm;             /* thread name when last applied (owned), for listings */
         Settings settings;      /* what the policy asked for */
-        uint32_t applied_mask;  /* SETTING_BITs latniced changed and still owns */
-        SchedState orig;        /* before latniced first touched it */
-        SchedState expected;    /* as read back after latniced's last change */
+        /* The ledger's claim on its attributes (daemon/state/thread-claim.h):
+         * applied_mask, orig and expected, also by those names. */
+        THREAD_CLAIM_IN(claim);
         uint64_t applied_ns;    /* CLOCK_MONOTONIC when latniced last changed it (0: not yet) */
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "daemon/state/adopt.h"
+#include "daemon/state/thread-claim.h"
 #include "lib/thread-settings.h"
 #include "lib/core-sched.h"
 #include "lib/log.h"
@@ -14,25 +15,23 @@ AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *n
                           StateRecord *ret_entry, uint32_t *ret_changed)
 {
         StateRecord e = *rec;
-        uint32_t changed = 0;
+        uint32_t changed = 0, lost;
 
         *ret_changed = 0;
         if (alive <= 0)
                 return ADOPT_GONE;
 
-        if (e.pending_mask) {
-                /* Died between writing the record and finishing the change:
-                 * whatever the task has now is what latniced left (or still
-                 * the original, which a restore then rewrites unchanged). */
-                e.applied_mask |= e.pending_mask;
-                e.pending_mask = 0;
-                e.expected = *now;
-        }
+        /* Per attribute by the ledger's rule; a pending one (latniced died
+         * between writing the record and finishing the change) is
+         * latniced's with what the task has now (or still the original,
+         * which a restore then rewrites unchanged). */
+        lost = thread_claim_adopt(&e.claim, now, e.pending_mask);
         if (!sched_policy_is_fair(now->policy))
-                changed = e.applied_mask; /* made real-time: theirs, whole */
+                changed = thread_claim_held(&e.claim); /* made real-time: theirs, whole */
         else if (respect)
-                changed = sched_state_changed(now, &e.expected, e.applied_mask);
-        e.applied_mask &= ~changed;
+                changed = lost; /* even one put back to its original: theirs */
+        thread_claim_drop(&e.claim, changed);
+        e.pending_mask = 0;
         if (changed)
                 e.user_owned = true;
 

@@ -10,13 +10,15 @@
  * original. The first scan then applies, keeps or restores as usual, so a
  * task no rule wants any more gets its originals back at start-up.
  *
- * A task someone else changed while no latniced ran (renice, chrt) differs
- * from what the record expects: the attributes that differ are theirs, as
- * when latniced runs, and are never restored over; a task made real-time is
- * left alone altogether. A record written right before a change (pending,
- * latniced died between writing it and finishing the change) cannot say
- * whether the change landed: its attributes are taken as latniced's, and the
- * task's present state as what latniced left.
+ * Each attribute of a record is judged by the ledger's rule (ledger.h,
+ * through thread_claim_adopt()): one someone else changed while no
+ * latniced ran (renice, chrt; or put back to its original) differs from
+ * what the record expects, is theirs, as when latniced runs, and is never
+ * restored over; a task made real-time is left alone altogether. A record
+ * written right before a change (pending, latniced died between writing it
+ * and finishing the change) cannot say whether the change landed: its
+ * attributes are taken as latniced's, and the task's present state as what
+ * latniced left.
  */
 #pragma once
 

@@ -22,7 +22,8 @@
  * claim is a plain struct inside its owner's entry; the owner passes its
  * state file (NULL: none) and its record's target (owner, kind, path,
  * identity: StateCgroupRecord without the values) to each call.
- * (Threads have their own per-attribute bookkeeping, daemon/apply/tasks.c.)
+ * (A thread is one target of many attributes, held per attribute with one
+ * record: daemon/state/thread-claim.h, the same rules.)
  */
 #pragma once
 

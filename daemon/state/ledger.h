@@ -14,8 +14,8 @@
  *
  * Values are compared by the caller's SAME (strings, numbers, a group's
  * weight, idle and latency nice); the ledger does not know their type.
- * (Threads have a rule of their own per attribute, daemon/state/adopt.c:
- * the task attribute registry says what a change is.)
+ * A thread's attributes are judged by it one by one (thread-claim.h's
+ * thread_claim_adopt(), comparing by the task attribute registry).
  */
 #pragma once
 

@@ -86,6 +86,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/state/thread-claim.h"
 #include "lib/sched.h"
 #include "lib/settings.h"
 
@@ -97,12 +98,12 @@ typedef struct StateRecord {
         pid_t pid, tid;
         uint64_t starttime;
         bool user_owned;
-        uint32_t applied_mask;  /* SETTING_BITs latniced changed and owns */
+        /* The thread's claim (thread-claim.h): applied_mask (SETTING_BITs
+         * latniced changed and owns), orig, expected. */
+        THREAD_CLAIM_IN(claim);
         uint32_t pending_mask;  /* being applied when the record was written: may or
                                  * may not have reached the thread */
         Settings settings;      /* task settings only */
-        SchedState orig;
-        SchedState expected;
 } StateRecord;
 
 typedef struct StateFile StateFile;
