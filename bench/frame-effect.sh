@@ -57,6 +57,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+bench_name=frame-effect
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 
 rounds=5
 duration=20
@@ -91,22 +94,11 @@ if [ $smoke -eq 1 ]; then
         duration=2
         warmup=1
 fi
-for v in rounds duration work jobs hogs; do
-        case ${!v} in
-        '' | *[!0-9]* | 0) echo "frame-effect: --$v: expected a positive number, got \"${!v}\"" >&2; exit 2 ;;
-        esac
-done
-for l in $loads; do
-        case $l in build|hogs) ;; *) echo "frame-effect: --load: expected build or hogs, got \"$l\"" >&2; exit 2 ;; esac
-done
-for c in $conditions; do
-        case $c in off|nofocus|focused|unfocused) ;; *) echo "frame-effect: unknown condition \"$c\" (expected off, nofocus, focused, unfocused)" >&2; exit 2 ;; esac
-done
+for v in rounds duration work jobs hogs; do bench_positive "$v" "${!v}"; done
+for l in $loads; do bench_one_of load "$l" build hogs; done
+for c in $conditions; do bench_one_of condition "$c" off nofocus focused unfocused; done
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "frame-effect: must run as root (cgroups, latniced)" >&2
-        exit 77
-fi
+bench_need_root "cgroups, latniced"
 uid=${SUDO_UID:-1000}
 gid=${SUDO_GID:-$(getent passwd "$uid" | cut -d: -f4)}
 gid=${gid:-$uid}
@@ -124,14 +116,8 @@ fi
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
 
-if [ -z "$out" ]; then
-        out="$here/out/frame-effect-$(date +%Y%m%d-%H%M%S)"
-        mkdir -p "$out"
-        ln -sfn "$(basename "$out")" "$here/out/frame-effect-latest" 2>/dev/null || true
-fi
-mkdir -p "$out"
-# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
-bash "$here/machine.sh" "$build/cli/latnicectl" | tee "$out/machine.txt"
+bench_out_dir
+bench_machine "$build"
 
 frame_loop="$build/bench/frame-loop"
 if [ ! -x "$frame_loop" ]; then
@@ -204,7 +190,7 @@ fe_make_build_dir
 
 {
         echo "date: $(date -Is)"
-        echo "load before: $(cat /proc/loadavg)"
+        bench_load before
         others=$(pgrep -x latniced | tr "\n" " " || true)
         [ -z "$others" ] || echo "WARNING: another latniced runs (pid $others): it may act on these processes in the off condition"
         echo "args: rounds=$rounds duration=${duration}s warmup=${warmup}s work=${work}us period=16667us loads=$loads jobs=$jobs hogs=$hogs conditions=$conditions uid=$uid"
@@ -271,5 +257,5 @@ fe_summarize | tee "$out/table.md"
 # (a latniced that hung at start-up and was started again: hangs.txt)
 echo "latniced start-up hangs: $(grep -c 'not ready after' "$out/hangs.txt" 2>/dev/null || echo 0)" |
         tee -a "$out/info.txt"
-echo "load after: $(cat /proc/loadavg)" | tee -a "$out/info.txt"
+bench_load after | tee -a "$out/info.txt"
 echo "results in $out"

@@ -44,6 +44,9 @@ trap 'echo "real-audio: ${BASH_SOURCE[0]##*/} line $LINENO: \"$BASH_COMMAND\" fa
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+bench_name=real-audio
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 
 duration=20
 rounds=5
@@ -76,20 +79,14 @@ done
 if [ $smoke -eq 1 ]; then
         duration=3 rounds=1 quanta=128 warmup=1
 fi
-for v in "$duration" "$rounds" "$jobs"; do
-        case $v in ''|*[!0-9]*|0) echo "real-audio: --duration, --rounds and --jobs take a positive integer, not \"$v\"" >&2; exit 2 ;; esac
-done
-for q in $quanta; do
-        case $q in ''|*[!0-9]*|0) echo "real-audio: --quanta: \"$q\" is not a number of samples" >&2; exit 2 ;; esac
-done
-for c in $conditions; do
-        case $c in none|latniced|rt) ;; *) echo "real-audio: unknown condition \"$c\" (none, latniced, rt)" >&2; exit 2 ;; esac
-done
+bench_positive duration "$duration"
+bench_positive rounds "$rounds"
+bench_positive jobs "$jobs"
+for q in $quanta; do bench_positive quanta "$q"; done
+for c in $conditions; do bench_one_of condition "$c" none latniced rt; done
+for t in $topologies; do bench_one_of topology "$t" flat sessions cgroups; done
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "real-audio: must run as root (cgroups, real-time threads, latniced)" >&2
-        exit 77
-fi
+bench_need_root "cgroups, real-time threads, latniced"
 
 # ---- dependencies: Debian's packages, installed when missing ------------------
 need=()
@@ -109,15 +106,10 @@ if [ ${#need[@]} -gt 0 ]; then
         fi
 fi
 
-if [ -z "$out" ]; then
-        out="$here/out/real-audio-$(date +%Y%m%d-%H%M%S)"
-        mkdir -p "$out"
-        ln -sfn "$(basename "$out")" "$here/out/real-audio-latest" 2>/dev/null || true
-fi
-mkdir -p "$out"
-bash "$here/machine.sh" "$build/cli/latnicectl" | tee "$out/machine.txt"
+bench_out_dir
+bench_machine "$build"
 echo "policy: $policy_dir"
-echo "load before: $(cat /proc/loadavg)" | tee "$out/load.txt"
+bench_load before | tee "$out/load.txt"
 
 setattr="$build/bench/setattr"
 if [ ! -x "$setattr" ]; then
@@ -201,7 +193,7 @@ for r in $(seq "$rounds"); do
                 done
         done
 done
-echo "load after: $(cat /proc/loadavg)" | tee -a "$out/load.txt"
+bench_load after | tee -a "$out/load.txt"
 
 # shellcheck source=bench/audio-summary.sh
 . "$here/audio-summary.sh"

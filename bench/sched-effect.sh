@@ -54,6 +54,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+bench_name=sched-effect
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 
 duration=15
 repeats=3
@@ -94,10 +97,15 @@ if [ $smoke -eq 1 ]; then
 fi
 [ -n "$conditions" ] || conditions=$all_conditions
 
-if [ "$(id -u)" -ne 0 ]; then
-        echo "sched-effect: must run as root (negative nice, timer slack of other tasks)" >&2
-        exit 77
-fi
+bench_positive duration "$duration"
+bench_positive repeats "$repeats"
+bench_positive hogs "$hogs"
+for t in $topologies; do bench_one_of topology "$t" flat sessions cgroups; done
+read -ra known <<<"$all_conditions"
+for c in $conditions; do bench_one_of condition "$c" "${known[@]}"; done
+bench_one_of part "$part" latency throughput all
+
+bench_need_root "negative nice, timer slack of other tasks"
 
 # ---- dependencies: the script installs what it needs ---------------------
 need=()
@@ -110,16 +118,10 @@ if [ ${#need[@]} -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}" >/dev/null
 fi
 
-if [ -z "$out" ]; then
-        out="$here/out/sched-effect-$(date +%Y%m%d-%H%M%S)"
-        mkdir -p "$out/hist"
-        ln -sfn "$(basename "$out")" "$here/out/sched-effect-latest" 2>/dev/null || true
-fi
+bench_out_dir
 mkdir -p "$out/hist"
 : >>"$out/na.tsv" # runs of a condition that means nothing in a topology
-# The machine it runs on, first, and with the results (bench/machine.sh,
-# docs/benchmarks.md).
-bash "$here/machine.sh" "$build/cli/latnicectl" | tee "$out/machine.txt"
+bench_machine "$build"
 
 # The attribute wrapper and the sleeper: from the build tree, else compiled here.
 setattr="$build/bench/setattr"
@@ -504,7 +506,7 @@ summarize_throughput() {
 {
         echo "date: $(date -Is)"
         echo "kernel: $(uname -r)  cpus: $(nproc)  autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"
-        echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+        bench_load before
         others=$(pgrep -x latniced | tr "\n" " " || true)
         [ -z "$others" ] || echo "WARNING: latniced already running (pid $others): results of condition latniced are not its alone"
         echo "args: duration=$duration repeats=$repeats hogs=$hogs sleeper=$sleeper_kind topologies=$topologies conditions=$conditions"
@@ -535,5 +537,5 @@ if [ "$part" = throughput ] || [ "$part" = all ]; then
         done
         summarize_throughput
 fi
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/info.txt"
+bench_load after | tee -a "$out/info.txt"
 echo "results in $out"

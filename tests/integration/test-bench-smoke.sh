@@ -347,28 +347,42 @@ if [ "$cgroups" = 1 ]; then
         interrupt_cgroups INT
 fi
 
+# smoke_effect NAME OUT TAIL ARGS...: bench/NAME.sh --smoke ARGS, its output
+# in $TMP/OUT.out, its results in $TMP/OUT, its pid in smoke_pid. Where it
+# exits 77 (it cannot run here: the message says why), a skip and 1; where
+# it exits otherwise than 0, a failure; else its last TAIL lines, the check
+# that it printed the machine lines and the load average before and after
+# (bench/bench-lib.sh), and 0.
+smoke_pid=
+smoke_effect() {
+        local name=$1 dir=$2 n=$3 rc=0
+        shift 3
+        echo "# $name"
+        bash "bench/$name.sh" --smoke "$@" --build "$BUILD" --out "$TMP/$dir" >"$TMP/$dir.out" 2>&1 &
+        smoke_pid=$!
+        wait "$smoke_pid" || rc=$?
+        if [ $rc = 77 ]; then
+                echo "# $name skipped: $(grep "^$name: " "$TMP/$dir.out" | head -n 3)"
+                return 1
+        fi
+        [ $rc = 0 ] || { cat "$TMP/$dir.out" >&2; fail "$name exited with $rc"; }
+        tail -n "$n" "$TMP/$dir.out"
+        machine_lines "$TMP/$dir.out" "$name"
+        has "$TMP/$dir.out" '^load before: [0-9.]+ [0-9.]+ [0-9.]+ ' "$name"
+        has "$TMP/$dir.out" '^load after: [0-9.]+ [0-9.]+ [0-9.]+ ' "$name"
+}
+
 # ---- real-audio: real PipeWire beside a real compile, 3 s per run -----------------
 # flat: every condition; cgroups: latniced (a skip if the machine has no cpu
 # controller, or if PipeWire cannot run a session here). What each run's
 # processes ran with is the benchmark's reading of /proc (attrs.txt).
-echo "# real-audio"
 ra_topo=flat
 # (a v1 cpu hierarchy, or cgroup2 handing cpu to its children)
 cg_find_ra() { awk '$3 == "cgroup" && ("," $4 ",") ~ /,cpu,/ { f = 1 } END { exit !f }' /proc/mounts ||
         grep -qw cpu "$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)/cgroup.subtree_control" 2>/dev/null; }
 cg_find_ra && ra_topo=flat,cgroups
-rc=0
-bash bench/real-audio.sh --smoke --topology "$ra_topo" --build "$BUILD" --out "$TMP/ra" >"$TMP/ra.out" 2>&1 &
-ra_pid=$!
-wait "$ra_pid" || rc=$?
-if [ $rc = 77 ]; then
-        echo "# real-audio skipped: $(grep '^real-audio: ' "$TMP/ra.out" | head -n 3)"
-else
-        [ $rc = 0 ] || { cat "$TMP/ra.out" >&2; fail "real-audio exited with $rc"; }
-        tail -n 6 "$TMP/ra.out"
-        machine_lines "$TMP/ra.out" real-audio
-        has "$TMP/ra.out" '^load before: ' real-audio
-        has "$TMP/ra.out" '^load after: ' real-audio
+if smoke_effect real-audio ra 6 --topology "$ra_topo"; then
+        ra_pid=$smoke_pid
         # The quantum is the one asked for (2666 µs: 128 samples at 48 kHz),
         # not the 1024 of PipeWire's vm.overrides.
         for t in ${ra_topo//,/ }; do
@@ -439,17 +453,7 @@ fi
 # (77: no cpu controller or no cgroup2 here). The script itself waits until
 # the kernel shows the focus effect before it measures, and fails if not;
 # knobs.txt has what it read back, checked here too.
-echo "# frame-effect"
-rc=0
-bash bench/frame-effect.sh --smoke --build "$BUILD" --out "$TMP/fe" >"$TMP/fe.out" 2>&1 || rc=$?
-if [ $rc = 77 ]; then
-        echo "# frame-effect skipped: $(grep '^frame-effect: ' "$TMP/fe.out" | head -n 3)"
-else
-        [ $rc = 0 ] || { cat "$TMP/fe.out" >&2; fail "frame-effect exited with $rc"; }
-        tail -n 7 "$TMP/fe.out"
-        machine_lines "$TMP/fe.out" frame-effect
-        has "$TMP/fe.out" '^load before: [0-9.]+ [0-9.]+ [0-9.]+ ' frame-effect
-        has "$TMP/fe.out" '^load after: [0-9.]+ [0-9.]+ [0-9.]+ ' frame-effect
+if smoke_effect frame-effect fe 7; then
         # (an off run another latniced on the machine configured is left
         # out: its medians are "-", its count 0)
         m="($num|-)"
