@@ -30,6 +30,8 @@
  * the latency nice is latniced's write (systemd has no property for it):
  * systemd writes the weight and idle from the property.
  */
+typedef struct Requester Requester;
+
 typedef struct GroupEntry {
         SchedGroup group;
         LedgerClaim files;        /* the group's state (files_same() compares) */
@@ -39,10 +41,10 @@ typedef struct GroupEntry {
         bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */
         uid_t checked_uid;
         uid_t acting_uid;         /* whose request it holds (0: root's, or not known) */
-        size_t n_requesters;      /* protectors included */
+        Requester *requesters;    /* its requesters, protectors included (a list) */
+        size_t n_requesters;
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
         size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
-        bool by_booster;          /* what latniced left is a booster's request */
         bool latency_noted;       /* its missing cpu.latency.nice was logged */
         bool route_known;         /* whether a systemd unit owns it was asked */
         GroupSystemd sd;          /* its unit, if so: CPUWeight= set through systemd */
@@ -58,13 +60,27 @@ typedef struct Deferred {
         bool protect; /* group_table_protect()'s */
 } Deferred;
 
-typedef struct Requester {
+/* What one requester asks of its group (a protector that is no booster:
+ * nothing). */
+typedef struct GroupAsk {
+        bool has_weight, has_idle, has_latency_nice;
+        bool idle;
+        uint32_t weight;
+        int latency_nice;
+} GroupAsk;
+
+struct Requester {
         pid_t pid;
         uint64_t starttime;
         GroupEntry *entry;
+        Requester *prev, *next; /* ENTRY's requesters */
         bool protector;
-        bool booster; /* a protector that asks for a boost of the group itself */
-} Requester;
+        bool booster;  /* a protector that asks for a boost of the group itself */
+        bool counted;  /* its ask counts in ENTRY's state: the group is not shared with
+                        * another user for it (entry_admit()) */
+        uid_t uid;     /* its real uid when it was admitted */
+        GroupAsk ask;
+};
 
 struct GroupTable {
         const char *proc_root;
@@ -144,6 +160,7 @@ static void entry_remove(GroupTable *t, GroupEntry *e)
 }
 
 static void on_systemd_resume(void *userdata);
+static int entry_update(GroupTable *t, GroupEntry *e, pid_t pid, bool left);
 
 GroupTable *group_table_free(GroupTable *t)
 {
@@ -512,34 +529,64 @@ static bool entry_restore(GroupTable *t, GroupEntry *e)
         return restored;
 }
 
+/* Q joins E's requesters. */
+static void requester_link(GroupEntry *e, Requester *q)
+{
+        q->entry = e;
+        q->prev = NULL;
+        q->next = e->requesters;
+        if (q->next)
+                q->next->prev = q;
+        e->requesters = q;
+        e->n_requesters++;
+        if (q->protector)
+                e->n_protectors++;
+        if (q->booster)
+                e->n_boosters++;
+}
+
+/* Q leaves its entry's requesters. */
+static void requester_unlink(Requester *q)
+{
+        GroupEntry *e = q->entry;
+
+        if (q->prev)
+                q->prev->next = q->next;
+        else
+                e->requesters = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
+        q->prev = q->next = NULL;
+        e->n_requesters--;
+        if (q->protector)
+                e->n_protectors--;
+        if (q->booster)
+                e->n_boosters--;
+}
+
 void group_table_release(GroupTable *t, pid_t pid)
 {
         Requester *q;
         GroupEntry *e;
-        bool booster;
+        bool update;
 
         if (!t)
                 return;
         q = pidmap_remove(&t->requesters, pid);
-        if (!q)
-                return;
-        e = q->entry;
-        booster = q->booster;
-        if (q->protector)
-                e->n_protectors--;
-        if (booster)
-                e->n_boosters--;
-        free(q);
-        if (--e->n_requesters > 0) {
-                /* The boost was the last booster's, and nobody asks for it
-                 * any more: the original comes back. What the others ask
-                 * for is applied at their next evaluation. */
-                if (booster && e->n_boosters == 0 && e->by_booster && entry_restore(t, e))
-                        e->by_booster = false;
-                return;
+        if (q) {
+                e = q->entry;
+                /* What it asked for was part of the group's state, or it
+                 * held the others' back (a protector): the others' state
+                 * now, each field nobody asks for any more given back. */
+                update = q->protector || (q->counted && entry_changed(e));
+                requester_unlink(q);
+                free(q);
+                if (e->n_requesters == 0) {
+                        (void)entry_restore(t, e);
+                        entry_remove(t, e);
+                } else if (update)
+                        (void)entry_update(t, e, pid, true);
         }
-        (void)entry_restore(t, e);
-        entry_remove(t, e);
 }
 
 static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
@@ -613,43 +660,63 @@ static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
         return 0;
 }
 
-/* PID (STARTTIME) is a requester (PROTECTOR: a protector; BOOSTER: a
- * protector that asks for a boost) of E. */
+/* What S (NULL: nothing) asks of a group. */
+static GroupAsk ask_of(const Settings *s)
+{
+        GroupAsk a = {};
+
+        if (!s)
+                return a;
+        a.has_weight = settings_has(s, SETTING_CPU_WEIGHT);
+        a.weight = s->cpu_weight;
+        a.has_idle = settings_has(s, SETTING_CPU_IDLE);
+        a.idle = s->cpu_idle;
+        a.has_latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE);
+        a.latency_nice = s->cpu_latency_nice;
+        return a;
+}
+
+/* PID (STARTTIME) is a requester of E that asks for ASK (PROTECTOR: a
+ * protector; BOOSTER: a protector that asks for a boost). It counts in E's
+ * state once admitted (entry_admit()). */
 static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e,
-                         bool protector, bool booster)
+                         bool protector, bool booster, const GroupAsk *ask)
 {
         Requester *q = pidmap_get(&t->requesters, pid);
         int r;
 
-        if (q && q->entry == e && q->starttime == starttime && q->protector == protector &&
-            q->booster == booster)
-                return 0;
-        if (q && q->entry == e) {
-                /* The same group in another role (a requester that became
-                 * latency-sensitive, or back), or a reused pid: PID leaves
-                 * E and joins it again. Held meanwhile, or its last
-                 * requester leaving would give E's original back and free
-                 * E, which the caller and the new requester still hold. */
-                e->n_requesters++;
-                group_table_release(t, pid);
-                e->n_requesters--;
-        } else if (q)
+        if (q && q->entry != e) {
                 group_table_release(t, pid); /* another group */
-        q = malloc(sizeof(Requester));
+                q = NULL;
+        }
+        if (q) {
+                /* The same group, maybe in another role (a requester that
+                 * became latency-sensitive, or back) or asking for other
+                 * values, or a reused pid: changed in place. Not released
+                 * and joined again: its last requester leaving would give
+                 * E back (and free it, which the caller holds), and the
+                 * others' state would be written meanwhile. */
+                requester_unlink(q);
+                if (q->starttime != starttime)
+                        q->counted = false; /* another process: admitted anew */
+                q->starttime = starttime;
+                q->protector = protector;
+                q->booster = booster;
+                q->ask = *ask;
+                requester_link(e, q);
+                return 0;
+        }
+        q = calloc(1, sizeof(Requester));
         if (!q)
                 return -ENOMEM;
-        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e, .protector = protector,
-                          .booster = booster };
+        *q = (Requester){ .pid = pid, .starttime = starttime, .protector = protector,
+                          .booster = booster, .ask = *ask };
         r = pidmap_put(&t->requesters, pid, q);
         if (r < 0) {
                 free(q);
                 return r;
         }
-        e->n_requesters++;
-        if (protector)
-                e->n_protectors++;
-        if (booster)
-                e->n_boosters++;
+        requester_link(e, q);
         return 0;
 }
 
@@ -1068,21 +1135,6 @@ static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int va
                    "settings apply.", value, (int)pid, e->group.name, why);
 }
 
-/* Into WANT, the latency nice S asks for, else ORIG's, where the group
- * has cpu.latency.nice (NOW). */
-static void entry_want_latency(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s,
-                               const SchedGroupState *now, const SchedGroupState *orig,
-                               SchedGroupState *want)
-{
-        if (!now->has_latency_nice) {
-                if (settings_has(s, SETTING_CPU_LATENCY_NICE))
-                        latency_missing_note(t, e, pid, s->cpu_latency_nice);
-                return;
-        }
-        want->latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE) ? s->cpu_latency_nice
-                                                                       : orig->latency_nice;
-}
-
 /* Does E's subtree hold processes of other users than PID's (whose uid
  * goes to *RET_UID)? Found out on the first request of each uid that would
  * change it, again after a rescan, and kept up to date between them while
@@ -1143,6 +1195,9 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
                 t->counters.n_shared++;
         e->shared = e->shared_known = true;
         e->checked_uid = e->acting_uid;
+        for (Requester *q = e->requesters; q; q = q->next)
+                if (q->uid == e->acting_uid)
+                        q->counted = false;
         if (!entry_changed(e))
                 return;
         if (ledger_claim_held(&e->files))
@@ -1151,16 +1206,16 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
                    "its original %s comes back; a group shared with another user is not "
                    "changed for a user's rules.",
                    e->group.name, why, (unsigned)e->acting_uid, state_describe(&orig, buf));
-        (void)entry_restore(t, e);
         /* Restored, or someone else's since (user-owned): latniced holds
-         * nothing there any more (entry_restore() ended its claims). */
-        e->by_booster = false;
+         * nothing there any more (entry_restore() ends its claims). */
+        (void)entry_restore(t, e);
 }
 
-/* Write WANT to E (NOW: what it has), recorded in the state file first.
- * 1 written, 0 not (gone), negative errno (logged). */
-static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGroupState *now,
-                        const SchedGroupState *want)
+/* Write WANT to E (NOW: what it has), recorded in the state file first,
+ * for PID (LEFT: for the others, PID having left). 1 written, 0 not (gone),
+ * negative errno (logged). */
+static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, bool left,
+                        const SchedGroupState *now, const SchedGroupState *want)
 {
         uint64_t refused = systemd_units_refusals(t->systemd);
         SchedGroupState back;
@@ -1191,30 +1246,88 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
         if (!sched_group_state_equal(&e->group, &back, want))
                 entry_settle(t, e, now, &back);
         t->counters.n_applied++;
-        log_info("%s: %s for %d.", e->group.name, state_describe(&back, buf), (int)pid);
+        log_info(left ? "%s: %s for the processes still asking, %d having left."
+                      : "%s: %s for %d.",
+                 e->group.name, state_describe(&back, buf), (int)pid);
         return 1;
 }
 
-/* Bring E to what S asks for (unset: its original) for PID; BOOSTER: PID
- * is latency-sensitive and S boosts the group, which a protected group
- * still takes (only other processes' requests are held back there). */
-static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s, bool booster)
+/* Does Q's ask count in E's state: admitted, and in a protected group only
+ * a booster's? */
+static bool requester_counts(const GroupEntry *e, const Requester *q)
+{
+        return q->counted && (e->n_protectors == 0 || q->booster);
+}
+
+/* Does any requester that counts ask for anything? */
+static bool entry_asked(const GroupEntry *e)
+{
+        for (const Requester *q = e->requesters; q; q = q->next)
+                if (requester_counts(e, q) &&
+                    (q->ask.has_weight || q->ask.has_idle || q->ask.has_latency_nice))
+                        return true;
+        return false;
+}
+
+/*
+ * Into WANT, over NOW (ORIG: E's original), what E's requesters that count
+ * ask for together, by one rule, field by field: idle if any asks for
+ * CPUIdle=yes, else not if any asks CPUIdle=no; the lowest CPUWeight=
+ * asked; the highest CPULatencyNice= asked (where the group has the file).
+ * A field nobody asks for is ORIG's: the last requester of a field gives
+ * it back. Processes coming and going with one field do not flip another.
+ * Returns the uid they act for: a user's, or root's (0) if all are root's.
+ */
+static uid_t entry_want(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
+                        const SchedGroupState *orig, SchedGroupState *want)
+{
+        bool has_weight = false, has_idle = false, has_latency = false, idle = orig->idle;
+        uint32_t weight = orig->weight;
+        int latency = orig->latency_nice;
+        pid_t latency_pid = 0;
+        uid_t uid = 0;
+
+        for (const Requester *q = e->requesters; q; q = q->next) {
+                if (!requester_counts(e, q))
+                        continue;
+                if (q->uid != 0)
+                        uid = q->uid;
+                if (q->ask.has_idle) {
+                        idle = has_idle ? idle || q->ask.idle : q->ask.idle;
+                        has_idle = true;
+                }
+                if (q->ask.has_weight) {
+                        weight = has_weight ? MIN(weight, q->ask.weight) : q->ask.weight;
+                        has_weight = true;
+                }
+                if (q->ask.has_latency_nice) {
+                        latency = has_latency ? MAX(latency, q->ask.latency_nice)
+                                              : q->ask.latency_nice;
+                        has_latency = true;
+                        latency_pid = q->pid;
+                }
+        }
+        sched_group_state_want(&e->group, now, weight, idle, want);
+        if (now->has_latency_nice)
+                want->latency_nice = latency;
+        else if (has_latency)
+                latency_missing_note(t, e, latency_pid, latency);
+        return uid;
+}
+
+/* Bring E to what its requesters ask for together (entry_want()); where
+ * none that counts asks for anything, give it back. For PID (LEFT: PID
+ * left it), for the log. 1 written, 0 not, negative errno. */
+static int entry_update(GroupTable *t, GroupEntry *e, pid_t pid, bool left)
 {
         SchedGroupState now, want, orig;
         char buf[64];
-        char why[96];
-        uid_t uid;
         int r;
 
-        if (e->user_owned || (e->n_protectors > 0 && !booster))
+        if (e->user_owned)
                 return 0;
-        if (entry_shared(t, e, pid, &uid, why)) {
-                /* What it holds was asked for by UID, for whom it is
-                 * shared now: given back. Another user's request stays. */
-                if (entry_changed(e) && e->acting_uid == uid)
-                        entry_give_back(t, e, why);
-                return 0;
-        }
+        if (!entry_asked(e))
+                return entry_changed(e) && entry_restore(t, e) ? 1 : 0;
         r = sched_group_read(&e->group, &now);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
@@ -1226,14 +1339,9 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                         return 0;
         }
         orig = entry_orig(t, e, &now);
-        sched_group_state_want(&e->group, &now,
-                               settings_has(s, SETTING_CPU_WEIGHT) ? s->cpu_weight : orig.weight,
-                               settings_has(s, SETTING_CPU_IDLE) ? s->cpu_idle : orig.idle,
-                               &want);
-        entry_want_latency(t, e, pid, s, &now, &orig, &want);
-        /* The latest request wins: the group holds UID's from now on, and
-         * is watched for other users' processes if UID is not root. */
-        e->acting_uid = uid;
+        /* The group holds their request from now on, and is watched for
+         * other users' processes if they are not root's. */
+        e->acting_uid = entry_want(t, e, &now, &orig, &want);
         if (sched_group_state_equal(&e->group, &now, &want)) {
                 entry_watch(t, e);
                 return 0;
@@ -1243,12 +1351,45 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                          state_describe(&want, buf), (int)pid);
                 return 1;
         }
-        r = entry_commit(t, e, pid, &now, &want);
-        if (r > 0) {
-                e->by_booster = booster;
+        r = entry_commit(t, e, pid, left, &now, &want);
+        if (r > 0)
                 entry_watch(t, e);
-        }
         return r;
+}
+
+/* Is E shared with another user for Q? If not, Q is admitted: its ask
+ * counts in E's state. If so, it does not, and what E holds is given back
+ * if it was asked for by Q's user (another user's request stays). */
+static bool entry_admit(GroupTable *t, GroupEntry *e, Requester *q)
+{
+        char why[96];
+        uid_t uid;
+
+        if (entry_shared(t, e, q->pid, &uid, why)) {
+                q->counted = false;
+                if (entry_changed(e) && e->acting_uid == uid)
+                        entry_give_back(t, e, why);
+                return false;
+        }
+        q->uid = uid;
+        q->counted = true;
+        return true;
+}
+
+/* PID's request (its requester's ask) on its group: admitted, and the group
+ * brought to what its requesters ask for together. A protected group takes
+ * only a booster's: the others count once the last protector is gone. */
+static int entry_apply(GroupTable *t, pid_t pid)
+{
+        Requester *q = pidmap_get(&t->requesters, pid);
+        GroupEntry *e;
+
+        if (!q || q->entry->user_owned)
+                return 0;
+        e = q->entry;
+        if (!entry_admit(t, e, q) || (e->n_protectors > 0 && !q->booster))
+                return 0;
+        return entry_update(t, e, pid, false);
 }
 
 static void not_unit_add(GroupTable *t, const char *path)
@@ -1303,11 +1444,11 @@ static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
 }
 
 /* PID (STARTTIME) joins the entry of the group that holds it, as a
- * requester or a PROTECTOR (BOOSTER: one that asks for a boost). 1 with
+ * requester of ASK or a PROTECTOR (BOOSTER: one that asks for a boost). 1 with
  * *RET set; 0 if there is nothing to do (gone, or in a root group: never
  * the root). */
 static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protector,
-                      bool booster, GroupEntry **ret)
+                      bool booster, const GroupAsk *ask, GroupEntry **ret)
 {
         SchedGroup g = {};
         int r;
@@ -1330,7 +1471,7 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
         sched_group_done(&g);
         if (r < 0)
                 return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, *ret, protector || booster, booster);
+        r = requester_set(t, pid, starttime, *ret, protector || booster, booster, ask);
         return r < 0 ? r : 1;
 }
 
@@ -1423,6 +1564,7 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
 {
         _cleanup_free_ char *cg = NULL;
         SchedGroup g = {};
+        GroupAsk ask;
         size_t n;
         int r;
 
@@ -1460,7 +1602,8 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         t->counters.n_applied++;
-        r = requester_set(t, pid, starttime, *ret, false, false);
+        ask = ask_of(s);
+        r = requester_set(t, pid, starttime, *ret, false, false, &ask);
         return r < 0 ? r : 1;
 }
 
@@ -1468,6 +1611,7 @@ static int request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings 
 {
         Settings masked = *s;
         GroupEntry *e;
+        GroupAsk ask;
         bool booster;
         int r;
 
@@ -1488,24 +1632,28 @@ static int request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings 
                 r = scope_join(t, pid, starttime, s, &e);
         if (r == 0)
                 group_table_release(t, pid);
+        ask = ask_of(s);
         if (r == 2)
-                r = group_join(t, pid, starttime, false, booster, &e);
+                r = group_join(t, pid, starttime, false, booster, &ask, &e);
         if (r <= 0)
                 return r;
-        return entry_apply(t, e, pid, s, booster);
+        return entry_apply(t, pid);
 }
 
 static int protect(GroupTable *t, pid_t pid, uint64_t starttime)
 {
         GroupEntry *e;
+        bool changed;
         int r;
 
-        r = group_join(t, pid, starttime, true, false, &e);
+        r = group_join(t, pid, starttime, true, false, &(GroupAsk){}, &e);
         if (r <= 0)
                 return r;
         /* Demoted before the sensitive process showed up: not any more (a
          * booster's boost stays). */
-        if (entry_changed(e) && !e->by_booster && entry_restore(t, e))
+        changed = entry_changed(e);
+        (void)entry_update(t, e, pid, false);
+        if (changed && !entry_changed(e))
                 log_info("%s holds %d, which a rule makes latency-sensitive: not demoted.",
                          e->group.name, (int)pid);
         return 0;

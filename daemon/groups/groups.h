@@ -13,8 +13,14 @@
  * exits, leaves the group or stops asking (rule removed, reload), and on
  * exit, the group gets its original weight and idle flag back, unless
  * someone else changed them since latniced did: then they are theirs and
- * are left alone. When requesters of one group ask for different values,
- * the latest request wins. A group whose subtree (its cgroup and every
+ * are left alone. Each requester's request is kept, and a group gets what
+ * its live requesters ask for together, by one rule per field: idle if any
+ * asks for CPUIdle=yes (else not if any asks CPUIdle=no), the lowest
+ * CPUWeight=, the highest CPULatencyNice=; a field none asks for has its
+ * original, so the last requester of a field that goes gives it back, and
+ * requesters coming and going with one field never flip another (an
+ * unfocused terminal's CPUWeight=50 beside its compilers' CPUIdle=yes). A
+ * group whose subtree (its cgroup and every
  * cgroup below it, which its settings reach too; lib/group-subtree.h) holds
  * processes of another user than the process that asks for it (unless that
  * one is root's) is not changed for it: names are the user's choice, the
@@ -31,9 +37,10 @@
  * is not changed for other processes' rules. A protector whose rules ask
  * for a boost of the group itself (CPUWeight= above 100, CPULatencyNice=
  * below 0; a boost it may have under policy/boost.h) is a booster: its
- * request applies there, over a demotion of before. When the last booster
- * goes, the group gets its original back; what other requesters ask for
- * comes with their next evaluation.
+ * request applies there, over a demotion of before; while a protector is
+ * in a group, only its boosters' requests count. When the last booster
+ * goes, the group gets its original back; when the last protector goes,
+ * what the other requesters ask for.
  */
 #pragma once
 
@@ -78,7 +85,8 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
  * idling it for a build would idle the audio server in it too.
  */
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
-/* PID asks for nothing any more (it exited, or its rules changed). */
+/* PID asks for nothing any more (it exited, or its rules changed): its
+ * group gets what the others ask for. */
 void group_table_release(GroupTable *t, pid_t pid);
 /* Forget requesters that no longer run; restore what nobody asks for
  * (when COMPLETE: every process was evaluated, none put off, so that nobody
