@@ -40,6 +40,8 @@ typedef struct GroupEntry {
         bool shared;              /* its subtree holds processes of other users than CHECKED_UID's */
         bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */
         uid_t checked_uid;
+        pid_t shared_pid;         /* the other user's process that made it SHARED (0: none
+                                   * known): its exit or uid change has it looked at again */
         uid_t acting_uid;         /* whose request it holds (0: root's, or not known) */
         Requester *requesters;    /* its requesters, protectors included (a list) */
         size_t n_requesters;
@@ -161,6 +163,7 @@ static void entry_remove(GroupTable *t, GroupEntry *e)
 
 static void on_systemd_resume(void *userdata);
 static int entry_update(GroupTable *t, GroupEntry *e, pid_t pid, bool left);
+static void shared_pid_gone(GroupTable *t, pid_t pid);
 
 GroupTable *group_table_free(GroupTable *t)
 {
@@ -587,6 +590,7 @@ void group_table_release(GroupTable *t, pid_t pid)
                 } else if (update)
                         (void)entry_update(t, e, pid, true);
         }
+        shared_pid_gone(t, pid);
 }
 
 static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
@@ -604,20 +608,25 @@ static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
  * for everyone, nor a user's cgroup idle for root's processes in a cgroup
  * below it. Root's processes may change their groups. A subtree too large
  * to check, or one that cannot be read, counts as shared. WHY (for the log)
- * says which process, or why it counts as shared. */
-static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why[static 96])
+ * says which process, or why it counts as shared; *RET_PID is that process
+ * (0: none, too many or unreadable). */
+static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why[static 96],
+                         pid_t *ret_pid)
 {
         pid_t other_pid = 0;
         uid_t other_uid = 0;
         int r;
 
         why[0] = 0;
+        *ret_pid = 0;
         if (uid == 0)
                 return false;
         r = group_subtree_other_user(g, t->proc_root, uid, GROUP_SUBTREE_CGROUPS_MAX,
                                      GROUP_SUBTREE_PROCS_MAX, &other_pid, &other_uid);
         if (r == 0 || r == -ENOENT)
                 return false;
+        if (r > 0)
+                *ret_pid = other_pid;
         if (r > 0)
                 snprintf(why, 96, "process %d of uid %u", (int)other_pid, (unsigned)other_uid);
         else if (r == -E2BIG)
@@ -1155,7 +1164,7 @@ static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid, uid_t *ret_uid
                 return false;
         if (e->shared_known && e->checked_uid == *ret_uid)
                 return e->shared;
-        e->shared = group_shared(t, &e->group, *ret_uid, why);
+        e->shared = group_shared(t, &e->group, *ret_uid, why, &e->shared_pid);
         e->shared_known = true;
         e->checked_uid = *ret_uid;
         if (e->shared && !was) {
@@ -1183,10 +1192,11 @@ static void entry_watch(GroupTable *t, GroupEntry *e)
 }
 
 /* E, changed for ACTING_UID's request, was found shared with another user
- * (WHY: which process): its original comes back, said once. It is not
- * changed for that user's rules again until a check finds it theirs alone
- * (at a rescan). */
-static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
+ * (WHY: which process, OTHER_PID: its pid, 0 if none): its original comes
+ * back, said once. It is not changed for that user's rules again until a
+ * check finds it theirs alone (at a rescan, or when OTHER_PID exits,
+ * changes its uid or execs: shared_pid_gone()). */
+static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why, pid_t other_pid)
 {
         SchedGroupState orig = { .weight = 100 };
         char buf[64];
@@ -1195,6 +1205,7 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
                 t->counters.n_shared++;
         e->shared = e->shared_known = true;
         e->checked_uid = e->acting_uid;
+        e->shared_pid = other_pid;
         for (Requester *q = e->requesters; q; q = q->next)
                 if (q->uid == e->acting_uid)
                         q->counted = false;
@@ -1368,7 +1379,7 @@ static bool entry_admit(GroupTable *t, GroupEntry *e, Requester *q)
         if (entry_shared(t, e, q->pid, &uid, why)) {
                 q->counted = false;
                 if (entry_changed(e) && e->acting_uid == uid)
-                        entry_give_back(t, e, why);
+                        entry_give_back(t, e, why, e->shared_pid);
                 return false;
         }
         q->uid = uid;
@@ -1390,6 +1401,39 @@ static int entry_apply(GroupTable *t, pid_t pid)
         if (!entry_admit(t, e, q) || (e->n_protectors > 0 && !q->booster))
                 return 0;
         return entry_update(t, e, pid, false);
+}
+
+/* E was found shared with another user for the uid of some of its
+ * requesters: look again, now that the process that made it so
+ * (E->shared_pid) exited, changed its uid or exec'd. Those it is theirs
+ * alone for now are admitted, and the group brought to what they ask for
+ * with the rest; said once. */
+static void entry_reconsider(GroupTable *t, GroupEntry *e)
+{
+        pid_t pid = 0;
+
+        e->shared_known = false;
+        e->shared_pid = 0;
+        for (Requester *q = e->requesters; q; q = q->next)
+                if (!q->counted && entry_admit(t, e, q) && pid == 0)
+                        pid = q->pid;
+        if (pid == 0)
+                return;
+        log_info("%s: its other users' processes are gone: changed for its rules again.",
+                 e->group.name);
+        (void)entry_update(t, e, pid, false);
+}
+
+/* PID exited, stopped asking, changed its uid or exec'd: a group it made
+ * shared with another user is looked at again. */
+static void shared_pid_gone(GroupTable *t, pid_t pid)
+{
+        for (size_t i = 0; i < t->n_entries; i++) {
+                GroupEntry *e = t->entries[i];
+
+                if (e->shared && e->shared_pid == pid && e->n_requesters > 0)
+                        entry_reconsider(t, e);
+        }
 }
 
 static void not_unit_add(GroupTable *t, const char *path)
@@ -1778,6 +1822,9 @@ void group_table_member_event(GroupTable *t, pid_t pid)
 
         if (!t)
                 return;
+        /* The process that made a group shared changed its uid or exec'd
+         * (a setuid program: no uid event): that group is looked at again. */
+        shared_pid_gone(t, pid);
         for (size_t i = 0; i < t->n_entries; i++)
                 if (entry_watched(t->entries[i])) {
                         any = true;
@@ -1796,7 +1843,7 @@ void group_table_member_event(GroupTable *t, pid_t pid)
                 if (uid == e->acting_uid)
                         continue;
                 snprintf(why, sizeof(why), "process %d of uid %u", (int)pid, (unsigned)uid);
-                entry_give_back(t, e, why);
+                entry_give_back(t, e, why, pid);
         }
         group_place_done(&place);
 }
@@ -1805,6 +1852,7 @@ size_t group_table_recheck(GroupTable *t)
 {
         size_t n = 0;
         char why[96];
+        pid_t other;
 
         if (!t)
                 return 0;
@@ -1813,8 +1861,8 @@ size_t group_table_recheck(GroupTable *t)
 
                 if (!entry_watched(e) || e->group.kind == SCHED_GROUP_AUTOGROUP)
                         continue;
-                if (group_shared(t, &e->group, e->acting_uid, why))
-                        entry_give_back(t, e, why);
+                if (group_shared(t, &e->group, e->acting_uid, why, &other))
+                        entry_give_back(t, e, why, other);
                 else
                         n++;
         }

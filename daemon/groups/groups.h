@@ -31,7 +31,9 @@
  * (group_table_member_event()) and on the caller's timer
  * (group_table_recheck(), for a process moved in by a write to
  * cgroup.procs, which brings no event): a group that becomes shared gets
- * its original back, said once.
+ * its original back, said once. A group found shared is looked at again
+ * when the other user's process found in it exits (group_table_release()),
+ * changes its uid or execs (group_table_member_event()).
  *
  * Protection: a group that holds a latency-sensitive process (a protector)
  * is not changed for other processes' rules. A protector whose rules ask
@@ -86,7 +88,8 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
  */
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
 /* PID asks for nothing any more (it exited, or its rules changed): its
- * group gets what the others ask for. */
+ * group gets what the others ask for. If PID made a group shared with
+ * another user, that group is looked at again. */
 void group_table_release(GroupTable *t, pid_t pid);
 /* Forget requesters that no longer run; restore what nobody asks for
  * (when COMPLETE: every process was evaluated, none put off, so that nobody
@@ -121,7 +124,8 @@ void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void
  * subtree of a group latniced changed for another user, that group is
  * given back. Reads nothing while no such group exists; else PID's cgroup
  * file (and its autogroup where an autogroup was changed) and, if it is in
- * one, its uid. */
+ * one, its uid. If PID made a group shared, that group is looked at
+ * again. */
 void group_table_member_event(GroupTable *t, pid_t pid);
 /* Check the subtree of every cgroup latniced changed for a user other than
  * root, and give back those that hold another user's process now (or are
