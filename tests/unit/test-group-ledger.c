@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit test of a rule group's ledger claims after a crash
- * (daemon/groups/groups.c, group_table_attach_state()): a state file that a
- * previous latniced left, with the record of a unit's group in its old form
+ * (daemon/groups/group-ledger.c, group_table_attach_state()): a state file
+ * that a previous latniced left, with the record of a unit's group in its old form
  * (the unit's CPUWeight= as " sd=ORIG,WRITTEN" after the group's original),
  * is converted into the group's record and a unit property record, and
  * taken over by the ledger's rule; giving back then sets the unit's
