@@ -190,20 +190,6 @@ static int files_write(const char *value, void *userdata)
         return r;
 }
 
-/* Sets a unit's CPUWeight= from a claim's value. */
-typedef struct UnitWrite {
-        SystemdUnits *systemd;
-        const char *unit_path;
-        SystemdUnitsLookup lookup;
-} UnitWrite;
-
-static int unit_write(const char *value, void *userdata)
-{
-        UnitWrite *w = userdata;
-
-        return group_systemd_set(w->systemd, w->unit_path, w->lookup, value);
-}
-
 /* Latniced's claim on E's files holds NOW from here on (what the kernel or
  * systemd made of its write, or a scope made with it); ORIG: the original
  * if E's files were not latniced's yet. */
@@ -312,9 +298,10 @@ static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
                          e->group.name);
         }
         if (r >= 0)
-                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL, unit_write,
-                                         &(UnitWrite){ t->systemd, e->sd.unit_path,
-                                                       SYSTEMD_UNITS_BY_NAME },
+                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL,
+                                         group_systemd_write,
+                                         &(GroupSystemdWrite){ t->systemd, e->sd.unit_path,
+                                                               SYSTEMD_UNITS_BY_NAME },
                                          NULL);
         else
                 ledger_claim_drop(&e->unit, t->state);
@@ -435,8 +422,9 @@ static void unit_record_restore(GroupTable *t, const StateCgroupRecord *rec)
             ledger_claim_adopt(&c, rec, cur, NULL, NULL) != LEDGER_OURS)
                 return;
         c.slot1 = 0; /* the caller's */
-        r = ledger_claim_restore(&c, NULL, cur, NULL, NULL, unit_write,
-                                 &(UnitWrite){ t->systemd, path, SYSTEMD_UNITS_BY_NAME }, NULL);
+        r = ledger_claim_restore(&c, NULL, cur, NULL, NULL, group_systemd_write,
+                                 &(GroupSystemdWrite){ t->systemd, path, SYSTEMD_UNITS_BY_NAME },
+                                 NULL);
         if (r > 0)
                 log_info("%s: gone; its unit's original CPUWeight= restored through systemd.",
                          path);
@@ -701,9 +689,10 @@ int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
                     systemd_weight_to_string(group_systemd_weight(want), &weight) < 0)
                         return -ENOMEM;
                 entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
-                r = ledger_claim_write(&e->unit, t->state, &target, found, weight, unit_write,
-                                       &(UnitWrite){ t->systemd, e->sd.unit_path,
-                                                     SYSTEMD_UNITS_OWNED },
+                r = ledger_claim_write(&e->unit, t->state, &target, found, weight,
+                                       group_systemd_write,
+                                       &(GroupSystemdWrite){ t->systemd, e->sd.unit_path,
+                                                             SYSTEMD_UNITS_OWNED },
                                        &unrecorded);
                 entry_unrecorded(t, e, unrecorded);
                 if (r < 0)
