@@ -19,12 +19,13 @@
  * CPUWeight=, the highest CPULatencyNice=; a field none asks for has its
  * original, so the last requester of a field that goes gives it back, and
  * requesters coming and going with one field never flip another (an
- * unfocused terminal's CPUWeight=50 beside its compilers' CPUIdle=yes). A
- * group whose subtree (its cgroup and every
- * cgroup below it, which its settings reach too; lib/group-subtree.h) holds
- * processes of another user than the process that asks for it (unless that
- * one is root's) is not changed for it: names are the user's choice, the
- * group is not only theirs. A subtree too large to check counts as shared.
+ * unfocused terminal's CPUWeight=50 beside its compilers' CPUIdle=yes).
+ *
+ * A group whose subtree (its cgroup and every cgroup below it, which its
+ * settings reach too; lib/group-subtree.h) holds processes of another user
+ * than the process that asks for it (unless that one is root's) is not
+ * changed for it: names are the user's choice, the group is not only
+ * theirs. A subtree too large to check counts as shared.
  * Sharing is checked at the first request of each user, again after each
  * rescan, and while latniced has changed a group for a user, also whenever
  * a process in it or entering it forks, execs or changes its uid
