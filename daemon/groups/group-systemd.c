@@ -59,16 +59,16 @@ int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup
         return systemd_weight_to_string(w, ret);
 }
 
-int group_systemd_set(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
-                      const char *value)
+int group_systemd_write(const char *value, void *userdata)
 {
-        uint64_t w;
+        const GroupSystemdWrite *w = userdata;
+        uint64_t weight;
         int r;
 
-        r = systemd_weight_from_string(value, &w);
+        r = systemd_weight_from_string(value, &weight);
         if (r < 0)
                 return r;
-        return systemd_units_set_weight(s, unit_path, lookup, w);
+        return systemd_units_set_weight(w->systemd, w->unit_path, w->lookup, weight);
 }
 
 int group_systemd_convert(StateCgroupRecord *rec, StateCgroupRecord *ret_unit)

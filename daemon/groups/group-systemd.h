@@ -38,11 +38,24 @@ int group_systemd_find(SystemdUnits *s, const char *cgroup2_root, const SchedGro
 uint64_t group_systemd_weight(const SchedGroupState *want);
 
 /* The unit at UNIT_PATH's CPUWeight= (found as LOOKUP says) as the
- * ledger's value of it (systemd_weight_to_string()), and set from one. */
+ * ledger's value of it (systemd_weight_to_string()). */
 int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
                       char **ret);
-int group_systemd_set(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup lookup,
-                      const char *value);
+
+/*
+ * The one writer of a unit's CPUWeight= as a ledger claim's value
+ * (ledger-claim.h's writer, USERDATA a GroupSystemdWrite): sets the
+ * property from VALUE (systemd_weight_to_string()'s) through the unit's
+ * manager, found as LOOKUP says. Rule groups (group-ledger.c) and [Unit]
+ * sections (units.c) both set CPUWeight= through it.
+ */
+typedef struct GroupSystemdWrite {
+        SystemdUnits *systemd;
+        const char *unit_path; /* the unit's cgroup, below the cgroup2 root */
+        SystemdUnitsLookup lookup;
+} GroupSystemdWrite;
+
+int group_systemd_write(const char *value, void *userdata);
 
 /*
  * A latniced before unit property records kept a unit's CPUWeight= in its

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The group table's requests (daemon/groups/groups.h): who asks what of
+ * which group (Requester), how the asks of one group combine, sharing with
+ * other users and protection, GroupScope=own, and requests a paused
+ * systemd manager put off. What latniced holds of a group, and a dead
+ * latniced's records, are group-ledger.c's (groups-internal.h).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "daemon/groups/group-scope.h"
-#include "daemon/groups/group-systemd.h"
-#include "daemon/groups/groups.h"
-#include "daemon/watch/pidmap.h"
-#include "daemon/state/ledger-claim.h"
-#include "daemon/state/state-file.h"
+#include "daemon/groups/groups-internal.h"
 #include "lib/group-subtree.h"
-#include "lib/hashmap.h"
 #include "lib/invariant.h"
 #include "lib/log.h"
 #include "lib/macro.h"
@@ -21,33 +21,6 @@
 #include "lib/proc.h"
 #include "lib/trust.h"
 #include "policy/boost.h"
-
-/*
- * What latniced holds of a group is the ledger's (ledger-claim.h): the
- * group's state in its files ("weight idle nice [latency]", state_format())
- * and, for a unit's cgroup, the unit's CPUWeight= (a unit property record),
- * each with its original, expected value and record. Of a unit's files only
- * the latency nice is latniced's write (systemd has no property for it):
- * systemd writes the weight and idle from the property.
- */
-typedef struct GroupEntry {
-        SchedGroup group;
-        LedgerClaim files;        /* the group's state (files_same() compares) */
-        LedgerClaim unit;         /* its unit's CPUWeight= (systemd_weight_to_string()) */
-        bool user_owned;          /* changed by someone else since: theirs */
-        bool shared;              /* its subtree holds processes of other users than CHECKED_UID's */
-        bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */
-        uid_t checked_uid;
-        uid_t acting_uid;         /* whose request it holds (0: root's, or not known) */
-        size_t n_requesters;      /* protectors included */
-        size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
-        size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
-        bool by_booster;          /* what latniced left is a booster's request */
-        bool latency_noted;       /* its missing cpu.latency.nice was logged */
-        bool route_known;         /* whether a systemd unit owns it was asked */
-        GroupSystemd sd;          /* its unit, if so: CPUWeight= set through systemd */
-        bool own_scope;           /* a scope latniced asked for (group-scope.h) */
-} GroupEntry;
 
 /* A request that a pause of a user's systemd manager put off
  * (systemd_units_refusals()): made again when the pause ends. The latest
@@ -58,34 +31,26 @@ typedef struct Deferred {
         bool protect; /* group_table_protect()'s */
 } Deferred;
 
-typedef struct Requester {
+/* What one requester asks of its group (a protector that is no booster:
+ * nothing). */
+typedef struct GroupAsk {
+        bool has_weight, has_idle, has_latency_nice;
+        bool idle;
+        uint32_t weight;
+        int latency_nice;
+} GroupAsk;
+
+struct Requester {
         pid_t pid;
         uint64_t starttime;
         GroupEntry *entry;
+        Requester *prev, *next; /* ENTRY's requesters */
         bool protector;
-        bool booster; /* a protector that asks for a boost of the group itself */
-} Requester;
-
-struct GroupTable {
-        const char *proc_root;
-        bool dry_run;
-        SchedGroupRoots roots;
-        GroupEntry **entries;
-        size_t n_entries;
-        PidMap requesters; /* pid -> Requester */
-        GroupCounters counters;
-        StateFile *state;  /* borrowed; NULL: none */
-        bool state_warned;
-        SystemdUnits *systemd; /* borrowed; NULL: no systemd PID 1, or a test's /proc */
-        PidMap deferred;       /* pid -> Deferred */
-        bool latency_unsupported_noted; /* the kernel has no cpu.latency.nice: logged once */
-        bool latency_autogroup_noted;
-        Hashmap *not_units;    /* cgroup2 paths no manager owns: not asked again */
-        GroupScopes *scopes;   /* GroupScope=own: who had how many */
-        void (*on_watch)(void *userdata); /* a group to re-check came (group_table_set_watch) */
-        void *watch_userdata;
-        uint64_t incomplete_since; /* first sweep after a scan that put evaluations off */
-        bool sched_ext;            /* group_table_set_sched_ext() */
+        bool booster;  /* a protector that asks for a boost of the group itself */
+        bool counted;  /* its ask counts in ENTRY's state: the group is not shared with
+                        * another user for it (entry_admit()) */
+        uid_t uid;     /* its real uid when it was admitted */
+        GroupAsk ask;
 };
 
 /* Taken-over groups nobody asks for wait for a complete scan at most that
@@ -117,20 +82,13 @@ int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, 
         return 0;
 }
 
-/* The claims' records stay: the next latniced's, unless given back first. */
-static void entry_free(GroupEntry *e)
+void entry_free(GroupEntry *e)
 {
         sched_group_done(&e->group);
         group_systemd_done(&e->sd);
         ledger_claim_done(&e->files);
         ledger_claim_done(&e->unit);
         free(e);
-}
-
-/* Does latniced hold anything of E (it changed it)? */
-static bool entry_changed(const GroupEntry *e)
-{
-        return ledger_claim_held(&e->files) || ledger_claim_held(&e->unit);
 }
 
 static void entry_remove(GroupTable *t, GroupEntry *e)
@@ -144,6 +102,8 @@ static void entry_remove(GroupTable *t, GroupEntry *e)
 }
 
 static void on_systemd_resume(void *userdata);
+static int entry_update(GroupTable *t, GroupEntry *e, pid_t pid, bool left);
+static void shared_pid_gone(GroupTable *t, pid_t pid);
 
 GroupTable *group_table_free(GroupTable *t)
 {
@@ -171,378 +131,68 @@ GroupTable *group_table_free(GroupTable *t)
         return NULL;
 }
 
-/* "weight 100", "weight 100, idle", and ", latency nice -5" where the group
- * has one: for the log. */
-static const char *state_describe(const SchedGroupState *s, char buf[static 64])
+/* Q joins E's requesters. */
+static void requester_link(GroupEntry *e, Requester *q)
 {
-        int n = snprintf(buf, 64, "weight %" PRIu32 "%s", s->weight, s->idle ? ", idle" : "");
-
-        if (s->has_latency_nice && n > 0 && n < 64)
-                snprintf(buf + n, (size_t)(64 - n), ", latency nice %d", s->latency_nice);
-        return buf;
+        q->entry = e;
+        q->prev = NULL;
+        q->next = e->requesters;
+        if (q->next)
+                q->next->prev = q;
+        e->requesters = q;
+        e->n_requesters++;
+        if (q->protector)
+                e->n_protectors++;
+        if (q->booster)
+                e->n_boosters++;
 }
 
-/* An autogroup is reached through /proc/PID/autogroup of one member: when
- * that one has left, find another. */
-static int entry_read(GroupTable *t, GroupEntry *e, SchedGroupState *ret)
+/* Q leaves its entry's requesters. */
+static void requester_unlink(Requester *q)
 {
-        _cleanup_free_ pid_t *members = NULL;
-        size_t n = 0;
-        int r;
+        GroupEntry *e = q->entry;
 
-        r = sched_group_read(&e->group, ret);
-        if (r != -ENOENT || e->group.kind != SCHED_GROUP_AUTOGROUP)
-                return r;
-        r = sched_group_members(&e->group, t->proc_root, 0, 1, &members, &n);
-        if (r < 0)
-                return r;
-        if (n == 0)
-                return -ENOENT; /* the session is over */
-        free(e->group.path);
-        if (asprintf(&e->group.path, "%s/%d/autogroup", t->proc_root, (int)members[0]) < 0) {
-                e->group.path = NULL;
-                return -ENOMEM;
-        }
-        return sched_group_read(&e->group, ret);
-}
-
-/* ---- What latniced holds: the ledger's claims (ledger-claim.h) ---------- */
-
-/* A group state as a claim's value: "weight idle nice", and " latency-nice"
- * where the group has one. At most "10000 1 0 -20" (an autogroup's nice
- * never comes with a latency nice). */
-static void state_format(const SchedGroupState *s, char ret[STATE_VALUE_MAX])
-{
-        int n = snprintf(ret, STATE_VALUE_MAX, "%" PRIu32 " %d %d", s->weight, s->idle ? 1 : 0,
-                         s->nice);
-
-        if (s->has_latency_nice && n > 0 && n < STATE_VALUE_MAX)
-                snprintf(ret + n, (size_t)(STATE_VALUE_MAX - n), " %d", s->latency_nice);
-}
-
-static bool state_parse(const char *v, SchedGroupState *ret)
-{
-        SchedGroupState s = {};
-        unsigned weight;
-        int idle, nice, latency, n = 0, m = 0;
-
-        if (sscanf(v, "%u %d %d%n", &weight, &idle, &nice, &n) != 3 || weight < 1 ||
-            weight > 10000 || (idle != 0 && idle != 1) || nice < -20 || nice > 19)
-                return false;
-        if (v[n] == ' ') {
-                if (sscanf(v + n, " %d%n", &latency, &m) != 1 || m == 0 || latency < -20 ||
-                    latency > 19)
-                        return false;
-                s.has_latency_nice = true;
-                s.latency_nice = latency;
-                n += m;
-        }
-        if (v[n])
-                return false;
-        s.weight = weight;
-        s.idle = idle;
-        s.nice = nice;
-        *ret = s;
-        return true;
-}
-
-/* The state of a claim's value: only state_format() makes them, and a
- * dead latniced's records are checked before they are taken over. */
-static SchedGroupState claim_state(const char *v)
-{
-        SchedGroupState s = {};
-        bool ok = state_parse(v, &s);
-
-        ln_assert(ok);
-        return s;
-}
-
-/* The ledger's "same value" of E's files (CTX: E). A unit's weight and idle
- * are systemd's writes from its CPUWeight= (judged by the unit's claim):
- * only the latency nice counts. A group without the file has no latency
- * nice to differ in. */
-static bool files_same(const char *a, const char *b, const void *ctx)
-{
-        const GroupEntry *e = ctx;
-        SchedGroupState x = claim_state(a), y = claim_state(b);
-
-        if (e->sd.unit_path)
-                return !(x.has_latency_nice && y.has_latency_nice &&
-                         x.latency_nice != y.latency_nice);
-        return sched_group_state_equal(&e->group, &x, &y);
-}
-
-/* E's record in the state file, without its values: an autogroup is named
- * by its id and a member (pid and start time); a cgroup by its directory
- * and inode. TARGET: its files, or its unit's property. */
-static void entry_target(GroupTable *t, const GroupEntry *e, StateTarget target,
-                         StateCgroupRecord *ret)
-{
-        struct stat st;
-
-        *ret = (StateCgroupRecord){
-                .target = target,
-                .owner = STATE_CGROUP_GROUPS,
-                .kind = e->group.kind,
-                .path = e->group.path,
-                .autogroup_id = e->group.id,
-        };
-        if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
-                size_t n = strlen(t->proc_root);
-
-                if (strncmp(e->group.path, t->proc_root, n) != 0 ||
-                    sscanf(e->group.path + n, "/%d/", &ret->pid) != 1 ||
-                    proc_starttime(t->proc_root, ret->pid, 0, &ret->starttime) < 0)
-                        ret->pid = 0;
-        } else if (stat(e->group.path, &st) >= 0)
-                ret->ino = st.st_ino;
-}
-
-/* A write the state file could not record (UNRECORDED < 0): said once. */
-static void entry_unrecorded(GroupTable *t, const GroupEntry *e, int unrecorded)
-{
-        if (unrecorded >= 0 || t->state_warned)
-                return;
-        log_warning_errno(unrecorded, "%s: cannot record it in the state file %s (%m): changed "
-                                      "anyway, but not given back should latniced be killed.",
-                          e->group.name, state_file_path(t->state));
-        t->state_warned = true;
-}
-
-/* Writes E's files from a claim's value, over NOW. A unit's: only its
- * cpu.latency.nice, which systemd has no property for and never writes
- * (not on daemon-reload either), on a cgroup that has the cpu controller
- * (the file is there). */
-typedef struct FilesWrite {
-        GroupEntry *e;
-        const SchedGroupState *now;
-        bool wrote;
-} FilesWrite;
-
-static int files_write(const char *value, void *userdata)
-{
-        FilesWrite *w = userdata;
-        SchedGroupState want = claim_state(value);
-        const SchedGroupState *now = w->now;
-        int r;
-
-        if (!w->e->sd.unit_path)
-                r = sched_group_write_state(&w->e->group, now, &want);
-        else if (now->has_latency_nice && want.has_latency_nice &&
-                 now->latency_nice != want.latency_nice)
-                r = sched_group_write_latency_nice(&w->e->group, want.latency_nice);
+        if (q->prev)
+                q->prev->next = q->next;
         else
-                return 0;
-        w->wrote = r >= 0;
-        return r;
-}
-
-/* Sets a unit's CPUWeight= from a claim's value. */
-typedef struct UnitWrite {
-        SystemdUnits *systemd;
-        const char *unit_path;
-        SystemdUnitsLookup lookup;
-} UnitWrite;
-
-static int unit_write(const char *value, void *userdata)
-{
-        UnitWrite *w = userdata;
-
-        return group_systemd_set(w->systemd, w->unit_path, w->lookup, value);
-}
-
-/* Latniced's claim on E's files holds NOW from here on (what the kernel or
- * systemd made of its write, or a scope made with it); ORIG: the original
- * if E's files were not latniced's yet. */
-static void entry_settle(GroupTable *t, GroupEntry *e, const SchedGroupState *orig,
-                         const SchedGroupState *now)
-{
-        char o[STATE_VALUE_MAX], v[STATE_VALUE_MAX];
-        StateCgroupRecord target;
-        int r, unrecorded;
-
-        state_format(orig, o);
-        state_format(now, v);
-        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
-        r = ledger_claim_settle(&e->files, t->state, &target, o, v, &unrecorded);
-        if (r < 0)
-                log_oom();
-        entry_unrecorded(t, e, unrecorded);
-}
-
-/* E's original state: what the ledger kept at latniced's first write, or
- * (NOW) what the group holds while it holds nothing. A latency nice the
- * group got after that write (systemd enabled the cpu controller for a
- * unit's weight) was not latniced's: what it held then is the original. */
-static SchedGroupState entry_orig(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
-{
-        SchedGroupState orig;
-        char v[STATE_VALUE_MAX];
-        StateCgroupRecord target;
-
-        if (!ledger_claim_held(&e->files))
-                return *now;
-        orig = claim_state(e->files.orig);
-        if (orig.has_latency_nice || !now->has_latency_nice)
-                return orig;
-        orig.has_latency_nice = true;
-        orig.latency_nice = now->latency_nice;
-        state_format(&orig, v);
-        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
-        if (ledger_claim_set_orig(&e->files, t->state, &target, v) == -ENOMEM)
-                log_oom();
-        return orig;
-}
-
-/* Give back E's files: written if they still hold what latniced left. The
- * claim and its record end either way. *RET_THEIRS: someone else changed
- * them. */
-static bool entry_restore_files(GroupTable *t, GroupEntry *e, bool *ret_theirs)
-{
-        SchedGroupState now, orig;
-        FilesWrite w = { .e = e, .now = &now };
-        char v[STATE_VALUE_MAX], buf[64];
-        int r;
-
-        if (!ledger_claim_held(&e->files))
-                return false;
-        orig = claim_state(e->files.orig);
-        r = e->sd.unit_path ? sched_group_read(&e->group, &now) : entry_read(t, e, &now);
-        if (r < 0 && r != -ENOENT && !e->sd.unit_path)
-                log_warning_errno(r, "Cannot read %s to restore it: %m", e->group.name);
-        if (r >= 0) {
-                state_format(&now, v);
-                *ret_theirs = ledger_claim_changed(&e->files, v, files_same, e);
-                if (*ret_theirs)
-                        log_info(e->sd.unit_path ? "%s: its latency nice was changed by someone "
-                                                   "else, not restoring."
-                                                 : "%s: changed by someone else, not restoring.",
-                                 e->group.name);
-        }
-        r = ledger_claim_restore(&e->files, t->state, r >= 0 ? v : NULL, files_same, e,
-                                 files_write, &w, NULL);
-        if (r < 0 && r != -ENOENT) {
-                t->counters.n_failed++;
-                if (e->sd.unit_path)
-                        log_warning_errno(r, "Failed to restore the latency nice of %s: %m",
-                                          e->group.name);
-                else
-                        log_warning_errno(r, "Failed to restore %s: %m", e->group.name);
-        }
-        if (r <= 0)
-                return false;
-        if (e->sd.unit_path) {
-                if (w.wrote)
-                        log_info("%s: original latency nice %d restored.", e->group.name,
-                                 orig.latency_nice);
-                return w.wrote;
-        }
-        t->counters.n_restored++;
-        log_info("%s: original %s restored.", e->group.name, state_describe(&orig, buf));
-        return true;
-}
-
-/* Give back E's unit's CPUWeight= if it still has what latniced set (also
- * when the unit was stopped or restarted meanwhile: looked up by name). The
- * claim and its record end either way. */
-static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
-{
-        _cleanup_free_ char *cur = NULL;
-        int r;
-
-        if (!ledger_claim_held(&e->unit))
-                return false;
-        r = group_systemd_get(t->systemd, e->sd.unit_path, SYSTEMD_UNITS_BY_NAME, &cur);
-        if (r >= 0 && ledger_claim_changed(&e->unit, cur, NULL, NULL)) {
-                *ret_theirs = true;
-                log_info("%s: its unit's CPUWeight= was changed by someone else, not restoring.",
-                         e->group.name);
-        }
-        if (r >= 0)
-                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL, unit_write,
-                                         &(UnitWrite){ t->systemd, e->sd.unit_path,
-                                                       SYSTEMD_UNITS_BY_NAME },
-                                         NULL);
-        else
-                ledger_claim_drop(&e->unit, t->state);
-        if (r < 0) {
-                t->counters.n_failed++;
-                log_warning_errno(r, "Failed to restore %s through systemd (its unit's CPUWeight=): %m",
-                                  e->group.name);
-        }
-        if (r <= 0)
-                return false;
-        t->counters.n_restored++;
-        log_info("%s: its unit's original CPUWeight= restored through systemd.", e->group.name);
-        return true;
-}
-
-/* A scope of latniced's that is empty or gone: systemd removes it, there is
- * nothing to give back. */
-static bool scope_emptied(GroupTable *t, GroupEntry *e)
-{
-        _cleanup_free_ pid_t *members = NULL;
-        size_t n = 0;
-
-        if (!e->own_scope ||
-            (sched_group_members(&e->group, t->proc_root, 0, 1, &members, &n) >= 0 && n > 0))
-                return false;
-        ledger_claim_drop(&e->files, t->state);
-        ledger_claim_drop(&e->unit, t->state);
-        return true;
-}
-
-/* Give E its original state back where it is still as latniced left it:
- * a unit's latency nice first, then its CPUWeight= (whose original may take
- * the cpu controller, and the file, away). Either way latniced holds
- * nothing there afterwards, and what someone else changed is theirs from
- * then on. */
-static bool entry_restore(GroupTable *t, GroupEntry *e)
-{
-        bool restored, theirs = false;
-
-        if (!entry_changed(e) || e->user_owned || t->dry_run)
-                return false;
-        if (scope_emptied(t, e))
-                return false;
-        restored = entry_restore_files(t, e, &theirs);
-        restored = entry_restore_unit(t, e, &theirs) || restored;
-        if (theirs)
-                e->user_owned = true;
-        return restored;
+                e->requesters = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
+        q->prev = q->next = NULL;
+        e->n_requesters--;
+        if (q->protector)
+                e->n_protectors--;
+        if (q->booster)
+                e->n_boosters--;
 }
 
 void group_table_release(GroupTable *t, pid_t pid)
 {
         Requester *q;
         GroupEntry *e;
-        bool booster;
+        bool update;
 
         if (!t)
                 return;
         q = pidmap_remove(&t->requesters, pid);
-        if (!q)
-                return;
-        e = q->entry;
-        booster = q->booster;
-        if (q->protector)
-                e->n_protectors--;
-        if (booster)
-                e->n_boosters--;
-        free(q);
-        if (--e->n_requesters > 0) {
-                /* The boost was the last booster's, and nobody asks for it
-                 * any more: the original comes back. What the others ask
-                 * for is applied at their next evaluation. */
-                if (booster && e->n_boosters == 0 && e->by_booster && entry_restore(t, e))
-                        e->by_booster = false;
-                return;
+        if (q) {
+                e = q->entry;
+                /* What it asked for was part of the group's state, or it
+                 * held the others' back (a protector): the others' state
+                 * now, each field nobody asks for any more given back. */
+                update = q->protector || (q->counted && entry_changed(e));
+                requester_unlink(q);
+                free(q);
+                if (e->n_requesters == 0) {
+                        (void)entry_restore(t, e);
+                        entry_remove(t, e);
+                } else if (update)
+                        (void)entry_update(t, e, pid, true);
         }
-        (void)entry_restore(t, e);
-        entry_remove(t, e);
+        shared_pid_gone(t, pid);
 }
 
-static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
+GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
 {
         for (size_t i = 0; i < t->n_entries; i++)
                 if (sched_group_equal(&t->entries[i]->group, g))
@@ -557,20 +207,25 @@ static GroupEntry *entry_find(GroupTable *t, const SchedGroup *g)
  * for everyone, nor a user's cgroup idle for root's processes in a cgroup
  * below it. Root's processes may change their groups. A subtree too large
  * to check, or one that cannot be read, counts as shared. WHY (for the log)
- * says which process, or why it counts as shared. */
-static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why[static 96])
+ * says which process, or why it counts as shared; *RET_PID is that process
+ * (0: none, too many or unreadable). */
+static bool group_shared(GroupTable *t, const SchedGroup *g, uid_t uid, char why[static 96],
+                         pid_t *ret_pid)
 {
         pid_t other_pid = 0;
         uid_t other_uid = 0;
         int r;
 
         why[0] = 0;
+        *ret_pid = 0;
         if (uid == 0)
                 return false;
         r = group_subtree_other_user(g, t->proc_root, uid, GROUP_SUBTREE_CGROUPS_MAX,
                                      GROUP_SUBTREE_PROCS_MAX, &other_pid, &other_uid);
         if (r == 0 || r == -ENOENT)
                 return false;
+        if (r > 0)
+                *ret_pid = other_pid;
         if (r > 0)
                 snprintf(why, 96, "process %d of uid %u", (int)other_pid, (unsigned)other_uid);
         else if (r == -E2BIG)
@@ -613,362 +268,64 @@ static int entry_get(GroupTable *t, SchedGroup *g, GroupEntry **ret)
         return 0;
 }
 
-/* PID (STARTTIME) is a requester (PROTECTOR: a protector; BOOSTER: a
- * protector that asks for a boost) of E. */
+/* What S (NULL: nothing) asks of a group. */
+static GroupAsk ask_of(const Settings *s)
+{
+        GroupAsk a = {};
+
+        if (!s)
+                return a;
+        a.has_weight = settings_has(s, SETTING_CPU_WEIGHT);
+        a.weight = s->cpu_weight;
+        a.has_idle = settings_has(s, SETTING_CPU_IDLE);
+        a.idle = s->cpu_idle;
+        a.has_latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE);
+        a.latency_nice = s->cpu_latency_nice;
+        return a;
+}
+
+/* PID (STARTTIME) is a requester of E that asks for ASK (PROTECTOR: a
+ * protector; BOOSTER: a protector that asks for a boost). It counts in E's
+ * state once admitted (entry_admit()). */
 static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntry *e,
-                         bool protector, bool booster)
+                         bool protector, bool booster, const GroupAsk *ask)
 {
         Requester *q = pidmap_get(&t->requesters, pid);
         int r;
 
-        if (q && q->entry == e && q->starttime == starttime && q->protector == protector &&
-            q->booster == booster)
-                return 0;
-        if (q && q->entry == e) {
-                /* The same group in another role (a requester that became
-                 * latency-sensitive, or back), or a reused pid: PID leaves
-                 * E and joins it again. Held meanwhile, or its last
-                 * requester leaving would give E's original back and free
-                 * E, which the caller and the new requester still hold. */
-                e->n_requesters++;
-                group_table_release(t, pid);
-                e->n_requesters--;
-        } else if (q)
+        if (q && q->entry != e) {
                 group_table_release(t, pid); /* another group */
-        q = malloc(sizeof(Requester));
+                q = NULL;
+        }
+        if (q) {
+                /* The same group, maybe in another role (a requester that
+                 * became latency-sensitive, or back) or asking for other
+                 * values, or a reused pid: changed in place. Not released
+                 * and joined again: its last requester leaving would give
+                 * E back (and free it, which the caller holds), and the
+                 * others' state would be written meanwhile. */
+                requester_unlink(q);
+                if (q->starttime != starttime)
+                        q->counted = false; /* another process: admitted anew */
+                q->starttime = starttime;
+                q->protector = protector;
+                q->booster = booster;
+                q->ask = *ask;
+                requester_link(e, q);
+                return 0;
+        }
+        q = calloc(1, sizeof(Requester));
         if (!q)
                 return -ENOMEM;
-        *q = (Requester){ .pid = pid, .starttime = starttime, .entry = e, .protector = protector,
-                          .booster = booster };
+        *q = (Requester){ .pid = pid, .starttime = starttime, .protector = protector,
+                          .booster = booster, .ask = *ask };
         r = pidmap_put(&t->requesters, pid, q);
         if (r < 0) {
                 free(q);
                 return r;
         }
-        e->n_requesters++;
-        if (protector)
-                e->n_protectors++;
-        if (booster)
-                e->n_boosters++;
+        requester_link(e, q);
         return 0;
-}
-
-/* ---- A dead latniced's records (state-file.h) ---------------------------- */
-
-/* Record REC of a dead latniced: the group it names, if that is still the
- * same group (a cgroup directory with the same inode; an autogroup with the
- * same id, found through the recorded member or another one). */
-static int adopt_group(const StateCgroupRecord *rec, GroupEntry *e)
-{
-        struct stat st;
-
-        e->group.kind = rec->kind;
-        e->group.id = rec->autogroup_id;
-        e->group.path = strdup(rec->path);
-        if (!e->group.path)
-                return -ENOMEM;
-        switch (rec->kind) {
-        case SCHED_GROUP_AUTOGROUP:
-                if (asprintf(&e->group.name, "autogroup %" PRIu64, rec->autogroup_id) < 0)
-                        e->group.name = NULL;
-                break;
-        case SCHED_GROUP_CGROUP1:
-        case SCHED_GROUP_CGROUP2:
-                if (stat(rec->path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_ino != rec->ino)
-                        return -ENOENT;
-                if (asprintf(&e->group.name, "%s %s",
-                             rec->kind == SCHED_GROUP_CGROUP2 ? "cgroup" : "cgroup (v1 cpu)",
-                             rec->path) < 0)
-                        e->group.name = NULL;
-                break;
-        default:
-                return -EINVAL;
-        }
-        return e->group.name ? 0 : -ENOMEM;
-}
-
-/* The unit's cgroup of a unit property record REC (below the cgroup2
- * root), if latniced can ask systemd about it; NULL otherwise. */
-static const char *unit_record_path(GroupTable *t, const StateCgroupRecord *rec)
-{
-        const char *root = t->roots.cgroup2;
-        uint64_t w;
-        size_t n;
-
-        if (!t->systemd || !root || rec->kind != SCHED_GROUP_CGROUP2 ||
-            systemd_weight_from_string(rec->orig, &w) < 0 ||
-            systemd_weight_from_string(rec->written, &w) < 0 ||
-            (rec->previous[0] && systemd_weight_from_string(rec->previous, &w) < 0))
-                return NULL;
-        n = strlen(root);
-        while (n > 0 && root[n - 1] == '/')
-                n--;
-        if (strncmp(rec->path, root, n) != 0 || rec->path[n] != '/')
-                return NULL;
-        return rec->path + n;
-}
-
-/* A dead latniced's unit property record REC of a group that no entry
- * takes over (its cgroup is gone: the unit stopped or restarted, and keeps
- * its runtime property): the original is given back at once, if the unit
- * still has what that latniced set. The record is the caller's to drop. */
-static void unit_record_restore(GroupTable *t, const StateCgroupRecord *rec)
-{
-        const char *path = unit_record_path(t, rec);
-        _cleanup_free_ char *cur = NULL;
-        LedgerClaim c = {};
-        int r;
-
-        if (!path || group_systemd_get(t->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
-            ledger_claim_adopt(&c, rec, cur, NULL, NULL) != LEDGER_OURS)
-                return;
-        c.slot1 = 0; /* the caller's */
-        r = ledger_claim_restore(&c, NULL, cur, NULL, NULL, unit_write,
-                                 &(UnitWrite){ t->systemd, path, SYSTEMD_UNITS_BY_NAME }, NULL);
-        if (r > 0)
-                log_info("%s: gone; its unit's original CPUWeight= restored through systemd.",
-                         path);
-}
-
-/* E takes over UNIT, the unit property record of its group: if the unit
- * still has what the dead latniced set. 1 taken over, 0 not (theirs, the
- * original, or no systemd to ask). */
-static int adopt_unit(GroupTable *t, const StateCgroupRecord *unit, GroupEntry *e)
-{
-        const char *path = unit_record_path(t, unit);
-        _cleanup_free_ char *cur = NULL;
-        int r;
-
-        if (!path)
-                return 0;
-        r = group_systemd_get(t->systemd, path, SYSTEMD_UNITS_BY_NAME, &cur);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        e->sd.unit_path = strdup(path);
-        if (!e->sd.unit_path || systemd_weight_from_string(unit->orig, &e->sd.found) < 0)
-                return -ENOMEM;
-        r = ledger_claim_adopt(&e->unit, unit, cur, NULL, NULL);
-        if (r == LEDGER_THEIRS)
-                log_info("%s: its unit's CPUWeight= was changed while no latniced ran: theirs.",
-                         e->group.name);
-        if (r != LEDGER_OURS)
-                return r == -ENOMEM ? r : 0;
-        e->route_known = true;
-        return 1;
-}
-
-/* Are REC's values group states (a dead latniced's, or a newer one's)? */
-static bool files_record_valid(const StateCgroupRecord *rec)
-{
-        SchedGroupState s;
-
-        return state_parse(rec->orig, &s) && state_parse(rec->written, &s) &&
-               (!rec->previous[0] || state_parse(rec->previous, &s));
-}
-
-/* Take over REC (and UNIT, the unit property record of the same group, or
- * NULL) where the group still holds what the dead latniced wrote, by the
- * ledger's rule: the originals are the records'. A unit's group is taken
- * over only with its CPUWeight=. Returns 1 if kept, 0 if dropped. */
-static int adopt_one(GroupTable *t, const StateCgroupRecord *rec, const StateCgroupRecord *unit)
-{
-        _cleanup_free_ GroupEntry *e = calloc(1, sizeof(GroupEntry));
-        SchedGroupState now, orig;
-        char v[STATE_VALUE_MAX], buf[64], obuf[64];
-        GroupEntry **a;
-        int r;
-
-        if (!e)
-                return -ENOMEM;
-        if (!files_record_valid(rec))
-                return 0;
-        r = adopt_group(rec, e);
-        if (r >= 0)
-                r = entry_read(t, e, &now);
-        if (r < 0 || entry_find(t, &e->group)) {
-                if (r == -ENOENT && unit)
-                        unit_record_restore(t, unit);
-                r = r == -ENOMEM ? r : 0; /* gone, the session over, or twice */
-                goto drop;
-        }
-        if (unit) {
-                r = adopt_unit(t, unit, e);
-                if (r <= 0)
-                        goto drop;
-        }
-        state_format(&now, v);
-        r = ledger_claim_adopt(&e->files, rec, v, files_same, e);
-        if (r == LEDGER_THEIRS)
-                log_info(unit ? "%s: its latency nice was changed while no latniced ran: theirs."
-                              : "%s: changed by someone else while no latniced ran: theirs.",
-                         e->group.name);
-        if (r != LEDGER_OURS) {
-                r = r == -ENOMEM ? r : 0;
-                goto drop;
-        }
-        a = realloc(t->entries, (t->n_entries + 1) * sizeof(GroupEntry *));
-        if (!a) {
-                r = -ENOMEM;
-                goto drop;
-        }
-        t->entries = a;
-        orig = claim_state(e->files.orig);
-        log_info("%s: %s from a previous latniced; its original is %s.", e->group.name,
-                 state_describe(&now, buf), state_describe(&orig, obuf));
-        t->entries[t->n_entries++] = TAKE_PTR(e);
-        return 1;
-drop:
-        /* The records are the caller's to drop. */
-        e->files.slot1 = e->unit.slot1 = 0;
-        entry_free(TAKE_PTR(e));
-        return r;
-}
-
-/* Records of a latniced before unit property records (its unit's
- * CPUWeight= in the group's record: group-systemd.h) become the group's
- * record and a unit property record, in the file too: the unit's first
- * (a latniced killed in between converts again, and finds the group's
- * record and two of the unit's, one of which is dropped). A malformed one
- * stays as it was (and is dropped). *RECS grows by the new records. */
-static int records_convert(GroupTable *t, StateCgroupRecord **recs, size_t *n)
-{
-        size_t m = *n;
-
-        for (size_t i = 0; i < m; i++) {
-                StateCgroupRecord u, *a;
-                uint32_t slot1 = 0, old1 = (*recs)[i].slot + 1;
-                int r;
-
-                if ((*recs)[i].target != STATE_TARGET_CGROUP_FILE)
-                        continue;
-                r = group_systemd_convert(&(*recs)[i], &u);
-                if (r == -ENOMEM)
-                        return r;
-                if (r <= 0)
-                        continue;
-                a = realloc(*recs, (*n + 1) * sizeof(StateCgroupRecord));
-                if (!a) {
-                        free(u.path);
-                        return -ENOMEM;
-                }
-                *recs = a;
-                r = state_file_cgroup_put(t->state, &slot1, &u);
-                if (r >= 0)
-                        r = state_file_cgroup_put(t->state, &old1, &(*recs)[i]);
-                if (r < 0)
-                        log_warning_errno(r, "%s: cannot convert its record in the state file "
-                                             "%s (%m): kept as it is.",
-                                          u.path, state_file_path(t->state));
-                /* A unit record not in the file has no slot (slot1 0). */
-                u.slot = slot1 - 1;
-                (*recs)[(*n)++] = u;
-        }
-        return 0;
-}
-
-/* The unit property record among RECS (N) of the group REC records, not
- * yet taken (TAKEN: per record). */
-static const StateCgroupRecord *unit_record_of(const StateCgroupRecord *rec,
-                                               const StateCgroupRecord *recs, size_t n,
-                                               bool *taken)
-{
-        for (size_t i = 0; i < n; i++)
-                if (!taken[i] && recs[i].target == STATE_TARGET_UNIT_PROPERTY &&
-                    recs[i].kind == rec->kind && streq(recs[i].path, rec->path)) {
-                        taken[i] = true;
-                        return &recs[i];
-                }
-        return NULL;
-}
-
-/* Is there an entry for the cgroup at PATH? */
-static bool entry_at(GroupTable *t, const char *path)
-{
-        for (size_t i = 0; i < t->n_entries; i++)
-                if (t->entries[i]->group.kind == SCHED_GROUP_CGROUP2 &&
-                    streq(t->entries[i]->group.path, path))
-                        return true;
-        return false;
-}
-
-static void record_drop(StateFile *f, const StateCgroupRecord *rec)
-{
-        uint32_t slot1 = rec->slot + 1;
-
-        state_file_cgroup_release(f, &slot1);
-}
-
-int group_table_attach_state(GroupTable *t, StateFile *f)
-{
-        _cleanup_free_ bool *taken = NULL;
-        StateCgroupRecord *recs = NULL;
-        size_t n = 0;
-        int r;
-
-        t->state = f;
-        r = state_file_cgroup_take(f, STATE_CGROUP_GROUPS, &recs, &n);
-        if (r >= 0)
-                r = records_convert(t, &recs, &n);
-        if (r >= 0 && !(taken = calloc(MAX(n, 1u), sizeof(bool))))
-                r = -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                const StateCgroupRecord *unit;
-
-                if (recs[i].target != STATE_TARGET_CGROUP_FILE)
-                        continue;
-                taken[i] = true;
-                unit = unit_record_of(&recs[i], recs, n, taken);
-                r = adopt_one(t, &recs[i], unit);
-                if (r == 0) {
-                        record_drop(f, &recs[i]);
-                        if (unit)
-                                record_drop(f, unit);
-                }
-        }
-        /* A unit's record without its group's (a latniced killed between
-         * the two, or a second one): given back unless its group is held. */
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                if (!taken[i]) {
-                        if (!entry_at(t, recs[i].path))
-                                unit_record_restore(t, &recs[i]);
-                        record_drop(f, &recs[i]);
-                }
-        state_cgroup_records_free(recs, n);
-        return r == -ENOMEM ? r : 0;
-}
-
-/* E no longer holds what latniced left (NOW): is that someone else's
- * change? A unit's is theirs only if its latency nice changed, or its
- * CPUWeight= is not latniced's any more: systemd writes the files its own
- * way, and a moment after the call. 1: theirs (E is user-owned now),
- * 0: still latniced's, negative: cannot tell yet. */
-static int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
-{
-        char v[STATE_VALUE_MAX], buf[64];
-
-        state_format(now, v);
-        if (!ledger_claim_changed(&e->files, v, files_same, e)) {
-                _cleanup_free_ char *cur = NULL;
-                int r = 1;
-
-                if (ledger_claim_held(&e->unit)) {
-                        r = group_systemd_get(t->systemd, e->sd.unit_path, SYSTEMD_UNITS_BY_NAME,
-                                              &cur);
-                        if (r < 0)
-                                return r;
-                        r = ledger_claim_changed(&e->unit, cur, NULL, NULL);
-                }
-                if (r == 0) {
-                        entry_settle(t, e, now, now);
-                        return 0;
-                }
-        }
-        e->user_owned = true;
-        ledger_claim_drop(&e->files, t->state);
-        ledger_claim_drop(&e->unit, t->state);
-        log_info("%s: changed by someone else (%s), leaving it alone.", e->group.name,
-                 state_describe(now, buf));
-        return 1;
 }
 
 /* Did a pause of a user's systemd manager put off a call since REFUSED
@@ -1007,41 +364,6 @@ static int entry_route(GroupTable *t, GroupEntry *e)
         return 0;
 }
 
-/* Write WANT to E (NOW: what it has) as the ledger's claims: a unit's
- * CPUWeight= through systemd first (it realizes the cgroup's cpu
- * controller), then its files (of a unit's, the latency nice), each
- * recorded in the state file before it is made. */
-static int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
-                       const SchedGroupState *want)
-{
-        char n[STATE_VALUE_MAX], w[STATE_VALUE_MAX];
-        StateCgroupRecord target;
-        int r, unrecorded;
-
-        if (e->sd.unit_path && !sched_group_weight_equal(&e->group, now, want)) {
-                _cleanup_free_ char *found = NULL, *weight = NULL;
-
-                if (systemd_weight_to_string(e->sd.found, &found) < 0 ||
-                    systemd_weight_to_string(group_systemd_weight(want), &weight) < 0)
-                        return -ENOMEM;
-                entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
-                r = ledger_claim_write(&e->unit, t->state, &target, found, weight, unit_write,
-                                       &(UnitWrite){ t->systemd, e->sd.unit_path,
-                                                     SYSTEMD_UNITS_OWNED },
-                                       &unrecorded);
-                entry_unrecorded(t, e, unrecorded);
-                if (r < 0)
-                        return r;
-        }
-        state_format(now, n);
-        state_format(want, w);
-        entry_target(t, e, STATE_TARGET_CGROUP_FILE, &target);
-        r = ledger_claim_write(&e->files, t->state, &target, n, w, files_write,
-                               &(FilesWrite){ .e = e, .now = now }, &unrecorded);
-        entry_unrecorded(t, e, unrecorded);
-        return r;
-}
-
 /* CPULatencyNice= asked for on a group without cpu.latency.nice: said once
  * for the kernel (an unpatched one has it nowhere), once per group for a
  * cgroup without the cpu controller, and at debug level for autogroups
@@ -1068,21 +390,6 @@ static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int va
                    "settings apply.", value, (int)pid, e->group.name, why);
 }
 
-/* Into WANT, the latency nice S asks for, else ORIG's, where the group
- * has cpu.latency.nice (NOW). */
-static void entry_want_latency(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s,
-                               const SchedGroupState *now, const SchedGroupState *orig,
-                               SchedGroupState *want)
-{
-        if (!now->has_latency_nice) {
-                if (settings_has(s, SETTING_CPU_LATENCY_NICE))
-                        latency_missing_note(t, e, pid, s->cpu_latency_nice);
-                return;
-        }
-        want->latency_nice = settings_has(s, SETTING_CPU_LATENCY_NICE) ? s->cpu_latency_nice
-                                                                       : orig->latency_nice;
-}
-
 /* Does E's subtree hold processes of other users than PID's (whose uid
  * goes to *RET_UID)? Found out on the first request of each uid that would
  * change it, again after a rescan, and kept up to date between them while
@@ -1103,7 +410,7 @@ static bool entry_shared(GroupTable *t, GroupEntry *e, pid_t pid, uid_t *ret_uid
                 return false;
         if (e->shared_known && e->checked_uid == *ret_uid)
                 return e->shared;
-        e->shared = group_shared(t, &e->group, *ret_uid, why);
+        e->shared = group_shared(t, &e->group, *ret_uid, why, &e->shared_pid);
         e->shared_known = true;
         e->checked_uid = *ret_uid;
         if (e->shared && !was) {
@@ -1131,10 +438,11 @@ static void entry_watch(GroupTable *t, GroupEntry *e)
 }
 
 /* E, changed for ACTING_UID's request, was found shared with another user
- * (WHY: which process): its original comes back, said once. It is not
- * changed for that user's rules again until a check finds it theirs alone
- * (at a rescan). */
-static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
+ * (WHY: which process, OTHER_PID: its pid, 0 if none): its original comes
+ * back, said once. It is not changed for that user's rules again until a
+ * check finds it theirs alone (at a rescan, or when OTHER_PID exits,
+ * changes its uid or execs: shared_pid_gone()). */
+static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why, pid_t other_pid)
 {
         SchedGroupState orig = { .weight = 100 };
         char buf[64];
@@ -1143,6 +451,10 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
                 t->counters.n_shared++;
         e->shared = e->shared_known = true;
         e->checked_uid = e->acting_uid;
+        e->shared_pid = other_pid;
+        for (Requester *q = e->requesters; q; q = q->next)
+                if (q->uid == e->acting_uid)
+                        q->counted = false;
         if (!entry_changed(e))
                 return;
         if (ledger_claim_held(&e->files))
@@ -1151,16 +463,16 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why)
                    "its original %s comes back; a group shared with another user is not "
                    "changed for a user's rules.",
                    e->group.name, why, (unsigned)e->acting_uid, state_describe(&orig, buf));
-        (void)entry_restore(t, e);
         /* Restored, or someone else's since (user-owned): latniced holds
-         * nothing there any more (entry_restore() ended its claims). */
-        e->by_booster = false;
+         * nothing there any more (entry_restore() ends its claims). */
+        (void)entry_restore(t, e);
 }
 
-/* Write WANT to E (NOW: what it has), recorded in the state file first.
- * 1 written, 0 not (gone), negative errno (logged). */
-static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGroupState *now,
-                        const SchedGroupState *want)
+/* Write WANT to E (NOW: what it has), recorded in the state file first,
+ * for PID (LEFT: for the others, PID having left). 1 written, 0 not (gone),
+ * negative errno (logged). */
+static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, bool left,
+                        const SchedGroupState *now, const SchedGroupState *want)
 {
         uint64_t refused = systemd_units_refusals(t->systemd);
         SchedGroupState back;
@@ -1191,30 +503,88 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, const SchedGrou
         if (!sched_group_state_equal(&e->group, &back, want))
                 entry_settle(t, e, now, &back);
         t->counters.n_applied++;
-        log_info("%s: %s for %d.", e->group.name, state_describe(&back, buf), (int)pid);
+        log_info(left ? "%s: %s for the processes still asking, %d having left."
+                      : "%s: %s for %d.",
+                 e->group.name, state_describe(&back, buf), (int)pid);
         return 1;
 }
 
-/* Bring E to what S asks for (unset: its original) for PID; BOOSTER: PID
- * is latency-sensitive and S boosts the group, which a protected group
- * still takes (only other processes' requests are held back there). */
-static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *s, bool booster)
+/* Does Q's ask count in E's state: admitted, and in a protected group only
+ * a booster's? */
+static bool requester_counts(const GroupEntry *e, const Requester *q)
+{
+        return q->counted && (e->n_protectors == 0 || q->booster);
+}
+
+/* Does any requester that counts ask for anything? */
+static bool entry_asked(const GroupEntry *e)
+{
+        for (const Requester *q = e->requesters; q; q = q->next)
+                if (requester_counts(e, q) &&
+                    (q->ask.has_weight || q->ask.has_idle || q->ask.has_latency_nice))
+                        return true;
+        return false;
+}
+
+/*
+ * Into WANT, over NOW (ORIG: E's original), what E's requesters that count
+ * ask for together, by one rule, field by field: idle if any asks for
+ * CPUIdle=yes, else not if any asks CPUIdle=no; the lowest CPUWeight=
+ * asked; the highest CPULatencyNice= asked (where the group has the file).
+ * A field nobody asks for is ORIG's: the last requester of a field gives
+ * it back. Processes coming and going with one field do not flip another.
+ * Returns the uid they act for: a user's, or root's (0) if all are root's.
+ */
+static uid_t entry_want(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
+                        const SchedGroupState *orig, SchedGroupState *want)
+{
+        bool has_weight = false, has_idle = false, has_latency = false, idle = orig->idle;
+        uint32_t weight = orig->weight;
+        int latency = orig->latency_nice;
+        pid_t latency_pid = 0;
+        uid_t uid = 0;
+
+        for (const Requester *q = e->requesters; q; q = q->next) {
+                if (!requester_counts(e, q))
+                        continue;
+                if (q->uid != 0)
+                        uid = q->uid;
+                if (q->ask.has_idle) {
+                        idle = has_idle ? idle || q->ask.idle : q->ask.idle;
+                        has_idle = true;
+                }
+                if (q->ask.has_weight) {
+                        weight = has_weight ? MIN(weight, q->ask.weight) : q->ask.weight;
+                        has_weight = true;
+                }
+                if (q->ask.has_latency_nice) {
+                        latency = has_latency ? MAX(latency, q->ask.latency_nice)
+                                              : q->ask.latency_nice;
+                        has_latency = true;
+                        latency_pid = q->pid;
+                }
+        }
+        sched_group_state_want(&e->group, now, weight, idle, want);
+        if (now->has_latency_nice)
+                want->latency_nice = latency;
+        else if (has_latency)
+                latency_missing_note(t, e, latency_pid, latency);
+        return uid;
+}
+
+/* Bring E to what its requesters ask for together (entry_want()); where
+ * none that counts asks for anything, give it back. For PID (LEFT: PID
+ * left it), for the log. 1 written, 0 not, negative errno. */
+static int entry_update(GroupTable *t, GroupEntry *e, pid_t pid, bool left)
 {
         SchedGroupState now, want, orig;
         char buf[64];
-        char why[96];
-        uid_t uid;
         int r;
 
-        if (e->user_owned || (e->n_protectors > 0 && !booster))
+        if (e->user_owned)
                 return 0;
-        if (entry_shared(t, e, pid, &uid, why)) {
-                /* What it holds was asked for by UID, for whom it is
-                 * shared now: given back. Another user's request stays. */
-                if (entry_changed(e) && e->acting_uid == uid)
-                        entry_give_back(t, e, why);
-                return 0;
-        }
+        if (!entry_asked(e))
+                return entry_changed(e) && entry_restore(t, e) ? 1 : 0;
         r = sched_group_read(&e->group, &now);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
@@ -1226,14 +596,9 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                         return 0;
         }
         orig = entry_orig(t, e, &now);
-        sched_group_state_want(&e->group, &now,
-                               settings_has(s, SETTING_CPU_WEIGHT) ? s->cpu_weight : orig.weight,
-                               settings_has(s, SETTING_CPU_IDLE) ? s->cpu_idle : orig.idle,
-                               &want);
-        entry_want_latency(t, e, pid, s, &now, &orig, &want);
-        /* The latest request wins: the group holds UID's from now on, and
-         * is watched for other users' processes if UID is not root. */
-        e->acting_uid = uid;
+        /* The group holds their request from now on, and is watched for
+         * other users' processes if they are not root's. */
+        e->acting_uid = entry_want(t, e, &now, &orig, &want);
         if (sched_group_state_equal(&e->group, &now, &want)) {
                 entry_watch(t, e);
                 return 0;
@@ -1243,12 +608,78 @@ static int entry_apply(GroupTable *t, GroupEntry *e, pid_t pid, const Settings *
                          state_describe(&want, buf), (int)pid);
                 return 1;
         }
-        r = entry_commit(t, e, pid, &now, &want);
-        if (r > 0) {
-                e->by_booster = booster;
+        r = entry_commit(t, e, pid, left, &now, &want);
+        if (r > 0)
                 entry_watch(t, e);
-        }
         return r;
+}
+
+/* Is E shared with another user for Q? If not, Q is admitted: its ask
+ * counts in E's state. If so, it does not, and what E holds is given back
+ * if it was asked for by Q's user (another user's request stays). */
+static bool entry_admit(GroupTable *t, GroupEntry *e, Requester *q)
+{
+        char why[96];
+        uid_t uid;
+
+        if (entry_shared(t, e, q->pid, &uid, why)) {
+                q->counted = false;
+                if (entry_changed(e) && e->acting_uid == uid)
+                        entry_give_back(t, e, why, e->shared_pid);
+                return false;
+        }
+        q->uid = uid;
+        q->counted = true;
+        return true;
+}
+
+/* PID's request (its requester's ask) on its group: admitted, and the group
+ * brought to what its requesters ask for together. A protected group takes
+ * only a booster's: the others count once the last protector is gone. */
+static int entry_apply(GroupTable *t, pid_t pid)
+{
+        Requester *q = pidmap_get(&t->requesters, pid);
+        GroupEntry *e;
+
+        if (!q || q->entry->user_owned)
+                return 0;
+        e = q->entry;
+        if (!entry_admit(t, e, q) || (e->n_protectors > 0 && !q->booster))
+                return 0;
+        return entry_update(t, e, pid, false);
+}
+
+/* E was found shared with another user for the uid of some of its
+ * requesters: look again, now that the process that made it so
+ * (E->shared_pid) exited, changed its uid or exec'd. Those it is theirs
+ * alone for now are admitted, and the group brought to what they ask for
+ * with the rest; said once. */
+static void entry_reconsider(GroupTable *t, GroupEntry *e)
+{
+        pid_t pid = 0;
+
+        e->shared_known = false;
+        e->shared_pid = 0;
+        for (Requester *q = e->requesters; q; q = q->next)
+                if (!q->counted && entry_admit(t, e, q) && pid == 0)
+                        pid = q->pid;
+        if (pid == 0)
+                return;
+        log_info("%s: its other users' processes are gone: changed for its rules again.",
+                 e->group.name);
+        (void)entry_update(t, e, pid, false);
+}
+
+/* PID exited, stopped asking, changed its uid or exec'd: a group it made
+ * shared with another user is looked at again. */
+static void shared_pid_gone(GroupTable *t, pid_t pid)
+{
+        for (size_t i = 0; i < t->n_entries; i++) {
+                GroupEntry *e = t->entries[i];
+
+                if (e->shared && e->shared_pid == pid && e->n_requesters > 0)
+                        entry_reconsider(t, e);
+        }
 }
 
 static void not_unit_add(GroupTable *t, const char *path)
@@ -1303,11 +734,11 @@ static int group_of_unit(GroupTable *t, pid_t pid, SchedGroup *g)
 }
 
 /* PID (STARTTIME) joins the entry of the group that holds it, as a
- * requester or a PROTECTOR (BOOSTER: one that asks for a boost). 1 with
+ * requester of ASK or a PROTECTOR (BOOSTER: one that asks for a boost). 1 with
  * *RET set; 0 if there is nothing to do (gone, or in a root group: never
  * the root). */
 static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protector,
-                      bool booster, GroupEntry **ret)
+                      bool booster, const GroupAsk *ask, GroupEntry **ret)
 {
         SchedGroup g = {};
         int r;
@@ -1330,7 +761,7 @@ static int group_join(GroupTable *t, pid_t pid, uint64_t starttime, bool protect
         sched_group_done(&g);
         if (r < 0)
                 return r == -ENOENT || r == -ESRCH ? 0 : r;
-        r = requester_set(t, pid, starttime, *ret, protector || booster, booster);
+        r = requester_set(t, pid, starttime, *ret, protector || booster, booster, ask);
         return r < 0 ? r : 1;
 }
 
@@ -1423,6 +854,7 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
 {
         _cleanup_free_ char *cg = NULL;
         SchedGroup g = {};
+        GroupAsk ask;
         size_t n;
         int r;
 
@@ -1460,7 +892,8 @@ static int scope_join(GroupTable *t, pid_t pid, uint64_t starttime, const Settin
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         t->counters.n_applied++;
-        r = requester_set(t, pid, starttime, *ret, false, false);
+        ask = ask_of(s);
+        r = requester_set(t, pid, starttime, *ret, false, false, &ask);
         return r < 0 ? r : 1;
 }
 
@@ -1468,6 +901,7 @@ static int request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings 
 {
         Settings masked = *s;
         GroupEntry *e;
+        GroupAsk ask;
         bool booster;
         int r;
 
@@ -1488,24 +922,28 @@ static int request(GroupTable *t, pid_t pid, uint64_t starttime, const Settings 
                 r = scope_join(t, pid, starttime, s, &e);
         if (r == 0)
                 group_table_release(t, pid);
+        ask = ask_of(s);
         if (r == 2)
-                r = group_join(t, pid, starttime, false, booster, &e);
+                r = group_join(t, pid, starttime, false, booster, &ask, &e);
         if (r <= 0)
                 return r;
-        return entry_apply(t, e, pid, s, booster);
+        return entry_apply(t, pid);
 }
 
 static int protect(GroupTable *t, pid_t pid, uint64_t starttime)
 {
         GroupEntry *e;
+        bool changed;
         int r;
 
-        r = group_join(t, pid, starttime, true, false, &e);
+        r = group_join(t, pid, starttime, true, false, &(GroupAsk){}, &e);
         if (r <= 0)
                 return r;
         /* Demoted before the sensitive process showed up: not any more (a
          * booster's boost stays). */
-        if (entry_changed(e) && !e->by_booster && entry_restore(t, e))
+        changed = entry_changed(e);
+        (void)entry_update(t, e, pid, false);
+        if (changed && !entry_changed(e))
                 log_info("%s holds %d, which a rule makes latency-sensitive: not demoted.",
                          e->group.name, (int)pid);
         return 0;
@@ -1630,6 +1068,9 @@ void group_table_member_event(GroupTable *t, pid_t pid)
 
         if (!t)
                 return;
+        /* The process that made a group shared changed its uid or exec'd
+         * (a setuid program: no uid event): that group is looked at again. */
+        shared_pid_gone(t, pid);
         for (size_t i = 0; i < t->n_entries; i++)
                 if (entry_watched(t->entries[i])) {
                         any = true;
@@ -1648,7 +1089,7 @@ void group_table_member_event(GroupTable *t, pid_t pid)
                 if (uid == e->acting_uid)
                         continue;
                 snprintf(why, sizeof(why), "process %d of uid %u", (int)pid, (unsigned)uid);
-                entry_give_back(t, e, why);
+                entry_give_back(t, e, why, pid);
         }
         group_place_done(&place);
 }
@@ -1657,6 +1098,7 @@ size_t group_table_recheck(GroupTable *t)
 {
         size_t n = 0;
         char why[96];
+        pid_t other;
 
         if (!t)
                 return 0;
@@ -1665,8 +1107,8 @@ size_t group_table_recheck(GroupTable *t)
 
                 if (!entry_watched(e) || e->group.kind == SCHED_GROUP_AUTOGROUP)
                         continue;
-                if (group_shared(t, &e->group, e->acting_uid, why))
-                        entry_give_back(t, e, why);
+                if (group_shared(t, &e->group, e->acting_uid, why, &other))
+                        entry_give_back(t, e, why, other);
                 else
                         n++;
         }

@@ -13,27 +13,37 @@
  * exits, leaves the group or stops asking (rule removed, reload), and on
  * exit, the group gets its original weight and idle flag back, unless
  * someone else changed them since latniced did: then they are theirs and
- * are left alone. When requesters of one group ask for different values,
- * the latest request wins. A group whose subtree (its cgroup and every
- * cgroup below it, which its settings reach too; lib/group-subtree.h) holds
- * processes of another user than the process that asks for it (unless that
- * one is root's) is not changed for it: names are the user's choice, the
- * group is not only theirs. A subtree too large to check counts as shared.
+ * are left alone. Each requester's request is kept, and a group gets what
+ * its live requesters ask for together, by one rule per field: idle if any
+ * asks for CPUIdle=yes (else not if any asks CPUIdle=no), the lowest
+ * CPUWeight=, the highest CPULatencyNice=; a field none asks for has its
+ * original, so the last requester of a field that goes gives it back, and
+ * requesters coming and going with one field never flip another (an
+ * unfocused terminal's CPUWeight=50 beside its compilers' CPUIdle=yes).
+ *
+ * A group whose subtree (its cgroup and every cgroup below it, which its
+ * settings reach too; lib/group-subtree.h) holds processes of another user
+ * than the process that asks for it (unless that one is root's) is not
+ * changed for it: names are the user's choice, the group is not only
+ * theirs. A subtree too large to check counts as shared.
  * Sharing is checked at the first request of each user, again after each
  * rescan, and while latniced has changed a group for a user, also whenever
  * a process in it or entering it forks, execs or changes its uid
  * (group_table_member_event()) and on the caller's timer
  * (group_table_recheck(), for a process moved in by a write to
  * cgroup.procs, which brings no event): a group that becomes shared gets
- * its original back, said once.
+ * its original back, said once. A group found shared is looked at again
+ * when the other user's process found in it exits (group_table_release()),
+ * changes its uid or execs (group_table_member_event()).
  *
  * Protection: a group that holds a latency-sensitive process (a protector)
  * is not changed for other processes' rules. A protector whose rules ask
  * for a boost of the group itself (CPUWeight= above 100, CPULatencyNice=
  * below 0; a boost it may have under policy/boost.h) is a booster: its
- * request applies there, over a demotion of before. When the last booster
- * goes, the group gets its original back; what other requesters ask for
- * comes with their next evaluation.
+ * request applies there, over a demotion of before; while a protector is
+ * in a group, only its boosters' requests count. When the last booster
+ * goes, the group gets its original back; when the last protector goes,
+ * what the other requesters ask for.
  */
 #pragma once
 
@@ -78,7 +88,9 @@ int group_table_request(GroupTable *t, pid_t pid, uint64_t starttime, const Sett
  * idling it for a build would idle the audio server in it too.
  */
 int group_table_protect(GroupTable *t, pid_t pid, uint64_t starttime);
-/* PID asks for nothing any more (it exited, or its rules changed). */
+/* PID asks for nothing any more (it exited, or its rules changed): its
+ * group gets what the others ask for. If PID made a group shared with
+ * another user, that group is looked at again. */
 void group_table_release(GroupTable *t, pid_t pid);
 /* Forget requesters that no longer run; restore what nobody asks for
  * (when COMPLETE: every process was evaluated, none put off, so that nobody
@@ -113,7 +125,8 @@ void group_table_set_watch(GroupTable *t, void (*on_watch)(void *userdata), void
  * subtree of a group latniced changed for another user, that group is
  * given back. Reads nothing while no such group exists; else PID's cgroup
  * file (and its autogroup where an autogroup was changed) and, if it is in
- * one, its uid. */
+ * one, its uid. If PID made a group shared, that group is looked at
+ * again. */
 void group_table_member_event(GroupTable *t, pid_t pid);
 /* Check the subtree of every cgroup latniced changed for a user other than
  * root, and give back those that hold another user's process now (or are

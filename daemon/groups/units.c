@@ -14,6 +14,7 @@
 
 #include "daemon/state/ledger-claim.h"
 #include "daemon/state/state-file.h"
+#include "daemon/groups/group-systemd.h"
 #include "daemon/groups/systemd-units.h"
 #include "daemon/groups/units.h"
 #include "policy/unit-base.h"
@@ -471,26 +472,6 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
         return e->route == ROUTE_SYSTEMD;
 }
 
-/* Set CPUWeight= of a unit to VALUE (a systemd_weight_to_string() value):
- * the ledger claim's writer. */
-typedef struct SystemdWrite {
-        UnitState *u;
-        const char *path;
-        SystemdUnitsLookup lookup;
-} SystemdWrite;
-
-static int systemd_weight_write(const char *value, void *userdata)
-{
-        SystemdWrite *w = userdata;
-        uint64_t weight;
-        int r;
-
-        r = systemd_weight_from_string(value, &weight);
-        if (r < 0)
-                return r;
-        return systemd_units_set_weight(w->u->systemd, w->path, w->lookup, weight);
-}
-
 /* Give E's unit its CPUWeight= back, unless someone else changed it since.
  * The unit is looked up by name: a stopped or restarted unit keeps the
  * runtime property latniced set. */
@@ -520,8 +501,9 @@ static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
         }
         if (ledger_claim_changed(&e->sd, c, NULL, NULL))
                 log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
-        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, systemd_weight_write,
-                                 &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_BY_NAME }, &o);
+        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, group_systemd_write,
+                                 &(GroupSystemdWrite){ u->systemd, e->path, SYSTEMD_UNITS_BY_NAME },
+                                 &o);
         if (r < 0)
                 log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m", e->name,
                                   strna(o));
@@ -546,8 +528,9 @@ static int systemd_claim_write(UnitState *u, CgroupEntry *e, const char *now, co
 
         if (!dir)
                 return log_oom();
-        r = ledger_claim_write(&e->sd, u->state, &target, now, want, systemd_weight_write,
-                               &(SystemdWrite){ u, e->path, SYSTEMD_UNITS_OWNED }, &unrecorded);
+        r = ledger_claim_write(&e->sd, u->state, &target, now, want, group_systemd_write,
+                               &(GroupSystemdWrite){ u->systemd, e->path, SYSTEMD_UNITS_OWNED },
+                               &unrecorded);
         if (unrecorded < 0 && !u->state_warned) {
                 log_warning_errno(unrecorded, "Unit %s: cannot record CPUWeight= in the state "
                                               "file %s (%m): set anyway, but not given back "
@@ -844,8 +827,9 @@ static void systemd_record_restore(UnitState *u, const StateCgroupRecord *rec)
                 return;
         /* The record is the caller's to drop: this claim has none of its own. */
         claim.slot1 = 0;
-        r = ledger_claim_restore(&claim, NULL, c, NULL, NULL, systemd_weight_write,
-                                 &(SystemdWrite){ u, path, SYSTEMD_UNITS_BY_NAME }, NULL);
+        r = ledger_claim_restore(&claim, NULL, c, NULL, NULL, group_systemd_write,
+                                 &(GroupSystemdWrite){ u->systemd, path, SYSTEMD_UNITS_BY_NAME },
+                                 NULL);
         if (r < 0)
                 log_warning_errno(r, "Unit of %s: failed to restore CPUWeight=%s left by a "
                                      "previous latniced: %m",

@@ -9,7 +9,11 @@
 #  (b) a group made idle while only nobody's process is in it gets its
 #      original cpu.idle back when a root process joins: moved in by a write
 #      to cgroup.procs (no event: the re-check timer), and moved in by a
-#      root shell that then forks (the fork event).
+#      root shell that then forks (the fork event);
+#  (c) a group refused for nobody because root's process is in it (an app
+#      scope at start-up) is looked at again when that process becomes
+#      nobody's (a setuid without exec: only the proc connector's uid
+#      event) and when it exits: made idle then, with no rescan.
 # Every result is read from the cgroup files, never from the daemon.
 #   test-daemon-groups-shared.sh LATNICED LN-SPAWN LN-GETATTR LATNICECTL
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
@@ -29,7 +33,9 @@ P
 A=$CPU/latnice-shr-a-$$
 B=$CPU/latnice-shr-b-$$
 C=$CPU/latnice-shr-c-$$
-GROUPS_MADE=("$A/root-child" "$A" "$B" "$C")
+D=$CPU/latnice-shr-d-$$
+E=$CPU/latnice-shr-e-$$
+GROUPS_MADE=("$A/root-child" "$A" "$B" "$C" "$D" "$E")
 # Every cgroup made here goes, children first, also on failure: the
 # processes in them first (a cgroup with tasks cannot be removed), the
 # test's own and what they forked.
@@ -47,8 +53,8 @@ remove_groups() {
         done
 }
 trap 'remove_groups; cleanup' EXIT
-mkdir "$A" "$A/root-child" "$B" "$C" || fail "cannot make test cgroups under $CPU"
-for g in "$A" "$B" "$C"; do
+mkdir "$A" "$A/root-child" "$B" "$C" "$D" "$E" || fail "cannot make test cgroups under $CPU"
+for g in "$A" "$B" "$C" "$D" "$E"; do
         [ "$(cat "$g/cpu.idle")" = 0 ] || fail "$g starts with cpu.idle $(cat "$g/cpu.idle")"
 done
 
@@ -116,7 +122,42 @@ wait_until 20 eval '[ "$(cat $C/cpu.idle)" = 0 ]' ||
         fail "(b) $C is still idle with root's shell $root_c and its child in it"
 echo "ok - (b) a group made idle for nobody gets cpu.idle 0 back when root shell $root_c forks in it ($(grep -o "latnice-shr-c-$$ now holds process [0-9]* of uid 0" "$LOG"))"
 
-# Three groups found shared: latnicectl status and SharedGroups say so.
+# ---- (c) root's process that was there first changes its uid, or exits ----
+# Root's process in $D that becomes nobody (real and effective uid) at a
+# line on its FIFO, without exec: the uid event is all latniced gets.
+mkfifo "$T/d.fifo"
+bash -c 'echo $$ > "$1/cgroup.procs"; exec perl -e "open(my \$f, q(<), \$ARGV[0]) or die; <\$f>; \$< = 65534; \$> = 65534; die q(still root) if \$< != 65534; sleep 300" "$2"' \
+        _ "$D" "$T/d.fifo" &
+root_d=$!
+PIDS+=("$root_d")
+wait_until 5 grep -qx "$root_d" "$D/cgroup.procs" || fail "(c) root's process is not in $D"
+start_nobody_cc1 "$D"
+cc1_d=$RUN_PID
+wait_until 10 grep -q "latnice-shr-d-$$ holds processes of other users than $cc1_d's (process $root_d of uid 0" "$LOG" ||
+        fail "(c) no note that $D is shared with root's process $root_d"
+[ "$(cat "$D/cpu.idle")" = 0 ] || fail "(c) $D was made idle for nobody with root's process $root_d in it"
+echo >"$T/d.fifo"
+wait_until 5 eval '[ "$(stat -c %u /proc/$root_d)" = 65534 ]' || fail "(c) $root_d did not become nobody"
+wait_until 10 eval '[ "$(cat $D/cpu.idle)" = 1 ]' ||
+        fail "(c) $D not made idle after root's process $root_d became nobody's (cpu.idle $(cat "$D/cpu.idle"))"
+echo "ok - (c) a group refused for nobody while root's process was in it is made idle once that process changes its uid"
+# Root's process in $E exits.
+bash -c 'echo $$ > "$1/cgroup.procs"; exec sleep 300' _ "$E" &
+root_e=$!
+PIDS+=("$root_e")
+wait_until 5 grep -qx "$root_e" "$E/cgroup.procs" || fail "(c) root's process is not in $E"
+start_nobody_cc1 "$E"
+cc1_e=$RUN_PID
+wait_until 10 grep -q "latnice-shr-e-$$ holds processes of other users than $cc1_e's (process $root_e of uid 0" "$LOG" ||
+        fail "(c) no note that $E is shared with root's process $root_e"
+[ "$(cat "$E/cpu.idle")" = 0 ] || fail "(c) $E was made idle for nobody with root's process $root_e in it"
+kill -KILL "$root_e"
+wait "$root_e" 2>/dev/null
+wait_until 10 eval '[ "$(cat $E/cpu.idle)" = 1 ]' ||
+        fail "(c) $E not made idle after root's process $root_e exited (cpu.idle $(cat "$E/cpu.idle"))"
+echo "ok - (c) a group refused for nobody while root's process was in it is made idle once that process exits"
+
+# Groups found shared: latnicectl status and SharedGroups say so.
 shared=$(busctl --address="unix:path=$T/bus" get-property org.latnice.Daemon1 /org/latnice/Daemon1 \
         org.latnice.Daemon1 SharedGroups | awk '{ print $2 }')
 [ "$shared" -ge 3 ] || fail "SharedGroups is $shared after three shared groups"
@@ -124,7 +165,7 @@ ctl status | grep -Eq "Groups: $shared times a group was found shared with anoth
         fail "latnicectl status does not show the shared groups: $(ctl status)"
 echo "ok - SharedGroups $shared, latnicectl status says so"
 stop_daemon || fail "latniced did not exit cleanly"
-for g in "$A" "$B" "$C"; do
+for g in "$A" "$B" "$C" "$D" "$E"; do
         [ "$(cat "$g/cpu.idle")" = 0 ] || fail "$g left idle after latniced's exit"
 done
 echo "ok - every group has cpu.idle 0 after latniced's exit"

@@ -2,9 +2,7 @@
 /*
  * Unit test of what a pause of a user's systemd manager puts off
  * (daemon/groups/systemd-units.c, daemon/groups/groups.c): a stand-in user
- * manager (a child process serving D-Bus on RUN/user/UID/systemd/private,
- * with GetUnit, LoadUnit, the ControlGroup and CPUWeight properties and
- * SetUnitProperties) does not answer one call in time, so latniced's
+ * manager (standin-manager.h) does not answer one call in time, so latniced's
  * SystemdUnits pauses it; a process in one of its app scopes (a real
  * cgroup2 cgroup named like one) asks for CPUWeight=50 meanwhile, twice (a
  * rescan). Nothing may be written in the unit's stead (not its cgroup's
@@ -23,13 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
-#include <systemd/sd-id128.h>
 #include <unistd.h>
 
 #include "daemon/groups/groups.h"
@@ -37,6 +31,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched-group.h"
+#include "standin-manager.h"
 #include "test-util.h"
 
 /* Much longer than the user manager's call timeout (0.5 s). */
@@ -45,145 +40,6 @@
 #define GUARD_USEC (45ull * 1000 * 1000)
 
 static char run[] = "/tmp/test-systemd-pause.XXXXXX";
-
-typedef struct StandIn {
-        const char *cgroup; /* the scope's ControlGroup */
-        unsigned slow_call; /* this call (1-based) is answered too late */
-        unsigned n_calls;
-        uint64_t weight;
-        int report_fd;
-} StandIn;
-
-/* "WHAT A V" to the test, a line. */
-static void report(StandIn *si, const char *what, const char *a, unsigned long long v)
-{
-        char line[256];
-        int n = snprintf(line, sizeof(line), "%s %s %llu\n", what, a, v);
-
-        if (n > 0)
-                (void)!write(si->report_fd, line, (size_t)n);
-}
-
-static int standin_set(StandIn *si, sd_bus_message *m)
-{
-        const char *unit, *name;
-        int runtime, r;
-        uint64_t w;
-
-        r = sd_bus_message_read(m, "sb", &unit, &runtime);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', "(sv)");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &name);
-                if (r >= 0 && streq(name, "CPUWeight")) {
-                        r = sd_bus_message_read(m, "v", "t", &w);
-                        si->weight = w;
-                        report(si, "SetUnitProperties", unit, (unsigned long long)w);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-static int standin_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        StandIn *si = userdata;
-        const char *member = sd_bus_message_get_member(m), *a = NULL, *b = NULL;
-
-        if (!sd_bus_message_is_method_call(m, NULL, NULL) || !member)
-                return 0;
-        report(si, member, "#", ++si->n_calls);
-        if (si->n_calls == si->slow_call)
-                usleep(SLOW_ANSWER_USEC);
-        if (streq(member, "GetUnit") || streq(member, "LoadUnit"))
-                return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/unit/b");
-        if (streq(member, "Get") && sd_bus_message_read(m, "ss", &a, &b) >= 0) {
-                if (streq(b, "ControlGroup"))
-                        return sd_bus_reply_method_return(m, "v", "s", si->cgroup);
-                if (streq(b, "CPUWeight"))
-                        return sd_bus_reply_method_return(m, "v", "t", si->weight);
-        }
-        if (streq(member, "SetUnitProperties"))
-                return standin_set(si, m);
-        return sd_bus_reply_method_errorf(m, "org.freedesktop.DBus.Error.UnknownMethod",
-                                          "not in the stand-in: %s", member);
-}
-
-/* Serve one connection until it ends. */
-static void standin_serve(StandIn *si, int fd)
-{
-        sd_bus *bus = NULL;
-        sd_id128_t id;
-        int r;
-
-        r = sd_id128_randomize(&id);
-        if (r >= 0)
-                r = sd_bus_new(&bus);
-        if (r >= 0)
-                r = sd_bus_set_fd(bus, fd, fd);
-        if (r >= 0)
-                r = sd_bus_set_server(bus, 1, id);
-        if (r >= 0)
-                r = sd_bus_add_fallback(bus, NULL, "/", standin_call, si);
-        if (r >= 0)
-                r = sd_bus_start(bus);
-        while (r >= 0) {
-                r = sd_bus_process(bus, NULL);
-                if (r == 0)
-                        r = sd_bus_wait(bus, UINT64_MAX);
-        }
-        if (bus)
-                sd_bus_close_unref(bus);
-        else
-                close(fd);
-}
-
-/* The stand-in manager of UID on its socket, in a child process; its
- * calls are reported on *RET_REPORT (non-blocking). */
-static pid_t standin_start(unsigned uid, const char *cgroup, unsigned slow_call, int *ret_report)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        char cmd[512];
-        int fd, p[2];
-        pid_t pid;
-
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/user/%u/systemd", run, uid);
-        CHECK(system(cmd) == 0);
-        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/user/%u/systemd/private", run, uid);
-        (void)unlink(sa.sun_path);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        CHECK(fd >= 0);
-        CHECK(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-        CHECK(chown(sa.sun_path, uid, uid) == 0); /* the user's own, as systemd's */
-        CHECK(listen(fd, 16) == 0);
-        CHECK(pipe2(p, O_CLOEXEC) == 0);
-        pid = fork();
-        CHECK(pid >= 0);
-        if (pid == 0) {
-                StandIn si = { .cgroup = cgroup, .slow_call = slow_call,
-                               .weight = SYSTEMD_WEIGHT_UNSET, .report_fd = p[1] };
-
-                (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed test leaves nothing */
-                close(p[0]);
-                for (;;) {
-                        int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-
-                        if (c >= 0)
-                                standin_serve(&si, c);
-                        else if (errno != EINTR)
-                                _exit(1);
-                }
-        }
-        close(fd);
-        close(p[1]);
-        CHECK(fcntl(p[0], F_SETFL, O_NONBLOCK) == 0);
-        *ret_report = p[0];
-        return pid;
-}
 
 /* A process of its own session (autogroup) in the cgroup2 cgroup DIR. */
 static pid_t member_start(const char *dir)
@@ -274,7 +130,12 @@ static void run_case(const char *cgroup2, unsigned slow_call)
                 CHECK(system(cmd) == 0);
         }
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(uid, rel, slow_call, &report);
+        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
+                                                   .weight = SYSTEMD_WEIGHT_UNSET,
+                                                   .slow_call = slow_call,
+                                                   .slow_usec = SLOW_ANSWER_USEC,
+                                                   .report_calls = true },
+                                &report);
         member = member_start(dir);
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
 
