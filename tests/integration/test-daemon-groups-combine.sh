@@ -37,7 +37,10 @@ P
 
 # The terminal: named lncmb-term, it execs itself again (same pid, a new
 # evaluation) at each line written to its FIFO.
+# Each run of the script (after its exec: latniced has the exec event
+# queued by then) adds a line to term.runs.
 cat >"$T/term" <<'S'
+echo run >>"$1.runs"
 read -r _ <"$1"
 exec -a lncmb-term bash "$0" "$1"
 S
@@ -48,24 +51,32 @@ state() { echo "idle $(cat "$G/cpu.idle") shares $(cat "$G/cpu.shares")"; }
 expect() { [ "$(state)" = "$2" ] || fail "$1: $(state), expected $2"; }
 # wait_state WHAT STATE: the group comes to STATE (an event latniced handles).
 state_is() { [ "$(state)" = "$1" ]; }
-wait_state() { wait_until 5 state_is "$2" || fail "$1: $(state), expected $2"; }
+wait_state() { wait_until 60 state_is "$2" || fail "$1: $(state), expected $2"; }
 # Every event before this call has been handled once a process started now
 # (outside the group) has its rule's nice.
 barrier() {
         bash -c 'exec -a lncmb-mark sleep 300' &
         local b=$!
-        wait_until 5 attr_is "$b" nice 3 || fail "barrier: lncmb-mark $b not applied"
+        wait_until 60 attr_is "$b" nice 3 || fail "barrier: lncmb-mark $b not applied"
         kill -KILL "$b"
         wait "$b" 2>/dev/null
 }
+# PID runs lncmb-cc1 (it exec'd: its exec event comes before a later barrier's)
+is_cc1() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q '^lncmb-cc1 '; }
 cc1() { # a compiler in the group: RUN_PID
         bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lncmb-cc1 sleep 300' _ "$G" &
         RUN_PID=$!
         PIDS+=("$RUN_PID")
+        wait_until 60 is_cc1 "$RUN_PID" || fail "compiler $RUN_PID did not start"
 }
 gone() { kill -KILL "$1"; wait "$1" 2>/dev/null; }
+runs() { cat "$T/term.fifo.runs" 2>/dev/null | wc -l; }
+runs_above() { [ "$(runs)" -gt "$1" ]; }
 term_again() { # the terminal asks again: a new exec of the same process
+        local n
+        n=$(runs)
         echo >"$T/term.fifo"
+        wait_until 60 runs_above "$n" || fail "the terminal did not exec again"
         barrier
 }
 
@@ -78,6 +89,7 @@ start_daemon
 bash -c 'echo $$ > "$1/cgroup.procs"; exec -a lncmb-term bash "$2" "$3"' _ "$G" "$T/term" "$T/term.fifo" &
 term=$!
 PIDS+=("$term")
+wait_until 60 runs_above 0 || fail "the terminal did not start"
 wait_state "the terminal alone (CPUWeight=50)" "$LIGHT"
 term_again
 expect "the terminal alone, asking again" "$LIGHT"
