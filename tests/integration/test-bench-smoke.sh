@@ -23,12 +23,13 @@ SRC=$(cd "${2:?source root}" && pwd)
 LATNICED=$BUILD/daemon/latniced
 APPLY_LATENCY=$BUILD/bench/apply-latency
 LN_STORM=$BUILD/tests/integration/ln-storm
+LN_RACE=$BUILD/tests/helpers/ln-race
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "SKIP: needs root (the benchmarks run latniced)"
         exit 77
 fi
-for f in "$LATNICED" "$APPLY_LATENCY" "$LN_STORM" "$BUILD/bench/policy-scale" \
+for f in "$LATNICED" "$APPLY_LATENCY" "$LN_STORM" "$LN_RACE" "$BUILD/bench/policy-scale" \
         "$BUILD/bench/sleeper" "$BUILD/bench/setattr"; do
         [ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
 done
@@ -121,6 +122,19 @@ done
 has "$TMP/al.out" '^VmRSS: [0-9]+ kB' apply-latency
 machine_lines "$TMP/al.out" apply-latency
 no_leak apply-latency
+
+# ---- self-change-race: 20 runs per mode, idle and busy
+echo "# self-change-race"
+bash bench/self-change-race.sh "$LATNICED" "$LN_RACE" 20 >"$TMP/scr.out" 2>&1 ||
+        { cat "$TMP/scr.out" >&2; fail "self-change-race exited with $?"; }
+cat "$TMP/scr.out"
+for mode in fifo nice; do
+        for phase in idle busy; do
+                has "$TMP/scr.out" "^$mode $phase: runs 20 lost [0-9]+ load $num$" self-change-race
+        done
+done
+machine_lines "$TMP/scr.out" self-change-race
+no_leak self-change-race
 
 # ---- exec-storm: 500 processes, 3 long-lived ones in the middle, 10 matched ones beside a storm
 echo "# exec-storm"
