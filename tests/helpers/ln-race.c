@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ln-race: programs that change their own scheduling first thing after exec,
- * racing latniced's apply step, for the integration tests (not installed).
+ * racing latniced's apply step, for bench/self-change-race.sh (not
+ * installed).
  *
  *   ln-race --mode fifo|nice --runs N --argv0 NAME [--settle-ms MS] [--spread-us US]
  *

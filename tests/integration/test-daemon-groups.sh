@@ -56,6 +56,20 @@ run() { # name: a sleeper named NAME in its own session
         wait_until 5 eval '[ "$(cat /proc/$RUN_PID/comm)" = sleep ]' || fail "could not start $1"
 }
 ag_nice() { sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' "/proc/$1/autogroup"; }
+# session_read SID NAME: wait until the process of session SID named NAME
+# (argv[0]; the other one of the session) has exec'd, then until latniced
+# has read both execs: a process started after them that a rule matches
+# (lngrp-plain) is applied (events are read in order). A busy machine may
+# run the session's background exec after its 0.3 s sleep (an order a test
+# that slept 0.5 s and then looked took for granted); whichever order,
+# latniced's answer is final once both are read.
+in_session() { pgrep -s "$1" -f "^$2 " >/dev/null; }
+session_read() {
+        wait_until 5 in_session "$1" "$2" || fail "$2 of session $1 did not start"
+        run lngrp-plain
+        wait_until 5 attr_is "$RUN_PID" nice 3 || fail "latniced did not read a process started after $2"
+        kill -KILL "$RUN_PID"
+}
 
 start_daemon
 
@@ -211,8 +225,9 @@ if [ "$AUTOGROUP" = 1 ]; then
         s1=$!
         PIDS+=("$s1")
         wait_until 5 eval '[ "$(cat /proc/$s1/comm 2>/dev/null)" = sleep ]' || fail "could not start the session"
-        sleep 0.5
-        [ "$(ag_nice "$s1")" = 0 ] || fail "autogroup with a latency-sensitive process demoted to $(ag_nice "$s1")"
+        session_read "$s1" lngrp-audio
+        wait_until 5 eval '[ "$(ag_nice $s1)" = 0 ]' ||
+                fail "autogroup with a latency-sensitive process demoted to $(ag_nice "$s1")"
         setsid bash -c '(exec -a lngrp-idle sleep 300) & sleep 0.5; exec -a lngrp-audio sleep 300' \
                 >/dev/null 2>&1 &
         s3=$!
@@ -232,8 +247,8 @@ if [ "$AUTOGROUP" = 1 ]; then
         s5=$!
         PIDS+=("$s5")
         wait_until 5 eval '[ "$(cat /proc/$s5/comm 2>/dev/null)" = sleep ]' || fail "could not start the session"
-        sleep 0.5
-        [ "$(ag_nice "$s5")" = 0 ] || fail "autogroup with a booster demoted to $(ag_nice "$s5")"
+        session_read "$s5" lngrp-boost
+        wait_until 5 eval '[ "$(ag_nice $s5)" = 0 ]' || fail "autogroup with a booster demoted to $(ag_nice "$s5")"
         setsid bash -c '(exec -a lngrp-idle sleep 300) & sleep 0.5; exec -a lngrp-boost sleep 300' \
                 >/dev/null 2>&1 &
         s6=$!

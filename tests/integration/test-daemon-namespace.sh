@@ -22,7 +22,7 @@ fail() {
 mkdir "$T/pol"
 
 # unshare --pid --fork: latniced is pid 1 of a new PID namespace
-timeout 20 unshare --pid --fork -- "$LATNICED" --bus none --config "$T/conf" \
+timeout $((20 * ${LATNICE_TEST_SLACK:-5})) unshare --pid --fork -- "$LATNICED" --bus none --config "$T/conf" \
         --policy-dir "$T/pol" --state-file "$T/state" >"$T/out" 2>&1
 rc=$?
 [ "$rc" -ne 0 ] || fail "latniced in a new PID namespace exited 0"
@@ -37,7 +37,7 @@ echo "ok: unshare --pid --fork: refused, exit status $rc"
 
 # a new user namespace (root mapped): the user namespace is named
 if unshare --user --map-root-user true 2>/dev/null; then
-        timeout 20 unshare --user --map-root-user -- "$LATNICED" --bus none \
+        timeout $((20 * ${LATNICE_TEST_SLACK:-5})) unshare --user --map-root-user -- "$LATNICED" --bus none \
                 --config "$T/conf" --policy-dir "$T/pol" --state-file "$T/state" >"$T/out" 2>&1
         rc=$?
         [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "latniced in a new user namespace: status $rc"

@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Programs that change their own scheduling first thing after exec race
-# latniced's apply step: a SCHED_FIFO one must never be demoted by a
-# Policy=batch rule, and a nice of its own must survive a rule that writes
-# policy and slice (with the nice) but does not ask for a nice. Checked by
-# each program with sched_getattr() on itself (ln-race), over many runs whose
-# change is spread over latniced's reaction time (about 1 in 170 FIFO and 1
-# in 8 nice runs were lost before the guard; see "Races with the task" in
-# daemon/apply/apply.c).
-#   $1 latniced, $2 ln-spawn, $3 ln-getattr, $4 ln-race
+# Programs that change their own scheduling around latniced's apply step:
+# a SCHED_FIFO one must never be demoted by a Policy=batch rule, and a nice
+# of its own must survive a rule that writes policy and latency nice but
+# does not ask for a nice. Deterministic here, each change on one side of
+# latniced's reaction, read back from the kernel (ln-getattr):
+#  - FIFO before latniced first reads the program (chrt, then exec under
+#    the rule's name): it stays FIFO;
+#  - FIFO or nice 15 after latniced applied the rule (the kernel shows
+#    SCHED_BATCH): kept through a reload, and not undone when latniced stops
+#    (the other attributes are given back).
+# A change that lands inside latniced's reaction is handled by a fresh read
+# right before the write (guard_fair(), unit-tested on the real and the fake
+# kernel in test-thread-settings); what is left is a gap of two system
+# calls (see "Races with the task" in daemon/apply/apply.c). How often a
+# program falls into it depends on how busy the machine is, so that rate is
+# measured by bench/self-change-race.sh, not asserted here: a tolerance of 2
+# lost of 1,500 was exceeded (3) on a machine at load 10-12.
+#   $1 latniced, $2 ln-spawn, $3 ln-getattr
 . "$(dirname "$0")/test-daemon-lib.sh" "$@"
-RACE=${4:?ln-race path}
+
+command -v chrt >/dev/null || { echo "SKIP: no chrt"; exit 77; }
 
 cat >"$POL/50-race.policy" <<'P'
 [Rule race-fifo]
@@ -21,28 +31,69 @@ Match = name:lt-race-nice
 Policy = batch
 LatencyNice = -5
 P
+mkdir "$T/bin"
+cp "$SPAWN" "$T/bin/lt-race-fifo"
+cp "$SPAWN" "$T/bin/lt-race-nice"
 
 start_daemon
+LN0=$(attr $$ latency_nice)
 
-"$RACE" --mode fifo --runs 1500 --argv0 lt-race-fifo --spread-us 300 >"$T/fifo.out"
-rc=$?
-[ $rc -eq 3 ] && fail "ln-race could not make itself SCHED_FIFO"
-cat "$T/fifo.out"
-# The guard leaves a gap of two adjacent system calls (no conditional policy
-# change exists): about 1 in 4,500 runs on 2 saturated cores. So up to 2 of
-# 1,500 are tolerated; before the guard it was about 9 (1 in 170).
-lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$T/fifo.out" | tail -1)
-[ -n "$lost" ] || fail "ln-race printed no count: $(tail -1 "$T/fifo.out")"
-[ "$lost" -le 2 ] || fail "$lost SCHED_FIFO programs of 1500 were demoted: $(tail -1 "$T/fifo.out")"
-grep -q "applied" "$LOG" || fail "latniced never applied the rule: the race was not exercised"
+# run NAME [chrt options...]: a copy of ln-spawn named NAME, until killed;
+# sets RUN_PID.
+run() {
+        local name=$1 out=$T/$1.$RANDOM
+        shift
+        : >"$out"
+        if [ $# -gt 0 ]; then
+                chrt "$@" "$T/bin/$name" >"$out" &
+        else
+                "$T/bin/$name" >"$out" &
+        fi
+        PIDS+=($!)
+        RUN_PID=$!
+        wait_until 10 grep -q "^pid=" "$out" || fail "$name did not start"
+}
 
-"$RACE" --mode nice --runs 300 --argv0 lt-race-nice --spread-us 300 >"$T/nice.out"
-rc=$?
-cat "$T/nice.out"
-# Same gap; before the guard about 36 of 300 were lost.
-lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$T/nice.out" | tail -1)
-[ -n "$lost" ] || fail "ln-race printed no count: $(tail -1 "$T/nice.out")"
-[ "$lost" -le 3 ] || fail "$lost programs of 300 lost the nice they set themselves"
+# 1. Real-time before latniced read it. A program latniced applies the rule
+# to, started after it, is the barrier: latniced reads events in order, so
+# once the kernel shows the second one SCHED_BATCH the first was evaluated.
+run lt-race-fifo -f 1
+early=$RUN_PID
+run lt-race-fifo
+barrier=$RUN_PID
+wait_until 10 attr_is "$barrier" policy batch ||
+        fail "latniced never applied Policy=batch to $barrier ($(attr "$barrier" policy))"
+attr_is "$early" policy fifo || fail "SCHED_FIFO $early (FIFO at exec) was demoted to $(attr "$early" policy)"
+attr_is "$early" rt_priority 1 || fail "SCHED_FIFO $early lost its priority ($(attr "$early" rt_priority))"
+
+# 2. Real-time after latniced applied the rule: the barrier makes itself
+# SCHED_FIFO (the same call a program makes on itself).
+chrt -f -p 1 "$barrier" || fail "chrt -f -p 1 $barrier"
+run lt-race-nice
+nice_pid=$RUN_PID
+wait_until 10 attr_is "$nice_pid" policy batch ||
+        fail "latniced never applied Policy=batch to $nice_pid ($(attr "$nice_pid" policy))"
+if [ "$LN0" != n/a ]; then
+        wait_until 10 attr_is "$nice_pid" latency_nice -5 ||
+                fail "latency nice of $nice_pid is $(attr "$nice_pid" latency_nice), not -5"
+fi
+# 3. A nice of its own after latniced applied policy and latency nice.
+renice -n 15 -p "$nice_pid" >/dev/null || fail "renice $nice_pid"
+
+reload_daemon
+# The reload evaluated both again: a later program is applied only after.
+run lt-race-nice
+wait_until 10 attr_is "$RUN_PID" policy batch || fail "latniced did not apply the rule after the reload"
+attr_is "$barrier" policy fifo || fail "SCHED_FIFO $barrier (made FIFO after latniced) demoted on reload to $(attr "$barrier" policy)"
+attr_is "$nice_pid" nice 15 || fail "nice 15 of $nice_pid overridden on reload (nice $(attr "$nice_pid" nice))"
+attr_is "$early" policy fifo || fail "SCHED_FIFO $early demoted on reload"
 
 stop_daemon || fail "latniced exited with $?"
+attr_is "$early" policy fifo || fail "SCHED_FIFO $early changed on exit to $(attr "$early" policy)"
+attr_is "$barrier" policy fifo || fail "SCHED_FIFO $barrier changed on exit to $(attr "$barrier" policy)"
+attr_is "$barrier" rt_priority 1 || fail "SCHED_FIFO $barrier lost its priority on exit"
+attr_is "$nice_pid" nice 15 || fail "nice 15 of $nice_pid changed on exit to $(attr "$nice_pid" nice)"
+attr_is "$nice_pid" policy other || fail "policy of $nice_pid not given back on exit ($(attr "$nice_pid" policy))"
+[ "$LN0" = n/a ] || attr_is "$nice_pid" latency_nice "$LN0" ||
+        fail "latency nice of $nice_pid not given back on exit ($(attr "$nice_pid" latency_nice))"
 echo "PASS"

@@ -138,7 +138,7 @@ kill -KILL "${trunc[@]}" 2>/dev/null
 refused() { # path what...
         local path=$1 rc
         shift
-        timeout 30 setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none \
+        timeout $((30 * ${LATNICE_TEST_SLACK:-5})) setpriv --pdeathsig TERM -- "$LATNICED" --foreground --bus none \
                 --config "$CONF" --policy-dir "$POL" --state-file "$path" >"$LOG" 2>&1
         rc=$?
         [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "c: latniced started (status $rc) with $path"

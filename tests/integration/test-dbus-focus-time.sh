@@ -93,7 +93,7 @@ xattr "$APPS/app-c.scope" "$(mono_usec 3600)"
 expect_nice "$A" -3 "app-a focused"
 expect_nice "$B" 9 "app-b unfocused an hour ago: background at once"
 expect_nice "$C" 2 "app-c unfocused from a time still to come: in its grace period"
-ctl --policy-dir "$TMP/vendor" explain "$B" >"$TMP/explain" 2>&1 || true
+patient ctl --policy-dir "$TMP/vendor" explain "$B" >"$TMP/explain" 2>&1 || true
 grep -Eq "unfocused since [0-9]{2}:[0-9]{2}:[0-9]{2} \(1 h 0 min; user.xdg.inactive-since on $US/.*/app-b.scope\)" \
         "$TMP/explain" || { cat "$TMP/explain" >&2; fail "explain does not say since when B is unfocused"; }
 grep -q "ft-background" "$TMP/explain" || { cat "$TMP/explain" >&2; fail "explain does not match ft-background"; }
@@ -124,7 +124,7 @@ expect_nice "$B" -3 "SetFocus(B): B focused"
 call SetFocus u "$C" >/dev/null
 expect_nice "$C" -3 "SetFocus(C): C focused"
 expect_nice "$B" 9 "SetFocus(C): B, 4 s after C's call, background, by the timer"
-ctl --policy-dir "$TMP/vendor" explain "$B" >"$TMP/explain" 2>&1 || true
+patient ctl --policy-dir "$TMP/vendor" explain "$B" >"$TMP/explain" 2>&1 || true
 grep -Eq "unfocused since [0-9:]{8} \(([4-9]|[1-9][0-9]+) s; pid $C of the same user is in the foreground, SetFocus from pid [0-9]+" \
         "$TMP/explain" || { cat "$TMP/explain" >&2; fail "explain does not say since when B is unfocused (SetFocus)"; }
 echo "ok - explain says: $(grep -o 'unfocused since.*' "$TMP/explain" | head -1)"

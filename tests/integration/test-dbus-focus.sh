@@ -110,7 +110,7 @@ xattr "$ROOTAPPS/app-a.scope" -1
 xattr "$ROOTAPPS/app-b.scope" 123456789
 expect_nice "$A" -5 "focus-xattr: app-a.scope says -1 (focused)"
 expect_nice "$B" 7 "focus-xattr: app-b.scope gives a time (unfocused)"
-ctl explain "$A" >"$TMP/explain" 2>&1 || true
+patient ctl explain "$A" >"$TMP/explain" 2>&1 || true
 grep -q "focused since [0-9][0-9]:[0-9][0-9]:[0-9][0-9] (user.xdg.inactive-since on $US/" \
         "$TMP/explain" || { cat "$TMP/explain" >&2; fail "explain does not say since when A is focused"; }
 echo "ok - focus-xattr: explain says: $(grep -o 'focused since.*' "$TMP/explain" | head -1)"
@@ -141,7 +141,7 @@ echo "ok - focus-dbus: monitor shows: $(grep -m1 "focus pid $A" "$TMP/monitor")"
 kill "$MON"
 expect_nice "$A" -5 "focus-dbus: SetFocus(A)"
 expect_nice "$B" 7 "focus-dbus: another app of the same user is unfocused"
-ctl explain "$A" >"$TMP/explain" 2>&1 || true
+patient ctl explain "$A" >"$TMP/explain" 2>&1 || true
 grep -q "focused (SetFocus from pid [0-9]*" "$TMP/explain" ||
         { cat "$TMP/explain" >&2; fail "explain does not name SetFocus"; }
 echo "ok - focus-dbus: explain says: $(grep -o 'focused (SetFocus.*' "$TMP/explain" | head -1)"
@@ -164,7 +164,7 @@ grep -q "Serving com.system76.Scheduler" "$TMP/latniced.log" ||
 s76 "$B" >/dev/null
 expect_nice "$B" -5 "focus-dbus-s76: SetForegroundProcess(B)"
 expect_nice "$A" 7 "focus-dbus-s76: A lost the focus"
-ctl explain "$B" 2>&1 | grep -q "focused (SetForegroundProcess from pid" ||
+patient ctl explain "$B" 2>&1 | grep -q "focused (SetForegroundProcess from pid" ||
         fail "explain does not name SetForegroundProcess"
 echo "ok - focus-dbus-s76: explain names SetForegroundProcess"
 

@@ -56,7 +56,7 @@ in_ns_nobody test -e "/proc/$own" || fail "nobody cannot see its own $own in the
 ! in_ns_nobody test -e "/proc/$rootpid" || fail "the namespace's /proc shows nobody root's $rootpid"
 
 ncall() {
-        as_nobody busctl --address="$ADDR" --json=short call org.latnice.Daemon1 \
+        patient as_nobody busctl --address="$ADDR" --json=short call org.latnice.Daemon1 \
                 /org/latnice/Daemon1 org.latnice.Daemon1 "$@"
 }
 has_task() { # has_task PID: in ListTasks on stdin
