@@ -172,7 +172,7 @@ static void log_task(int level, const Task *t, const char *fmt, ...)
  * again when latniced was switched out around its read, so the gap is two
  * adjacent system calls, but a preemption inside the second one, before it
  * takes the runqueue lock, or a long interrupt still widens it. Measured
- * with ln-race (tests/integration/test-daemon-race.sh) on 2 cores saturated
+ * with ln-race (bench/self-change-race.sh) on 2 cores saturated
  * by two busy loops: 1 FIFO program demoted in 4,500 runs, against 1 in
  * 1,500 before (0 in 1,500 either way on an idle machine). Only a rule with
  * Policy= can demote; one that sets only nice, slice, latency nice, uclamp
