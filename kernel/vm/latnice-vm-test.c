@@ -1094,12 +1094,17 @@ static int test_cgroup_v2(void)
         return ret;
 }
 
-/* The ".se->slice" of the group PATH on CPU, from the scheduler debug file. */
-static int group_se_slice(const char *path, int cpu, uint64_t *ret)
+/*
+ * The field NAME (".se->slice", ".se->deadline", ...) of the group PATH on
+ * CPU, from the scheduler debug file: nanoseconds for the fields it prints
+ * as milliseconds (with NS), else the integer.
+ */
+static int group_se_field(const char *path, int cpu, const char *name, bool ns, long long *ret)
 {
         char header[256], *s, *p;
         long long ms;
         long frac;
+        bool neg;
         int r;
 
         r = read_file(DEBUGFS "/sched/debug", &s);
@@ -1116,14 +1121,30 @@ static int group_se_slice(const char *path, int cpu, uint64_t *ret)
         char *end = strstr(p, "\n\n");
         if (end)
                 *end = 0;
-        p = strstr(p, ".se->slice");
-        if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, " %lld.%ld", &ms, &frac) != 2) {
+        p = strstr(p, name);
+        if (!p || !(p = strchr(p, ':'))) {
                 free(s);
                 return -ENODATA;
         }
+        p += strspn(p + 1, " ") + 1;
+        neg = *p == '-';
+        r = ns ? sscanf(p + neg, "%lld.%ld", &ms, &frac) : sscanf(p, "%lld", &ms);
         free(s);
-        *ret = (uint64_t) ms * 1000000ULL + (uint64_t) frac;
+        if (r != (ns ? 2 : 1))
+                return -ENODATA;
+        *ret = ns ? (neg ? -1 : 1) * (ms * 1000000LL + frac) : ms;
         return 0;
+}
+
+/* The ".se->slice" of the group PATH on CPU, from the scheduler debug file. */
+static int group_se_slice(const char *path, int cpu, uint64_t *ret)
+{
+        long long v;
+        int r = group_se_field(path, cpu, ".se->slice", true, &v);
+
+        if (r == 0)
+                *ret = (uint64_t) v;
+        return r;
 }
 
 static int wait_group_slice(const char *path, int cpu, uint64_t want, uint64_t *ret)
@@ -2222,6 +2243,10 @@ out:
 
 #include "when-not-how-much.inc.c"
 
+#include "shorter-slice.inc.c"
+
+#include "vs-runtime.inc.c"
+
 struct test {
         const char *name;
         int (*fn)(void);
@@ -2241,6 +2266,7 @@ static const struct test tests[] = {
         { "slice-mapping", test_slice_mapping, NULL, NULL },
         { "slice-custom-wins", test_slice_custom_wins, NULL, NULL },
         { "slice-request", test_slice_request, NULL, NULL },
+        { "slice-vs-runtime", test_slice_vs_runtime, NULL, NULL },
         { "slice-batch-idle", test_slice_batch_idle, NULL, NULL },
         { "cgroup-v2", test_cgroup_v2, NULL, NULL },
         { "cgroup-slice", test_cgroup_slice, NULL, NULL },
@@ -2257,6 +2283,10 @@ static const struct test tests[] = {
         { "share-task", test_share_task, NULL, NULL },
         { "wakeup-group", test_wakeup_group, NULL, NULL },
         { "share-group", test_share_group, NULL, NULL },
+        { "wakeup-busy-group", test_wakeup_busy_group, NULL, NULL },
+        { "group-write-deadline", test_group_write_deadline, NULL, NULL },
+        { "task-write-deadline", test_task_write_deadline, NULL, NULL },
+        { "group-enqueue-deadline", test_group_enqueue_deadline, NULL, NULL },
         { "core-sched-bench", test_core_sched_bench, NULL, NULL },
         { "daemon-backend", test_daemon_backend, daemon_present,
           "latniced/latnicectl not in the initramfs (no --build-dir binaries)" },
