@@ -298,10 +298,10 @@ static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
                          e->group.name);
         }
         if (r >= 0)
-                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL,
-                                         group_systemd_write,
-                                         &(GroupSystemdWrite){ t->systemd, e->sd.unit_path,
-                                                               SYSTEMD_UNITS_BY_NAME },
+                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL, group_systemd_write,
+                                         &(GroupSystemdWrite){.systemd = t->systemd,
+                                                              .unit_path = e->sd.unit_path,
+                                                              .lookup = SYSTEMD_UNITS_BY_NAME},
                                          NULL);
         else
                 ledger_claim_drop(&e->unit, t->state);
@@ -423,7 +423,9 @@ static void unit_record_restore(GroupTable *t, const StateCgroupRecord *rec)
                 return;
         c.slot1 = 0; /* the caller's */
         r = ledger_claim_restore(&c, NULL, cur, NULL, NULL, group_systemd_write,
-                                 &(GroupSystemdWrite){ t->systemd, path, SYSTEMD_UNITS_BY_NAME },
+                                 &(GroupSystemdWrite){.systemd = t->systemd,
+                                                      .unit_path = path,
+                                                      .lookup = SYSTEMD_UNITS_BY_NAME},
                                  NULL);
         if (r > 0)
                 log_info("%s: gone; its unit's original CPUWeight= restored through systemd.",
@@ -691,8 +693,9 @@ int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
                 entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
                 r = ledger_claim_write(&e->unit, t->state, &target, found, weight,
                                        group_systemd_write,
-                                       &(GroupSystemdWrite){ t->systemd, e->sd.unit_path,
-                                                             SYSTEMD_UNITS_OWNED },
+                                       &(GroupSystemdWrite){.systemd = t->systemd,
+                                                            .unit_path = e->sd.unit_path,
+                                                            .lookup = SYSTEMD_UNITS_OWNED},
                                        &unrecorded);
                 entry_unrecorded(t, e, unrecorded);
                 if (r < 0)

@@ -61,14 +61,20 @@ int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup
 
 int group_systemd_write(const char *value, void *userdata)
 {
-        const GroupSystemdWrite *w = userdata;
+        GroupSystemdWrite *w = userdata;
         uint64_t weight;
         int r;
 
         r = systemd_weight_from_string(value, &weight);
         if (r < 0)
                 return r;
-        return systemd_units_set_weight(w->systemd, w->unit_path, w->lookup, weight);
+        r = systemd_units_set_weight(w->systemd, w->unit_path, w->lookup, weight);
+        if (r == -ETIMEDOUT) {
+                /* Sent, unanswered: the manager may apply it yet. */
+                w->unknown = true;
+                return 0;
+        }
+        return r;
 }
 
 int group_systemd_convert(StateCgroupRecord *rec, StateCgroupRecord *ret_unit)

@@ -48,11 +48,19 @@ int group_systemd_get(SystemdUnits *s, const char *unit_path, SystemdUnitsLookup
  * property from VALUE (systemd_weight_to_string()'s) through the unit's
  * manager, found as LOOKUP says. Rule groups (group-ledger.c) and [Unit]
  * sections (units.c) both set CPUWeight= through it.
+ *
+ * A call the manager did not answer in time (-ETIMEDOUT) was sent: the
+ * manager may still apply it. It counts as written, "written, not yet
+ * known" (UNKNOWN set): the claim keeps the original and expects VALUE, so
+ * the value is given back whatever came of it, and the owner settles it at
+ * its next look at the unit: the unit has VALUE (latniced's), or it has
+ * not and VALUE is written again. Other errors are failed writes.
  */
 typedef struct GroupSystemdWrite {
         SystemdUnits *systemd;
         const char *unit_path; /* the unit's cgroup, below the cgroup2 root */
         SystemdUnitsLookup lookup;
+        bool unknown; /* out: the manager did not answer in time */
 } GroupSystemdWrite;
 
 int group_systemd_write(const char *value, void *userdata);

@@ -132,8 +132,9 @@ void group_table_member_event(GroupTable *t, pid_t pid);
  * root, and give back those that hold another user's process now (or are
  * too large to check). Returns how many such cgroups remain. */
 size_t group_table_recheck(GroupTable *t);
-/* Restore every group latniced changed and forget everything. Returns the
- * number of groups restored. */
+/* Restore every group latniced changed and forget everything (latniced
+ * stops: the system manager gets longer to answer, systemd_units_stopping()).
+ * Returns the number of groups restored. */
 size_t group_table_restore_all(GroupTable *t);
 
 /*

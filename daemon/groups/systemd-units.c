@@ -95,6 +95,7 @@ struct SystemdUnits {
         sd_event_source *resume;
         ResumeListener listeners[RESUME_LISTENERS_MAX];
         size_t n_listeners;
+        uint64_t stop_until; /* systemd_units_stopping(): CLOCK_MONOTONIC; 0: not stopping */
 };
 
 /* The D-Bus interface that carries ControlGroup and CPUWeight for each unit type. */
@@ -281,9 +282,25 @@ static int user_bus_open(SystemdUnits *s, uid_t uid, sd_bus **ret)
         return 0;
 }
 
-static uint64_t manager_timeout(uid_t uid)
+static uint64_t manager_timeout(const SystemdUnits *s, uid_t uid)
 {
-        return uid == (uid_t)-1 ? SYSTEMD_UNITS_TIMEOUT_USEC : USER_TIMEOUT_USEC;
+        uint64_t now;
+
+        if (uid != (uid_t)-1)
+                return USER_TIMEOUT_USEC;
+        if (s->stop_until == 0)
+                return SYSTEMD_UNITS_TIMEOUT_USEC;
+        now = now_usec(CLOCK_MONOTONIC);
+        /* What is left of the stop's time, never less than usual. */
+        if (s->stop_until > now + SYSTEMD_UNITS_TIMEOUT_USEC)
+                return s->stop_until - now;
+        return SYSTEMD_UNITS_TIMEOUT_USEC;
+}
+
+void systemd_units_stopping(SystemdUnits *s)
+{
+        if (s && s->stop_until == 0)
+                s->stop_until = now_usec(CLOCK_MONOTONIC) + SYSTEMD_UNITS_STOP_USEC;
 }
 
 static int watch_attach(SystemdUnits *s);
@@ -327,7 +344,7 @@ static int manager_bus(SystemdUnits *s, uid_t uid, sd_bus **ret)
                 }
                 s->users[s->n_users++] = (UserBus) { .uid = uid, .bus = bus };
         }
-        r = sd_bus_set_method_call_timeout(bus, manager_timeout(uid));
+        r = sd_bus_set_method_call_timeout(bus, manager_timeout(s, uid));
         if (r < 0)
                 return r;
         *ret = bus;
@@ -823,7 +840,7 @@ static int start_scope(SystemdUnits *s, const SystemdScopeRequest *req, char **r
         r = sd_bus_message_read(reply, "o", &job);
         if (r >= 0) {
                 w.job = strdup(job);
-                r = w.job ? system_dispatch_until(s, bus, job_ended, &w, manager_timeout(uid))
+                r = w.job ? system_dispatch_until(s, bus, job_ended, &w, manager_timeout(s, uid))
                           : -ENOMEM;
         }
         free(w.job);

@@ -23,8 +23,12 @@
  * tree, is not, and its files are written directly as before.
  *
  * Calls are synchronous with a short timeout: SYSTEMD_UNITS_TIMEOUT_USEC for
- * the system manager, 0.5 s for a user's, whose user can stop it or keep it
- * busy; that bound covers the connection's authentication too. latniced's
+ * the system manager (longer while latniced stops: systemd_units_stopping()),
+ * 0.5 s for a user's, whose user can stop it or keep it busy; that bound
+ * covers the connection's authentication too. A call that timed out
+ * (-ETIMEDOUT) was sent all the same, and the manager may still carry it
+ * out: the callers keep a property set that timed out as set, not yet
+ * known (group-systemd.h), and settle it at their next look at the unit. latniced's
  * waits for a user's manager are counted: one that did not answer in time,
  * or kept latniced waiting for more than about a tenth of its time (beyond
  * a burst of 2 s), is asked about no new unit for 10 s (-EHOSTDOWN at
@@ -44,6 +48,10 @@
 #define SYSTEMD_WEIGHT_IDLE UINT64_C(0)      /* CPUWeight=idle */
 #define SYSTEMD_WEIGHT_UNSET UINT64_MAX      /* CPUWeight= (systemd's default) */
 #define SYSTEMD_UNITS_TIMEOUT_USEC (2 * 1000 * 1000)
+/* The system manager's time for all calls of latniced's stop together
+ * (systemd_units_stopping()): within latniced.service's TimeoutStopSec=10s,
+ * with room for the rest of the stop. */
+#define SYSTEMD_UNITS_STOP_USEC (7 * 1000 * 1000)
 
 typedef struct SystemdUnits SystemdUnits;
 
@@ -86,6 +94,17 @@ int systemd_units_set_weight(SystemdUnits *s, const char *cgroup_path, SystemdUn
  * last component names no unit type with a cgroup. Pure: asks no manager.
  */
 int systemd_units_cgroup_owner(const char *cgroup_path, uid_t *ret_uid);
+
+/*
+ * latniced is stopping and gives back what it set: from now on a call to
+ * the system manager may take what is left of SYSTEMD_UNITS_STOP_USEC from
+ * the first call of this (never less than SYSTEMD_UNITS_TIMEOUT_USEC). PID
+ * 1 is no user's, and on a loaded machine it can take longer than usual:
+ * a give-back that timed out would leave the unit's CPUWeight= behind. A
+ * user's manager keeps its short timeout (its user could stall the stop).
+ * S may be NULL.
+ */
+void systemd_units_stopping(SystemdUnits *s);
 
 /* A transient scope for one process (systemd_units_start_scope()). */
 typedef struct SystemdScopeRequest {

@@ -61,12 +61,15 @@ typedef struct UnitsWatch {
         void *userdata;
         sd_event *event;      /* borrowed */
         sd_event_source *retry; /* a unit's manager did not answer: try again */
+        unsigned n_retries;     /* walks of RETRY in a row that asked for another */
 } UnitsWatch;
 
 /* A unit whose manager failed (not a pause: systemd-units.c tells its end,
  * units_on_resume()) is tried again that much later, while it fails:
  * nothing else may come to try it again. */
 #define UNITS_RETRY_USEC (10ull * 1000ull * 1000ull)
+/* Each retry that fails again waits twice as long, up to 2^this times. */
+#define UNITS_RETRY_DOUBLINGS 5u
 
 struct UnitState {
         char *root;
@@ -462,10 +465,11 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
                 }
                 if (r < 0 && r != -ENXIO) {
                         units_retry_later(u);
-                        return log_warning_errno(r, "Unit %s: cannot ask its systemd manager "
-                                                    "for CPUWeight= (%m); CPUWeight=/CPUIdle= "
-                                                    "wait for the next try, in %llu s.",
-                                                 e->name, UNITS_RETRY_USEC / 1000000ull);
+                        return log_warning_errno(r,
+                                                 "Unit %s: cannot ask its systemd manager "
+                                                 "for CPUWeight= (%m); CPUWeight=/CPUIdle= "
+                                                 "wait for the next try.",
+                                                 e->name);
                 }
                 e->route = r == -ENXIO ? ROUTE_FILES : ROUTE_SYSTEMD;
         }
@@ -477,6 +481,8 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
  * runtime property latniced set. */
 static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
 {
+        GroupSystemdWrite w = {
+                .systemd = u->systemd, .unit_path = e->path, .lookup = SYSTEMD_UNITS_BY_NAME};
         _cleanup_free_ char *c = NULL, *o = NULL;
         uint64_t cur;
         int r;
@@ -501,12 +507,14 @@ static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
         }
         if (ledger_claim_changed(&e->sd, c, NULL, NULL))
                 log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
-        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, group_systemd_write,
-                                 &(GroupSystemdWrite){ u->systemd, e->path, SYSTEMD_UNITS_BY_NAME },
-                                 &o);
+        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, group_systemd_write, &w, &o);
         if (r < 0)
                 log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m", e->name,
                                   strna(o));
+        else if (r > 0 && w.unknown)
+                log_warning("Unit %s: restoring CPUWeight=%s: systemd did not answer in time "
+                            "(it may still apply it).",
+                            e->name, strna(o));
         else if (r > 0)
                 log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name, strna(o));
         return r < 0 ? r : 0;
@@ -524,13 +532,21 @@ static int systemd_claim_write(UnitState *u, CgroupEntry *e, const char *now, co
                 .path = dir,
                 .ino = e->ino,
         };
+        GroupSystemdWrite w = {
+                .systemd = u->systemd, .unit_path = e->path, .lookup = SYSTEMD_UNITS_OWNED};
         int r, unrecorded;
 
         if (!dir)
                 return log_oom();
-        r = ledger_claim_write(&e->sd, u->state, &target, now, want, group_systemd_write,
-                               &(GroupSystemdWrite){ u->systemd, e->path, SYSTEMD_UNITS_OWNED },
+        r = ledger_claim_write(&e->sd, u->state, &target, now, want, group_systemd_write, &w,
                                &unrecorded);
+        if (r >= 0 && w.unknown) {
+                /* Claimed as written; the next walk settles it. */
+                log_info("Unit %s: systemd did not answer CPUWeight=%s in time; kept as set, "
+                         "checked at the next try.",
+                         e->name, want);
+                units_retry_later(u);
+        }
         if (unrecorded < 0 && !u->state_warned) {
                 log_warning_errno(unrecorded, "Unit %s: cannot record CPUWeight= in the state "
                                               "file %s (%m): set anyway, but not given back "
@@ -575,8 +591,10 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 return;
         }
         if (r < 0) {
-                log_warning_errno(r, "Unit %s: cannot read CPUWeight= from its systemd manager: %m",
+                log_warning_errno(r, "Unit %s: cannot read CPUWeight= from its systemd manager "
+                                     "(%m); tried again later.",
                                   e->name);
+                units_retry_later(u);
                 return;
         }
         if (!ledger_claim_held(&e->sd) || systemd_weight_from_string(e->sd.orig, &orig) < 0)
@@ -601,9 +619,13 @@ static void entry_systemd_configure(UnitState *u, CgroupEntry *e, const Settings
                 if (systemd_units_refusals(u->systemd) != refused)
                         log_info("Unit %s: its systemd manager is paused; CPUWeight=%s waits "
                                  "for the end of the pause.", e->name, t);
-                else
-                        log_warning_errno(r, "Unit %s: systemd did not take CPUWeight=%s: %m",
+                else {
+                        log_warning_errno(r,
+                                          "Unit %s: systemd did not take CPUWeight=%s (%m); "
+                                          "tried again later.",
                                           e->name, t);
+                        units_retry_later(u);
+                }
                 return;
         }
         log_debug("Unit %s: set CPUWeight=%s through systemd (was %s)", e->name, t, c);
@@ -626,11 +648,26 @@ static void entry_systemd_adopt(UnitState *u, CgroupEntry *e, StateCgroupRecord 
 {
         _cleanup_free_ char *c = NULL;
         uint64_t cur;
-        int owner;
+        int owner, r;
 
-        if (ledger_claim_held(&e->sd) || !u->systemd || !systemd_record_valid(rec) ||
-            systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur) < 0 ||
-            systemd_weight_to_string(cur, &c) < 0) {
+        if (ledger_claim_held(&e->sd) || !u->systemd || !systemd_record_valid(rec)) {
+                adopted_done(u, rec, true);
+                return;
+        }
+        r = systemd_units_get_weight(u->systemd, e->path, SYSTEMD_UNITS_BY_NAME, &cur);
+        if (r < 0 && r != -ENXIO) {
+                /* Not known now (a loaded manager timed out): kept as the
+                 * dead latniced left it. Whose it is is settled where it
+                 * counts: the next walk and the give-back read the unit
+                 * and write only over latniced's value. */
+                log_info("Unit %s: cannot ask systemd for CPUWeight= now (%s); the record of "
+                         "a previous latniced is kept, checked at the next look.",
+                         e->name, strerror(-r));
+                r = 0;
+                c = strdup(rec->written);
+        } else if (r >= 0)
+                r = systemd_weight_to_string(cur, &c);
+        if (r < 0 || !c) {
                 adopted_done(u, rec, true);
                 return;
         }
@@ -828,7 +865,9 @@ static void systemd_record_restore(UnitState *u, const StateCgroupRecord *rec)
         /* The record is the caller's to drop: this claim has none of its own. */
         claim.slot1 = 0;
         r = ledger_claim_restore(&claim, NULL, c, NULL, NULL, group_systemd_write,
-                                 &(GroupSystemdWrite){ u->systemd, path, SYSTEMD_UNITS_BY_NAME },
+                                 &(GroupSystemdWrite){.systemd = u->systemd,
+                                                      .unit_path = path,
+                                                      .lookup = SYSTEMD_UNITS_BY_NAME},
                                  NULL);
         if (r < 0)
                 log_warning_errno(r, "Unit of %s: failed to restore CPUWeight=%s left by a "
@@ -1179,6 +1218,7 @@ int units_restore_all(UnitState *u)
 {
         int ret = 0, r;
 
+        systemd_units_stopping(u->systemd);
         for (size_t i = 0; i < u->n_entries; i++) {
                 CgroupEntry *e = u->entries[i];
                 for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {
@@ -1224,11 +1264,16 @@ static int on_units_retry(sd_event_source *s, uint64_t usec, void *userdata)
         UnitState *u = userdata;
 
         (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        u->watch.n_retries++;
         (void) units_apply_all(u, u->watch.get_policy(u->watch.userdata), NULL);
+        if (sd_event_source_get_enabled(s, NULL) <= 0)
+                u->watch.n_retries = 0; /* nothing left to try again */
         return 0;
 }
 
-/* Walk every unit again in UNITS_RETRY_USEC (once, however many ask). */
+/* Walk every unit again in UNITS_RETRY_USEC, twice that after a retry that
+ * asked for another, and so on up to UNITS_RETRY_DOUBLINGS times (once,
+ * however many ask). */
 static void units_retry_later(UnitState *u)
 {
         uint64_t when;
@@ -1240,7 +1285,7 @@ static void units_retry_later(UnitState *u)
         r = sd_event_now(u->watch.event, CLOCK_MONOTONIC, &when);
         if (r < 0)
                 return;
-        when += UNITS_RETRY_USEC;
+        when += UNITS_RETRY_USEC << MIN(u->watch.n_retries, UNITS_RETRY_DOUBLINGS);
         if (!u->watch.retry) {
                 r = sd_event_add_time(u->watch.event, &u->watch.retry, CLOCK_MONOTONIC, when, 0,
                                       on_units_retry, u);

@@ -171,7 +171,9 @@ bool units_task_fallback_cgroup(UnitState *u, const Policy *p, const char *cgrou
 bool units_task_fallback(UnitState *u, const Policy *p, const char *unit, Settings *ret);
 
 /* Write back every original value (cgroups that are gone are skipped
- * quietly) and forget them. Returns 0 or the first error. */
+ * quietly) and forget them: latniced stops, and the system manager gets
+ * longer to answer (systemd_units_stopping()). Returns 0 or the first
+ * error. */
 int units_restore_all(UnitState *u);
 
 /* Number of unit cgroups currently configured. */

@@ -20,6 +20,7 @@ typedef struct StandIn {
         StandInOptions o;
         uint64_t weight;
         unsigned n_calls;
+        bool slow_done; /* the first call of slow_member came */
         int report_fd;
 } StandIn;
 
@@ -33,7 +34,7 @@ static void report(StandIn *si, const char *what, const char *a, unsigned long l
                 (void)!write(si->report_fd, line, (size_t)n);
 }
 
-static int standin_set(StandIn *si, sd_bus_message *m)
+static int standin_set(StandIn *si, sd_bus_message *m, bool lost)
 {
         const char *unit, *name;
         int runtime, r;
@@ -46,8 +47,10 @@ static int standin_set(StandIn *si, sd_bus_message *m)
                 r = sd_bus_message_read(m, "s", &name);
                 if (r >= 0 && streq(name, "CPUWeight")) {
                         r = sd_bus_message_read(m, "v", "t", &w);
-                        si->weight = w;
-                        report(si, "SetUnitProperties", unit, (unsigned long long)w);
+                        if (!lost)
+                                si->weight = w;
+                        report(si, lost ? "Lost" : "SetUnitProperties", unit,
+                               (unsigned long long)w);
                 } else if (r >= 0)
                         r = sd_bus_message_skip(m, "v");
                 if (r >= 0)
@@ -58,17 +61,37 @@ static int standin_set(StandIn *si, sd_bus_message *m)
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* Is M (MEMBER) the call WHAT names: "Member", or "Get Property"? */
+static bool call_is(sd_bus_message *m, const char *member, const char *what)
+{
+        const char *sp = strchr(what, ' '), *iface, *prop;
+        bool is;
+
+        if (!sp)
+                return streq(member, what);
+        if (strlen(member) != (size_t)(sp - what) || strncmp(member, what, (size_t)(sp - what)) != 0)
+                return false;
+        is = sd_bus_message_read(m, "ss", &iface, &prop) >= 0 && streq(prop, sp + 1);
+        (void)sd_bus_message_rewind(m, true);
+        return is;
+}
+
 static int standin_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         StandIn *si = userdata;
         const char *member = sd_bus_message_get_member(m), *a = NULL, *b = NULL;
+        bool slow;
 
         if (!sd_bus_message_is_method_call(m, NULL, NULL) || !member)
                 return 0;
         si->n_calls++;
         if (si->o.report_calls)
                 report(si, member, "#", si->n_calls);
-        if (si->n_calls == si->o.slow_call)
+        slow = si->n_calls == si->o.slow_call ||
+               (si->o.slow_member && !si->slow_done && call_is(m, member, si->o.slow_member));
+        if (slow && si->o.slow_member)
+                si->slow_done = true;
+        if (slow)
                 usleep(si->o.slow_usec);
         if (streq(member, "GetUnit") || streq(member, "LoadUnit"))
                 return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/unit/b");
@@ -79,7 +102,7 @@ static int standin_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
                         return sd_bus_reply_method_return(m, "v", "t", si->weight);
         }
         if (streq(member, "SetUnitProperties"))
-                return standin_set(si, m);
+                return standin_set(si, m, slow && si->o.slow_lost);
         return sd_bus_reply_method_errorf(m, "org.freedesktop.DBus.Error.UnknownMethod",
                                           "not in the stand-in: %s", member);
 }

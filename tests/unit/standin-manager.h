@@ -23,7 +23,11 @@ typedef struct StandInOptions {
         const char *cgroup;   /* the unit's ControlGroup (below the cgroup2 root) */
         uint64_t weight;      /* the unit's CPUWeight= at start (SYSTEMD_WEIGHT_UNSET: none) */
         unsigned slow_call;   /* this call (from 1) is answered SLOW_USEC late; 0: none */
+        const char *slow_member; /* also the first call of this member ("Get PROP":
+                                  * of that property; NULL: none) */
         uint64_t slow_usec;
+        bool slow_lost;       /* a slow SetUnitProperties is not carried out: reported
+                               * as "Lost UNIT WEIGHT" instead */
         bool report_calls;    /* also report every call */
 } StandInOptions;
 

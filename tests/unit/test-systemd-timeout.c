@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit test of a unit property set that the manager did not answer in time
+ * (daemon/groups/group-systemd.h, units.c): a [Unit app-b.scope]
+ * CPUWeight=300 through a stand-in user manager (standin-manager.h) whose
+ * first SetUnitProperties (first CPUWeight read: crash) is answered after
+ * latniced's timeout (0.5 s for a user's manager).
+ *
+ *  - late:  the stand-in carries the call out after the timeout. latniced
+ *           kept it as set, not yet known: the claim holds, and the give-back
+ *           (units_restore_all()) puts CPUWeight= back to the original.
+ *  - lost:  the stand-in drops the slow call. At the next look at the unit
+ *           (the walk when the manager's pause ends, as units_watch_systemd()
+ *           asks for it) the unit does not have 300: written again, and given
+ *           back at the end.
+ *  - crash: a latniced that set CPUWeight=300 died; the next one's first
+ *           read of the unit's CPUWeight= times out. The dead one's record is
+ *           kept (not dropped as unknown), and given back at the stop.
+ *
+ * Seen in what the stand-in reports, waited for from an event loop (the
+ * guard only turns a hang into a failure). The unit's cgroup is a real
+ * cgroup2 cgroup named like one (units.c asks systemd only on the real
+ * hierarchy). Needs root and a cgroup2 mount (skipped otherwise).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "daemon/groups/systemd-units.h"
+#include "daemon/groups/units.h"
+#include "daemon/state/state-file.h"
+#include "lib/macro.h"
+#include "lib/sched-group.h"
+#include "policy/policy.h"
+#include "standin-manager.h"
+#include "test-util.h"
+
+/* Much longer than the user manager's call timeout (0.5 s). */
+#define SLOW_ANSWER_USEC (1500 * 1000)
+/* Only a hang's bound: a pause of the user's manager is 10 s. */
+#define GUARD_USEC (45ull * 1000 * 1000)
+
+static char run[] = "/tmp/test-systemd-timeout.XXXXXX";
+
+static const char unset[] = "SetUnitProperties app-b.scope 18446744073709551615\n";
+
+typedef struct Wait {
+        int fd;
+        char seen[8192];
+        size_t n;
+        const char *want; /* wait until SEEN holds it this many times */
+        unsigned times;
+        bool done;
+        bool resumed; /* on_resume() walked */
+        UnitState *u;     /* the walk at a pause's end (lost) */
+        const Policy *p;
+} Wait;
+
+static unsigned count(const char *hay, const char *needle)
+{
+        unsigned n = 0;
+
+        for (const char *h = strstr(hay, needle); h; h = strstr(h + 1, needle))
+                n++;
+        return n;
+}
+
+static int on_report(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Wait *w = userdata;
+        ssize_t k = read(fd, w->seen + w->n, sizeof(w->seen) - 1 - w->n);
+
+        if (k > 0) {
+                w->n += (size_t)k;
+                w->seen[w->n] = 0;
+        }
+        if (count(w->seen, w->want) >= w->times || k == 0 || w->n == sizeof(w->seen) - 1)
+                w->done = true;
+        return 0;
+}
+
+/* What units_watch_systemd() does at a pause's end: walk again. */
+static void on_resume(void *userdata)
+{
+        Wait *w = userdata;
+
+        (void)units_apply_all(w->u, w->p, NULL);
+        w->resumed = true;
+}
+
+/* Run E until a pause's end was walked. */
+static void wait_resume(sd_event *e, Wait *w)
+{
+        uint64_t now, end;
+
+        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
+        for (end = now + GUARD_USEC; !w->resumed && now < end;) {
+                CHECK(sd_event_run(e, end - now) >= 0);
+                CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
+        }
+        check(w->resumed);
+}
+
+/* Run E until W->want was reported W->times times in all. */
+static void wait_for(sd_event *e, Wait *w, const char *want, unsigned times)
+{
+        sd_event_source *io = NULL;
+        uint64_t now, end;
+
+        w->want = want;
+        w->times = times;
+        w->done = count(w->seen, want) >= times;
+        CHECK(sd_event_add_io(e, &io, w->fd, EPOLLIN, on_report, w) >= 0);
+        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
+        for (end = now + GUARD_USEC; !w->done && now < end;) {
+                CHECK(sd_event_run(e, end - now) >= 0);
+                CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
+        }
+        sd_event_source_disable_unref(io);
+}
+
+static Policy *load(void)
+{
+        static const char text[] = "[Unit app-b.scope]\nCPUWeight = 300\n";
+        Diagnostics d = {};
+        Policy *p = NULL;
+
+        CHECK(policy_load_string("test.policy", text, strlen(text), &p, &d) == 0);
+        CHECK(diagnostics_count(&d, DIAG_ERROR) == 0);
+        diagnostics_done(&d);
+        return p;
+}
+
+static void run_case(const char *cgroup2, bool lost)
+{
+        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
+        _cleanup_(policy_freep) Policy *p = load();
+        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        const char *name = lost ? "lost" : "late";
+        const char *set = "SetUnitProperties app-b.scope 300\n";
+        char rel[256], dir[600], cmd[1400];
+        UnitState *u = NULL;
+        sd_event *e = NULL;
+        Wait w = {};
+        pid_t standin;
+
+        snprintf(rel, sizeof(rel),
+                 "/latnice-test-timeout-%d-%s.slice/user@%u.service/app.slice/app-b.scope",
+                 (int)getpid(), name, uid);
+        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+        CHECK(system(cmd) == 0);
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
+                                                   .weight = SYSTEMD_WEIGHT_UNSET,
+                                                   .slow_member = "SetUnitProperties",
+                                                   .slow_usec = SLOW_ANSWER_USEC,
+                                                   .slow_lost = lost },
+                                &w.fd);
+        CHECK(sd_event_new(&e) >= 0);
+        CHECK(units_new(NULL, false, s, &u) == 0);
+        w.u = u;
+        w.p = p;
+        CHECK(systemd_units_on_resume(s, e, on_resume, &w) == 0);
+
+        /* The set times out: latniced goes on at once. */
+        check(units_apply_all(u, p, NULL) == 0);
+        if (!lost) {
+                /* Carried out late: still latniced's to give back. */
+                wait_for(e, &w, set, 1);
+                check(count(w.seen, set) == 1);
+        } else {
+                /* Dropped: the walk at the pause's end writes it again. */
+                wait_for(e, &w, "Lost app-b.scope 300\n", 1);
+                check(count(w.seen, "Lost app-b.scope 300\n") == 1);
+                wait_for(e, &w, set, 1);
+                if (count(w.seen, set) != 1)
+                        test_fail("lost: CPUWeight=300 not written again; the stand-in got:\n%s",
+                                  w.seen);
+        }
+        check(units_restore_all(u) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        if (count(w.seen, unset) != 1)
+                test_fail("%s: CPUWeight= not given back; the stand-in got:\n%s", name, w.seen);
+
+        systemd_units_on_resume_remove(s, on_resume, &w);
+        units_free(u);
+        sd_event_unref(e);
+        kill(standin, SIGKILL);
+        (void)waitpid(standin, NULL, 0);
+        close(w.fd);
+        for (int i = 0; i < 4; i++) {
+                (void)rmdir(dir);
+                *strrchr(dir, '/') = 0;
+        }
+}
+
+/*
+ * crash: a latniced set CPUWeight=300 and died (its state file has the
+ * record); the next one's first read of the unit's CPUWeight= is answered
+ * too late. The record is kept as the dead latniced left it, and given back
+ * at the stop.
+ */
+static void run_crash(const char *cgroup2)
+{
+        _cleanup_(policy_freep) Policy *p = load();
+        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        const char *set = "SetUnitProperties app-b.scope 300\n";
+        char rel[256], dir[600], cmd[700], state[sizeof(run) + 16];
+        StateFileLoad l = {};
+        SystemdUnits *s = NULL;
+        StateFile *f = NULL;
+        UnitState *u = NULL;
+        sd_event *e = NULL;
+        Wait w = {};
+        pid_t standin;
+
+        snprintf(state, sizeof(state), "%s/state", run);
+        snprintf(rel, sizeof(rel),
+                 "/latnice-test-timeout-%d-crash.slice/user@%u.service/app.slice/app-b.scope",
+                 (int)getpid(), uid);
+        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+        CHECK(system(cmd) == 0);
+
+        /* The first latniced: set, recorded, killed. */
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
+                                                   .weight = SYSTEMD_WEIGHT_UNSET },
+                                &w.fd);
+        CHECK(state_file_open(state, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(units_new(NULL, false, s, &u) == 0);
+        CHECK(units_attach_state(u, f) == 0);
+        check(units_apply_all(u, p, NULL) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        check(count(w.seen, set) == 1);
+        u = units_free(u);
+        f = state_file_free(f);
+        s = systemd_units_free(s);
+        kill(standin, SIGKILL);
+        (void)waitpid(standin, NULL, 0);
+        close(w.fd);
+
+        /* The next one, on a loaded manager (the unit still has 300). */
+        w = (Wait){ .p = p };
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
+                                                   .weight = 300,
+                                                   .slow_member = "Get CPUWeight",
+                                                   .slow_usec = SLOW_ANSWER_USEC },
+                                &w.fd);
+        CHECK(sd_event_new(&e) >= 0);
+        CHECK(state_file_open(state, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(units_new(NULL, false, s, &u) == 0);
+        w.u = u;
+        CHECK(systemd_units_on_resume(s, e, on_resume, &w) == 0);
+        CHECK(units_attach_state(u, f) == 0);
+        check(units_apply_all(u, p, NULL) == 0);
+        wait_resume(e, &w);
+        check(units_restore_all(u) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        if (count(w.seen, unset) != 1)
+                test_fail("crash: CPUWeight= not given back; the stand-in got:\n%s", w.seen);
+
+        systemd_units_on_resume_remove(s, on_resume, &w);
+        units_free(u);
+        state_file_free(f);
+        systemd_units_free(s);
+        sd_event_unref(e);
+        kill(standin, SIGKILL);
+        (void)waitpid(standin, NULL, 0);
+        close(w.fd);
+        for (int i = 0; i < 4; i++) {
+                (void)rmdir(dir);
+                *strrchr(dir, '/') = 0;
+        }
+}
+
+int main(void)
+{
+        SchedGroupRoots roots = {};
+        char cmd[128];
+
+        if (geteuid() != 0 || sched_group_roots_find(&roots) < 0 || !roots.cgroup2) {
+                fprintf(stderr, "needs root and a cgroup2 mount: skipped\n");
+                return 77;
+        }
+        CHECK(mkdtemp(run));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/systemd/system", run);
+        CHECK(system(cmd) == 0);
+        /* No system bus: nothing here is the system manager's. */
+        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
+        run_case(roots.cgroup2, false);
+        run_case(roots.cgroup2, true);
+        run_crash(roots.cgroup2);
+        sched_group_roots_done(&roots);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
+        (void)system(cmd);
+        return test_result();
+}
