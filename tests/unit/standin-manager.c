@@ -13,6 +13,7 @@
 #include <systemd/sd-id128.h>
 #include <unistd.h>
 
+#include "lib/sched-group.h"
 #include "standin-manager.h"
 #include "test-util.h"
 
@@ -184,4 +185,29 @@ void standin_reports(int fd, char *buf, size_t size)
         while (n < size - 1 && (k = read(fd, buf + n, size - 1 - n)) > 0)
                 n += (size_t)k;
         buf[n] = 0;
+}
+
+const char *standin_test_begin(char *run)
+{
+        static SchedGroupRoots roots;
+        char cmd[256];
+
+        if (geteuid() != 0 || sched_group_roots_find(&roots) < 0 || !roots.cgroup2) {
+                fprintf(stderr, "needs root and a cgroup2 mount: skipped\n");
+                exit(77);
+        }
+        CHECK(mkdtemp(run));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/systemd/system", run);
+        CHECK(system(cmd) == 0);
+        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
+        return roots.cgroup2;
+}
+
+void standin_cgroup_remove(char *dir, int levels)
+{
+        (void)rmdir(dir);
+        for (int i = 0; i < levels; i++) {
+                *strrchr(dir, '/') = 0;
+                (void)rmdir(dir);
+        }
 }

@@ -39,3 +39,13 @@ pid_t standin_start(const StandInOptions *o, int *ret_report);
  * Its replies come after its reports: after a call returned, its report is
  * there. */
 void standin_reports(int fd, char *buf, size_t size);
+
+/* The start of a test with a stand-in user manager: root and a cgroup2
+ * mount, else exits 77 (skipped); RUN (a mkdtemp() template) made, with
+ * RUN/systemd/system, and no system bus (nothing is the system
+ * manager's). Returns the cgroup2 mount. */
+const char *standin_test_begin(char *run);
+
+/* Remove the cgroup DIR and the LEVELS directories above it (the test's
+ * own); DIR is cut to the last one. Failures are ignored (already gone). */
+void standin_cgroup_remove(char *dir, int levels);

@@ -171,29 +171,16 @@ static void run_case(const char *cgroup2, unsigned slow_call)
         (void)waitpid(member, NULL, 0);
         (void)waitpid(standin, NULL, 0);
         close(report);
-        for (int i = 0; i < 4; i++) {
-                (void)rmdir(dir);
-                *strrchr(dir, '/') = 0;
-        }
+        standin_cgroup_remove(dir, 3);
 }
 
 int main(void)
 {
-        SchedGroupRoots roots = {};
-        char cmd[64];
+        const char *cgroup2 = standin_test_begin(run);
+        char cmd[128];
 
-        if (geteuid() != 0 || sched_group_roots_find(&roots) < 0 || !roots.cgroup2) {
-                fprintf(stderr, "needs root and a cgroup2 mount: skipped\n");
-                return 77;
-        }
-        CHECK(mkdtemp(run));
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/systemd/system", run);
-        CHECK(system(cmd) == 0);
-        /* No system bus: nothing here is the system manager's. */
-        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
-        run_case(roots.cgroup2, 1); /* which group the process is weighed in */
-        run_case(roots.cgroup2, 4); /* whether a unit owns that cgroup */
-        sched_group_roots_done(&roots);
+        run_case(cgroup2, 1); /* which group the process is weighed in */
+        run_case(cgroup2, 4); /* whether a unit owns that cgroup */
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void)system(cmd);
         return test_result();
