@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +25,9 @@
 #define WORKER_STACK (64u * 1024u)
 #define STOP_WAIT_USEC (1000ull * 1000ull)
 #define KEEP_TOUCHED 4096u /* of a worker's buffer, stays resident after a read */
+/* A read whose worker is only starved of a CPU (runnable, not blocked) is
+ * waited for at most this long in all, whatever its timeout. */
+#define STARVED_MAX_USEC (2000ull * 1000ull)
 
 typedef enum WorkerState {
         WORKER_IDLE,
@@ -35,6 +39,9 @@ typedef struct Worker {
         BoundedReader *b;
         pthread_t thread;
         bool started;
+        pid_t tid;   /* set by the worker when it starts (0: not yet) */
+        int sched_fd; /* its /proc/self/task/TID/schedstat, opened at first use */
+        int stat_fd;  /* its /proc/self/task/TID/stat, the same */
         pthread_cond_t wake;
         WorkerState state;
         bool abandoned; /* the caller gave up on the read in progress */
@@ -117,6 +124,7 @@ static void *worker_main(void *userdata)
         BoundedReader *b = w->b;
 
         pthread_mutex_lock(&b->lock);
+        w->tid = gettid();
         for (;;) {
                 while (w->state != WORKER_BUSY && !b->stopping)
                         pthread_cond_wait(&w->wake, &b->lock);
@@ -155,6 +163,7 @@ int bounded_reader_new(size_t max, uint64_t timeout_usec, BoundedReader **ret)
         pthread_condattr_destroy(&ca);
         for (size_t i = 0; i < ELEMENTSOF(b->workers); i++) {
                 b->workers[i].b = b;
+                b->workers[i].sched_fd = b->workers[i].stat_fd = -1;
                 pthread_cond_init(&b->workers[i].wake, NULL);
         }
         *ret = b;
@@ -350,25 +359,111 @@ static uint64_t key_extra(BoundedReader *b, uint32_t key, uint64_t now)
         return MIN(b->budget.max_usec, a ? a->wait_left : b->budget.burst_usec);
 }
 
-/* KEY's read began at START and ended (done or cut) at END, having been
- * allowed EXTRA past the timeout: what it waited past the timeout comes
- * off KEY's budget. */
-static void key_charge(BoundedReader *b, uint32_t key, uint64_t start, uint64_t end,
+/* Read W's /proc/self/task/TID/NAME (FD: kept open) into BUF. */
+static bool worker_proc_read(const Worker *w, int *fd, const char *name, char *buf, size_t size)
+{
+        char path[64];
+        ssize_t n;
+
+        if (*fd < 0 && w->tid > 0) {
+                snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int) w->tid, name);
+                *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        }
+        if (*fd < 0)
+                return false;
+        n = pread(*fd, buf, size - 1, 0);
+        if (n <= 0)
+                return false;
+        buf[n] = 0;
+        return true;
+}
+
+/* How long W has been running or waiting for a CPU in all (its
+ * schedstat: run time and run-queue delay, the delay counted when it gets
+ * the CPU), in usec; 0 if not known. */
+static uint64_t worker_active_usec(Worker *w)
+{
+        unsigned long long run = 0, delay = 0;
+        char buf[96];
+
+        if (!worker_proc_read(w, &w->sched_fd, "schedstat", buf, sizeof(buf)) ||
+            sscanf(buf, "%llu %llu", &run, &delay) != 2)
+                return 0;
+        return (uint64_t) ((run + delay) / 1000u);
+}
+
+/* Is W runnable now (running, or waiting for a CPU: state R)? */
+static bool worker_runnable(Worker *w)
+{
+        char buf[512], *p;
+
+        if (!worker_proc_read(w, &w->stat_fd, "stat", buf, sizeof(buf)))
+                return false;
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && p[2] == 'R';
+}
+
+/* Of the WAITED usec since W's read began (W's active time was ACTIVE0
+ * then), how long W was blocked: neither running nor waiting for a CPU.
+ * A worker starved of a CPU on a busy machine is not held by the process
+ * it reads; one blocked in the kernel (a busy mmap_lock) is. Where the
+ * kernel does not say (no schedstat), all of it. */
+static uint64_t worker_blocked_usec(Worker *w, uint64_t active0, uint64_t waited)
+{
+        uint64_t active = worker_active_usec(w);
+
+        active = active > active0 ? active - active0 : 0;
+        return waited > active ? waited - active : 0;
+}
+
+/* KEY's read was blocked for BLOCKED usec (done or cut at AT), having been
+ * allowed EXTRA past the timeout: what it was blocked past the timeout
+ * comes off KEY's budget. */
+static void key_charge(BoundedReader *b, uint32_t key, uint64_t blocked, uint64_t at,
                        uint64_t extra)
 {
-        uint64_t waited = end - MIN(start, end);
         Account *a;
 
-        if (waited <= b->timeout_usec || b->budget.burst_usec == 0)
+        if (blocked <= b->timeout_usec || b->budget.burst_usec == 0)
                 return;
-        a = account_get(b, key, end);
-        a->wait_left -= MIN(a->wait_left, MIN(waited - b->timeout_usec, extra));
+        a = account_get(b, key, at);
+        a->wait_left -= MIN(a->wait_left, MIN(blocked - b->timeout_usec, extra));
+}
+
+/* Wait for W's read, begun at START (W's active time then: ACTIVE0), while
+ * it has been blocked for less than ALLOW and, when only starved of a CPU,
+ * for at most STARVED_MAX_USEC in all. True if done; *RET_BLOCKED: how long
+ * it was blocked, *RET_NOW: when the wait ended. */
+static bool worker_wait_blocked(BoundedReader *b, Worker *w, uint64_t start, uint64_t active0,
+                                uint64_t allow, uint64_t *ret_blocked, uint64_t *ret_now)
+{
+        uint64_t deadline = start + allow, now, blocked;
+        bool done;
+
+        for (;;) {
+                done = worker_wait(b, w, deadline);
+                now = now_usec(CLOCK_MONOTONIC);
+                blocked = worker_blocked_usec(w, active0, now - MIN(start, now));
+                if (done || now - MIN(start, now) >= STARVED_MAX_USEC)
+                        break;
+                /* Waiting for a CPU now: the schedstat says so only once it
+                 * runs, so look again a timeout later. */
+                if (worker_runnable(w))
+                        deadline = now + b->timeout_usec;
+                else if (blocked >= allow)
+                        break;
+                else
+                        deadline = now + (allow - blocked);
+        }
+        *ret_blocked = blocked;
+        *ret_now = now;
+        return done;
 }
 
 int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char **ret,
                         size_t *ret_size, bool *ret_truncated)
 {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), start, extra;
+        uint64_t now = now_usec(CLOCK_MONOTONIC), start, extra, active0, blocked;
         Account *p;
         Worker *w;
         int r = 0;
@@ -393,22 +488,21 @@ int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char *
         }
         strcpy(w->path, path);
         w->key = key;
+        active0 = worker_active_usec(w);
         w->state = WORKER_BUSY;
         pthread_cond_signal(&w->wake);
 
         start = now;
         extra = key_extra(b, key, now);
-        if (worker_wait(b, w, start + b->timeout_usec + extra)) {
-                now = now_usec(CLOCK_MONOTONIC);
+        if (worker_wait_blocked(b, w, start, active0, b->timeout_usec + extra, &blocked, &now)) {
                 if (now - start > b->timeout_usec)
                         b->n_late++;
-                key_charge(b, key, start, now, extra);
+                key_charge(b, key, blocked, now, extra);
                 r = worker_take(w, ret, ret_size, ret_truncated);
                 goto out;
         }
         w->abandoned = true;
-        now = now_usec(CLOCK_MONOTONIC);
-        key_charge(b, key, start, now, extra);
+        key_charge(b, key, blocked, now, extra);
         penalize(b, key, now);
         note_retry(b, account_find(b, key)->until);
         b->n_timeouts++;
@@ -515,6 +609,10 @@ BoundedReader *bounded_reader_free(BoundedReader *b)
                 pthread_cond_destroy(&w->wake);
                 if (w->buf)
                         (void) munmap(w->buf, b->max + 1);
+                if (w->sched_fd >= 0)
+                        (void) close(w->sched_fd);
+                if (w->stat_fd >= 0)
+                        (void) close(w->stat_fd);
         }
         pthread_cond_destroy(&b->done);
         pthread_mutex_destroy(&b->lock);

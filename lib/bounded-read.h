@@ -10,14 +10,19 @@
  * process likes (146 ms on average, 200 ms at most, for 1 GiB and 8 such
  * threads here). latniced's event loop must not wait that long.
  *
- * Every read may take the timeout. A read may wait longer only from its
- * KEY's (latniced: the process's uid) wait budget (bounded_reader_set_budget();
- * none by default): what it waits past the timeout comes off that key's
- * budget, which fills up again at a fixed rate. So a worker that is only
- * starved of a CPU on a busy machine (it cannot tell from one that waits for
- * a lock: a woken waiter then waits for a CPU too) still gets its read done,
- * and what one key can cost the caller beyond the timeout of each read is
- * bounded all the same: the burst, then the rate.
+ * What counts against the timeout is the time the worker is blocked: not
+ * running and not waiting for a CPU (its /proc/self/task/TID/schedstat, run
+ * time and run-queue delay, and its state R while it still waits). A worker
+ * only starved of a CPU on a busy machine is not held by the process it
+ * reads, and is waited for, up to 2 s in all per read; one blocked in the
+ * kernel (a busy mmap_lock) is. Every read may be blocked for the timeout.
+ * A read may be blocked longer only from its KEY's (latniced: the process's
+ * uid) wait budget (bounded_reader_set_budget(); none by default): what it
+ * is blocked past the timeout comes off that key's budget, which fills up
+ * again at a fixed rate (a woken waiter waits for a CPU too, which the
+ * budget covers). So what one key can cost the caller beyond the timeout
+ * of each read is bounded: the burst, then the rate. Where the kernel has
+ * no schedstat, all of a read's time counts, as blocked.
  *
  * A read that takes longer than the timeout and its key's allowance is
  * abandoned: its worker goes on until the kernel lets it go and is then free
