@@ -40,6 +40,7 @@ typedef struct Worker {
         pthread_t thread;
         bool started;
         pid_t tid;   /* set by the worker when it starts (0: not yet) */
+        uint64_t done_at; /* when its last read ended (CLOCK_MONOTONIC usec) */
         int sched_fd; /* its /proc/self/task/TID/schedstat, opened at first use */
         int stat_fd;  /* its /proc/self/task/TID/stat, the same */
         pthread_cond_t wake;
@@ -122,6 +123,7 @@ static void *worker_main(void *userdata)
 {
         Worker *w = userdata;
         BoundedReader *b = w->b;
+        uint64_t done_at;
 
         pthread_mutex_lock(&b->lock);
         w->tid = gettid();
@@ -132,7 +134,9 @@ static void *worker_main(void *userdata)
                         break; /* stopping */
                 pthread_mutex_unlock(&b->lock);
                 worker_read(w, b->max);
+                done_at = now_usec(CLOCK_MONOTONIC);
                 pthread_mutex_lock(&b->lock);
+                w->done_at = done_at;
                 if (w->abandoned) {
                         w->abandoned = false;
                         w->state = WORKER_IDLE;
@@ -443,6 +447,10 @@ static bool worker_wait_blocked(BoundedReader *b, Worker *w, uint64_t start, uin
         for (;;) {
                 done = worker_wait(b, w, deadline);
                 now = now_usec(CLOCK_MONOTONIC);
+                /* Done: until the read ended, not until this thread ran
+                 * again (on a busy machine it may wait for a CPU too). */
+                if (done)
+                        now = MIN(now, w->done_at);
                 blocked = worker_blocked_usec(w, active0, now - MIN(start, now));
                 if (done || now - MIN(start, now) >= STARVED_MAX_USEC)
                         break;
