@@ -41,6 +41,8 @@ typedef struct Worker {
         bool started;
         pid_t tid;   /* set by the worker when it starts (0: not yet) */
         uint64_t done_at; /* when its last read ended (CLOCK_MONOTONIC usec) */
+        uint64_t active_done; /* its schedstat active time then (0: not known) */
+        bool read_ended; /* atomic: the read is over, the worker only waits for the lock */
         int sched_fd; /* its /proc/self/task/TID/schedstat, opened at first use */
         int stat_fd;  /* its /proc/self/task/TID/stat, the same */
         pthread_cond_t wake;
@@ -119,11 +121,16 @@ static void worker_read(Worker *w, size_t max)
         w->size = size;
 }
 
+static uint64_t schedstat_active_usec(int fd);
+
 static void *worker_main(void *userdata)
 {
         Worker *w = userdata;
         BoundedReader *b = w->b;
-        uint64_t done_at;
+        /* Its own schedstat, read when a read ends: read by the caller
+         * later, it would count what the worker spent after the read
+         * (waiting for a CPU to hand it over) as part of it. */
+        int self_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
         pthread_mutex_lock(&b->lock);
         w->tid = gettid();
@@ -134,9 +141,14 @@ static void *worker_main(void *userdata)
                         break; /* stopping */
                 pthread_mutex_unlock(&b->lock);
                 worker_read(w, b->max);
-                done_at = now_usec(CLOCK_MONOTONIC);
+                /* Read by the caller only once the state is DONE. */
+                w->active_done = schedstat_active_usec(self_fd);
+                w->done_at = now_usec(CLOCK_MONOTONIC);
+                /* What the worker waits from here on (for the lock, which
+                 * the caller may hold while waiting for a CPU) is not the
+                 * read's. */
+                __atomic_store_n(&w->read_ended, true, __ATOMIC_RELEASE);
                 pthread_mutex_lock(&b->lock);
-                w->done_at = done_at;
                 if (w->abandoned) {
                         w->abandoned = false;
                         w->state = WORKER_IDLE;
@@ -145,6 +157,8 @@ static void *worker_main(void *userdata)
                 pthread_cond_broadcast(&b->done);
         }
         pthread_mutex_unlock(&b->lock);
+        if (self_fd >= 0)
+                (void) close(self_fd);
         return NULL;
 }
 
@@ -382,25 +396,46 @@ static bool worker_proc_read(const Worker *w, int *fd, const char *name, char *b
         return true;
 }
 
-/* How long W has been running or waiting for a CPU in all (its
- * schedstat: run time and run-queue delay, the delay counted when it gets
- * the CPU), in usec; 0 if not known. */
-static uint64_t worker_active_usec(Worker *w)
+/* A thread's time running or waiting for a CPU in all, from its
+ * schedstat FD (run time and run-queue delay, the delay counted when it
+ * gets the CPU), in usec; 0 if not known. */
+static uint64_t schedstat_active_usec(int fd)
 {
         unsigned long long run = 0, delay = 0;
         char buf[96];
+        ssize_t n;
 
-        if (!worker_proc_read(w, &w->sched_fd, "schedstat", buf, sizeof(buf)) ||
-            sscanf(buf, "%llu %llu", &run, &delay) != 2)
+        if (fd < 0)
+                return 0;
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n <= 0)
+                return 0;
+        buf[n] = 0;
+        if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
                 return 0;
         return (uint64_t) ((run + delay) / 1000u);
 }
 
-/* Is W runnable now (running, or waiting for a CPU: state R)? */
+/* W's active time now (see schedstat_active_usec()). */
+static uint64_t worker_active_usec(Worker *w)
+{
+        char path[64];
+
+        if (w->sched_fd < 0 && w->tid > 0) {
+                snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int) w->tid);
+                w->sched_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        }
+        return schedstat_active_usec(w->sched_fd);
+}
+
+/* Is W runnable now (running, or waiting for a CPU: state R)? A worker
+ * that has not yet run (no tid: it was started for this read) is. */
 static bool worker_runnable(Worker *w)
 {
         char buf[512], *p;
 
+        if (w->tid == 0)
+                return true;
         if (!worker_proc_read(w, &w->stat_fd, "stat", buf, sizeof(buf)))
                 return false;
         p = strrchr(buf, ')');
@@ -411,10 +446,11 @@ static bool worker_runnable(Worker *w)
  * then), how long W was blocked: neither running nor waiting for a CPU.
  * A worker starved of a CPU on a busy machine is not held by the process
  * it reads; one blocked in the kernel (a busy mmap_lock) is. Where the
- * kernel does not say (no schedstat), all of it. */
-static uint64_t worker_blocked_usec(Worker *w, uint64_t active0, uint64_t waited)
+ * kernel does not say (no schedstat), all of it. DONE: the read ended,
+ * its active time is the one the worker took at the end. */
+static uint64_t worker_blocked_usec(Worker *w, uint64_t active0, uint64_t waited, bool done)
 {
-        uint64_t active = worker_active_usec(w);
+        uint64_t active = done && w->active_done > 0 ? w->active_done : worker_active_usec(w);
 
         active = active > active0 ? active - active0 : 0;
         return waited > active ? waited - active : 0;
@@ -451,12 +487,13 @@ static bool worker_wait_blocked(BoundedReader *b, Worker *w, uint64_t start, uin
                  * again (on a busy machine it may wait for a CPU too). */
                 if (done)
                         now = MIN(now, w->done_at);
-                blocked = worker_blocked_usec(w, active0, now - MIN(start, now));
+                blocked = worker_blocked_usec(w, active0, now - MIN(start, now), done);
                 if (done || now - MIN(start, now) >= STARVED_MAX_USEC)
                         break;
-                /* Waiting for a CPU now: the schedstat says so only once it
-                 * runs, so look again a timeout later. */
-                if (worker_runnable(w))
+                /* Waiting for a CPU now (the schedstat says so only once it
+                 * runs), or for the lock this thread held after the read
+                 * was over: look again a timeout later. */
+                if (worker_runnable(w) || __atomic_load_n(&w->read_ended, __ATOMIC_ACQUIRE))
                         deadline = now + b->timeout_usec;
                 else if (blocked >= allow)
                         break;
@@ -497,6 +534,7 @@ int bounded_reader_read(BoundedReader *b, uint32_t key, const char *path, char *
         strcpy(w->path, path);
         w->key = key;
         active0 = worker_active_usec(w);
+        w->read_ended = false;
         w->state = WORKER_BUSY;
         pthread_cond_signal(&w->wake);
 
