@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,11 +62,41 @@ static void make_fifo(const char *name)
         CHECK(mkfifo(p, 0600) == 0);
 }
 
+/* True when a thread of this process other than the caller is in read()
+ * (/proc/self/task/TID/syscall names the call a blocked thread is in). */
+static bool other_thread_in_read(void)
+{
+        struct dirent *de;
+        DIR *d = opendir("/proc/self/task");
+        bool found = false;
+
+        CHECK(d);
+        while (!found && (de = readdir(d))) {
+                pid_t tid = (pid_t) atoi(de->d_name);
+                char p[64], buf[64] = "";
+                ssize_t n;
+                int fd;
+
+                if (tid <= 0 || tid == gettid())
+                        continue;
+                snprintf(p, sizeof(p), "/proc/self/task/%d/syscall", tid);
+                fd = open(p, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                found = n > 0 && strtol(buf, NULL, 10) == SYS_read && buf[0] != 'r';
+        }
+        closedir(d);
+        return found;
+}
+
 /* Let the worker blocked in open() on FIFO NAME go: open it for writing
- * (meets the worker's open), write a byte, close. Waits up to 60 s for the
+ * (meets the worker's open), and DELAY usec after the worker is blocked in
+ * read() write a byte, close. Waits up to 60 s for the
  * worker to get there (a busy machine), and fails rather than hangs when
  * no read of NAME was started. */
-static void release_fifo(const char *name)
+static void release_fifo_after(const char *name, uint64_t delay)
 {
         char p[256];
 
@@ -74,6 +105,12 @@ static void release_fifo(const char *name)
                 int fd = open(p, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 
                 if (fd >= 0) {
+                        /* Its open() is done: the delay counts from when
+                         * it is blocked in read(), not waiting for a CPU. */
+                        for (int j = 0; delay > 0 && j < 60000 && !other_thread_in_read(); j++)
+                                usleep(1000);
+                        if (delay > 0)
+                                usleep(delay);
                         CHECK(write(fd, "x", 1) == 1);
                         close(fd);
                         return;
@@ -82,6 +119,11 @@ static void release_fifo(const char *name)
                 usleep(10 * 1000);
         }
         test_fail("nothing read FIFO %s in 60 s", name);
+}
+
+static void release_fifo(const char *name)
+{
+        release_fifo_after(name, 0);
 }
 
 static int read_key(BoundedReader *b, uint32_t key, const char *name, char **ret,
@@ -223,13 +265,15 @@ static void *releaser_main(void *userdata)
 {
         struct Releaser *rl = userdata;
 
-        usleep(LATE_AFTER_USEC);
-        release_fifo(rl->name);
+        /* From when the worker is blocked: from before, a busy machine's
+         * late start of the read would come off the delay. */
+        release_fifo_after(rl->name, LATE_AFTER_USEC);
         return NULL;
 }
 
-/* Read FIFO NAME for KEY while a thread lets it go LATE_AFTER_USEC from
- * now; the read's result, and in *RET_USEC how long it took. */
+/* Read FIFO NAME for KEY while a thread lets it go LATE_AFTER_USEC after
+ * the worker got to it; the read's result, and in *RET_USEC how long it
+ * took. */
 static int read_late(BoundedReader *b, uint32_t key, const char *name, uint64_t *ret_usec)
 {
         struct Releaser rl = { .name = name };
@@ -319,7 +363,7 @@ static void test_budget(void)
 }
 
 /* Every thread of this process but the main one (the workers started so
- * far) to nice 19 on CPU 0. */
+ * far) to nice 10 on CPU 0. */
 static void workers_to_cpu0(void)
 {
         cpu_set_t cpu0;
@@ -335,17 +379,18 @@ static void workers_to_cpu0(void)
                 if (tid <= 0 || tid == getpid())
                         continue;
                 CHECK(sched_setaffinity(tid, sizeof(cpu0), &cpu0) == 0);
-                CHECK(setpriority(PRIO_PROCESS, (id_t) tid, 19) == 0);
+                CHECK(setpriority(PRIO_PROCESS, (id_t) tid, 10) == 0);
         }
         closedir(d);
 }
 
 /* A worker only starved of a CPU, no lock held against it, as on a busy
- * machine: a worker at nice 19 beside a CPU hog at nice 0 on its CPU
- * mostly waits several of the hog's slices (EEVDF: its virtual slice is 68
+ * machine: a worker at nice 10 beside a CPU hog at nice 0 on its CPU
+ * mostly waits several of the hog's slices (EEVDF: its virtual slice is 9.3
  * times as long), longer than a 1 ms timeout; a worker that slept with
  * positive lag may still get the CPU at once, so reads go on (each one
- * checked) until one was late, at most 200. Its reads are done all the same,
+ * checked) until one was late, at most 200. (At nice 19, with the machine's
+ * load on the same CPU, it waited past the 2 s a starved read is given.) Its reads are done all the same,
  * and cost its key nothing: only time the worker is blocked (not running,
  * not waiting for a CPU) counts against the timeout and the budget (with
  * BUDGET, or none). Before, a starved read was cut short without a budget,
