@@ -330,16 +330,21 @@ run_latency() {
         fi
         sleep 1.5
 
-        local launched=$EPOCHREALTIME
-        "${grp_sleeper[@]}" "${sleeper_wrap[@]}" bash -c 'sleep 0.5; exec -a "$0" "$@"' \
-                "$sleeper_name" "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
+        # The sleeper's groups as it starts, in REC: a short run may have
+        # ended before a busy machine let this script read them.
+        local launched=$EPOCHREALTIME rec="$out/hist/$topo/$cond.$rep.sleeper-proc"
+        mkdir -p "$rec"
+        "${grp_sleeper[@]}" "${sleeper_wrap[@]}" bash -c \
+                'cat /proc/$$/cgroup >"$1/cgroup"; cat /proc/$$/autogroup >"$1/autogroup" 2>/dev/null
+                 shift; sleep 0.5; exec -a "$0" "$@"' \
+                "$sleeper_name" "$rec" "${sleeper_cmd[@]}" "$duration" --histfile="$raw" >/dev/null 2>&1 &
         sleeper_pid=$!
         pids+=("$sleeper_pid")
         sleep 1.5
         # The groups first: a few reads, while the attributes of the hogs
         # take some forks, and a short run's sleeper is gone soon.
         if [ -n "$hog_pid" ]; then
-                groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid")
+                groups=$(topo_groups "$topo" "$hog_pid" "$sleeper_pid" "$rec")
                 snapshot_attrs "$topo.$cond.$rep hog" $(pgrep -P "$hog_pid") "$hog_pid" >>"$out/attrs.txt"
         else
                 groups="no hogs"

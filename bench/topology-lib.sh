@@ -22,8 +22,12 @@
 #                             grp_hog / grp_sleeper that put the processes in
 #                             their groups; topo_na: why COND means nothing
 #                             in TOPO (then nothing is run)
-#   topo_groups TOPO HOG SLEEPER   one line: the groups of both processes and
-#                             their knobs, read back from the kernel
+#   topo_groups TOPO HOG SLEEPER [REC]   one line: the groups of both
+#                             processes and their knobs, read back from the
+#                             kernel; REC: a directory where the sleeper's
+#                             /proc/PID/cgroup and autogroup were copied when
+#                             it started, read if it has ended already (a
+#                             short run on a busy machine)
 
 grp_hog=()
 grp_sleeper=()
@@ -112,47 +116,52 @@ topo_condition() { # topo cond
         esac
 }
 
+# /proc/PID/NAME, or if PID has ended, REC/NAME (its copy, see topo_groups).
+topo_proc_read() { # pid name [rec]
+        cat "/proc/$1/$2" 2>/dev/null || { [ -n "${3:-}" ] && cat "$3/$2" 2>/dev/null; }
+}
+
 # The cgroup of PID in the hierarchy we use, from /proc/PID/cgroup.
-topo_cgroup_of() { # pid
+topo_cgroup_of() { # pid [rec]
         local kind=${cg_kind:-v2}
-        awk -F: -v kind="$kind" '
+        topo_proc_read "$1" cgroup "${2:-}" | awk -F: -v kind="$kind" '
                 kind == "v2" && $1 == "0" && $2 == "" { print $3; exit }
                 kind == "v1" { n = split($2, c, ","); for (i = 1; i <= n; i++) if (c[i] == "cpu") { print $3; exit } }
-        ' "/proc/$1/cgroup" 2>/dev/null
+        '
 }
 
 # "/autogroup-51 nice=19": the autogroup and its nice, as the kernel shows it.
-topo_autogroup_of() { # pid
+topo_autogroup_of() { # pid [rec]
         local ag
-        ag=$(cat "/proc/$1/autogroup" 2>/dev/null) || { echo "?"; return; }
+        ag=$(topo_proc_read "$1" autogroup "${2:-}") || { echo "?"; return; }
         echo "${ag% nice *} nice=${ag##* }"
 }
 
 # "PATH idle=0 shares=1024 slice-idle=0 slice-shares=1024": the cgroup of
 # PID and the knobs of it and of its parent, read back from the kernel.
-topo_cgroup_desc() { # pid
+topo_cgroup_desc() { # pid [rec]
         local cg dir w=${cg_weight#cpu.}
-        cg=$(topo_cgroup_of "$1")
+        cg=$(topo_cgroup_of "$1" "${2:-}")
         dir="$cg_mount$cg"
         printf '%s idle=%s %s=%s slice-idle=%s slice-%s=%s\n' "$cg" \
                 "$(cat "$dir/cpu.idle" 2>/dev/null || echo "-")" "$w" "$(cat "$dir/$cg_weight" 2>/dev/null || echo "?")" \
                 "$(cat "${dir%/*}/cpu.idle" 2>/dev/null || echo "-")" "$w" "$(cat "${dir%/*}/$cg_weight" 2>/dev/null || echo "?")"
 }
 
-topo_groups() { # topo hog-pid sleeper-pid
-        local topo=$1 hog=$2 sleeper=$3 h s
+topo_groups() { # topo hog-pid sleeper-pid [sleeper-rec]
+        local topo=$1 hog=$2 sleeper=$3 rec=${4:-} h s
         case $topo in
         flat|sessions)
                 h=$(topo_autogroup_of "$hog")
-                s=$(topo_autogroup_of "$sleeper")
+                s=$(topo_autogroup_of "$sleeper" "$rec")
                 if [ "$topo" = sessions ] && [ "${h%% *}" = "${s%% *}" ]; then
                         echo "sched-effect: WARNING: sessions topology, but the hogs and the sleeper share ${h%% *}" >&2
                 fi
-                echo "hogs=$h cgroup=$(topo_cgroup_of "$hog") sleeper=$s cgroup=$(topo_cgroup_of "$sleeper")"
+                echo "hogs=$h cgroup=$(topo_cgroup_of "$hog") sleeper=$s cgroup=$(topo_cgroup_of "$sleeper" "$rec")"
                 ;;
         cgroups)
                 h=$(topo_cgroup_desc "$hog")
-                s=$(topo_cgroup_desc "$sleeper")
+                s=$(topo_cgroup_desc "$sleeper" "$rec")
                 [ "$cg_mount${h%% *}" = "$cg_hogs" ] ||
                         echo "sched-effect: WARNING: the hogs run in ${h%% *}, not in $cg_hogs" >&2
                 [ "$cg_mount${s%% *}" = "$cg_sleeper" ] ||
