@@ -41,7 +41,9 @@ P
 # queued by then) adds a line to term.runs.
 cat >"$T/term" <<'S'
 echo run >>"$1.runs"
-read -r _ <"$1"
+# Until a line: on a busy machine the writer of the last line may still
+# have the FIFO open when this run opens it, which gives an EOF, not a wait.
+until read -r _ <"$1"; do :; done
 exec -a lncmb-term bash "$0" "$1"
 S
 mkfifo "$T/term.fifo"

@@ -148,7 +148,8 @@ if [ -n "$CPU" ]; then
         # and aborted at the next (free() of a freed entry's path).
         cat >"$T/roles" <<'S'
 # roles FIFO NAME...: on each line from FIFO, exec as the next NAME (the last: sleep)
-read -r _ <"$1"
+# (until a line: a writer still open from the last line gives an EOF first)
+until read -r _ <"$1"; do :; done
 f=$1 n=$2
 shift 2
 [ $# -gt 0 ] && exec -a "$n" bash "$0" "$f" "$@"
