@@ -377,17 +377,25 @@ static uint64_t key_extra(BoundedReader *b, uint32_t key, uint64_t now)
         return MIN(b->budget.max_usec, a ? a->wait_left : b->budget.burst_usec);
 }
 
-/* Read W's /proc/self/task/TID/NAME (FD: kept open) into BUF. */
-static bool worker_proc_read(const Worker *w, int *fd, const char *name, char *buf, size_t size)
+/* W's /proc/self/task/TID/NAME in *FD, opened at first use (-1: not yet
+ * known). */
+static int worker_proc_fd(const Worker *w, int *fd, const char *name)
 {
         char path[64];
-        ssize_t n;
 
         if (*fd < 0 && w->tid > 0) {
                 snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int) w->tid, name);
                 *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         }
-        if (*fd < 0)
+        return *fd;
+}
+
+/* Read W's /proc/self/task/TID/NAME (FD: kept open) into BUF. */
+static bool worker_proc_read(const Worker *w, int *fd, const char *name, char *buf, size_t size)
+{
+        ssize_t n;
+
+        if (worker_proc_fd(w, fd, name) < 0)
                 return false;
         n = pread(*fd, buf, size - 1, 0);
         if (n <= 0)
@@ -419,13 +427,7 @@ static uint64_t schedstat_active_usec(int fd)
 /* W's active time now (see schedstat_active_usec()). */
 static uint64_t worker_active_usec(Worker *w)
 {
-        char path[64];
-
-        if (w->sched_fd < 0 && w->tid > 0) {
-                snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int) w->tid);
-                w->sched_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        }
-        return schedstat_active_usec(w->sched_fd);
+        return schedstat_active_usec(worker_proc_fd(w, &w->sched_fd, "schedstat"));
 }
 
 /* Is W runnable now (running, or waiting for a CPU: state R)? A worker
