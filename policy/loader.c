@@ -200,7 +200,8 @@ int policy_file_read(const char *path, char **ret, size_t *ret_size)
                 /* The same version as last time only has to age (at most
                  * POLICY_READ_SETTLE_NSEC): the time limit is for changes. */
                 aging = r == READ_RECENT && last_recent && stat_same_version(&last, &st);
-                if (!aging && clock_nsec(CLOCK_MONOTONIC) - start >= POLICY_READ_CHANGE_MAX_NSEC)
+                if (!aging && attempt + 1 >= POLICY_READ_CHANGE_MIN_READS &&
+                    clock_nsec(CLOCK_MONOTONIC) - start >= POLICY_READ_CHANGE_MAX_NSEC)
                         return -ESTALE;
                 last_recent = r == READ_RECENT;
                 last = st;

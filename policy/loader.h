@@ -23,9 +23,12 @@ int path_is_masked(const char *path);
 /*
  * How long a policy file may keep changing while it is read before the
  * loader gives up on it, and how long ago it must have been modified last
- * to count as written whole, in nanoseconds.
+ * to count as written whole, in nanoseconds. It is read at least
+ * POLICY_READ_CHANGE_MIN_READS times before it is given up on, however
+ * long those reads take: on a busy machine 50 ms may pass in one read.
  */
 #define POLICY_READ_CHANGE_MAX_NSEC (50 * 1000 * 1000LL)
+#define POLICY_READ_CHANGE_MIN_READS 4
 #define POLICY_READ_SETTLE_NSEC (20 * 1000 * 1000LL)
 
 /*
@@ -36,7 +39,7 @@ int path_is_masked(const char *path);
  * names another file, or it was modified less than POLICY_READ_SETTLE_NSEC
  * ago (a `truncate; write` leaves it empty in between), it is read again,
  * with a short backoff. -ESTALE if it kept changing for
- * POLICY_READ_CHANGE_MAX_NSEC; -EISDIR, -EBADFD (not a regular file),
+ * POLICY_READ_CHANGE_MAX_NSEC and POLICY_READ_CHANGE_MIN_READS reads; -EISDIR, -EBADFD (not a regular file),
  * -EFBIG, or the errno of open() or read() otherwise. An empty file that
  * stays empty is read as empty.
  */
