@@ -388,7 +388,7 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         int r;
 
         if (!sched_policy_is_fair(now->policy)) {
-                task_disown(a, t, t->applied_mask, "now real-time: leaving it alone");
+                task_disown(a, t, thread_claim_held(&t->claim), "now real-time: leaving it alone");
                 a->counters.n_skipped++;
                 return 0;
         }
@@ -417,7 +417,7 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
 static void thread_refused(Applier *a, Task *t, bool is_new, int r)
 {
         SchedState now;
-        uint32_t changed = t->applied_mask;
+        uint32_t changed = thread_claim_held(&t->claim);
 
         ln_assert(r == -EBUSY || r == -EAGAIN);
         a->counters.n_skipped++;
@@ -425,7 +425,7 @@ static void thread_refused(Applier *a, Task *t, bool is_new, int r)
                 task_table_remove(a->tasks, t->tid);
                 return;
         }
-        if (r == -EAGAIN && state_read(a, t->tid, t->applied_mask, &now) >= 0)
+        if (r == -EAGAIN && state_read(a, t->tid, thread_claim_held(&t->claim), &now) >= 0)
                 changed = thread_claim_changed(&t->claim, &now, ~0u);
         task_disown(a, t, changed, "while latniced was applying: leaving it alone");
 }
@@ -442,15 +442,15 @@ static int settle_extras(Applier *a, Task *t, const SchedState *before, const Se
         TASK_ATTR_FOREACH(at) {
                 if (!at->read)
                         continue;
-                at->take(&t->expected, before);
-                if (!(t->applied_mask & SETTING_BIT(at->id)))
+                at->take(&t->claim.expected, before);
+                if (!(thread_claim_held(&t->claim) & SETTING_BIT(at->id)))
                         continue;
                 if (at->expect)
-                        at->expect(&t->expected, s);
+                        at->expect(&t->claim.expected, s);
                 else
                         reread |= SETTING_BIT(at->id);
         }
-        return sched_state_read_extra(a->ctx.kernel, NULL, t->tid, reread, &t->expected);
+        return sched_state_read_extra(a->ctx.kernel, NULL, t->tid, reread, &t->claim.expected);
 }
 
 /* After settings_apply_tid_from() changed APPLIED on T (the pid reuse guard,
@@ -482,14 +482,14 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
         }
 
         /* What the kernel made of it. */
-        r = sched_state_read_attr_ops(a->ctx.kernel, tid, sched_base_slice(), &t->expected);
+        r = sched_state_read_attr_ops(a->ctx.kernel, tid, sched_base_slice(), &t->claim.expected);
         if (r >= 0)
                 r = settle_extras(a, t, before, s);
         if (r < 0) {
                 task_table_remove(a->tasks, tid);
                 return errno_is_gone(r) ? 0 : r;
         }
-        if (t->applied_mask == 0 && is_new) {
+        if (thread_claim_held(&t->claim) == 0 && is_new) {
                 /* Nothing this kernel supports: nothing to remember. */
                 task_table_remove(a->tasks, tid);
                 return 0;
@@ -497,17 +497,19 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
 
         /* The thread changed itself right after latniced did (see "Races
          * with the task" above): what it set is its own, never restored over. */
-        if (!sched_policy_is_fair(t->expected.policy))
-                lost = t->applied_mask;
+        if (!sched_policy_is_fair(t->claim.expected.policy))
+                lost = thread_claim_held(&t->claim);
         else {
-                if ((applied & SETTING_BIT(SETTING_NICE)) ? t->expected.nice != s->nice
-                                                          : t->expected.nice != before->nice)
+                if ((applied & SETTING_BIT(SETTING_NICE)) ? t->claim.expected.nice != s->nice
+                                                          : t->claim.expected.nice != before->nice)
                         lost |= SETTING_BIT(SETTING_NICE);
-                if ((applied & SETTING_BIT(SETTING_POLICY)) && t->expected.policy != s->policy)
+                if ((applied & SETTING_BIT(SETTING_POLICY)) &&
+                    t->claim.expected.policy != s->policy)
                         lost |= SETTING_BIT(SETTING_POLICY);
         }
         if (lost) {
-                task_disown(a, t, lost & t->applied_mask, "right after latniced's change");
+                task_disown(a, t, lost & thread_claim_held(&t->claim),
+                            "right after latniced's change");
                 a->counters.n_skipped++;
         }
         return 1;
@@ -605,13 +607,13 @@ static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, Inhe
                 *buf = a->inherit;
                 /* A per-process attribute: its main thread gives it back. */
                 if (tid != pid)
-                        buf->mask &= ~task_attr_process_mask();
-                return buf->mask ? buf : NULL;
+                        thread_claim_drop(&buf->claim, task_attr_process_mask());
+                return thread_claim_held(&buf->claim) ? buf : NULL;
         }
         if (tid == pid)
                 return NULL;
         leader = task_table_get(a->tasks, pid);
-        if (!leader || leader->pid != pid || leader->applied_mask == 0)
+        if (!leader || leader->pid != pid || thread_claim_held(&leader->claim) == 0)
                 return NULL;
         inherit_source_init(buf, leader, false, a->ctx.base_slice_ns);
         return buf;
@@ -637,14 +639,14 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
 
         if (pidfd >= 0 && kernel(a)->pidfd_alive(pidfd) == 0)
                 return 0;
-        r = state_read(a, tid, src->mask, &now);
+        r = state_read(a, tid, thread_claim_held(&src->claim), &now);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
         if (!sched_policy_is_fair(now.policy))
                 return 0;
         /* What it inherited and what the creator had before differ in. */
         back = inherit_mask(src, &now);
-        back &= sched_state_changed(&now, &src->orig, back);
+        back &= sched_state_changed(&now, &src->claim.orig, back);
         if (back == 0)
                 return 0;
         /* Its claim on what it inherited, with the creator's originals (the
@@ -695,7 +697,7 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
 static int thread_new_give_back(Applier *a, Task *t, const InheritSource *src,
                                 const Settings *s, SchedState *now)
 {
-        uint32_t had = t->applied_mask;
+        uint32_t had = thread_claim_held(&t->claim);
         int r;
 
         if (had == 0)
@@ -703,8 +705,8 @@ static int thread_new_give_back(Applier *a, Task *t, const InheritSource *src,
         r = thread_give_back(a, t, s, now);
         if (r < 0)
                 return r;
-        if (had & ~t->applied_mask)
-                inherit_note(a, t->pid, t->tid, src, had & ~t->applied_mask);
+        if (had & ~thread_claim_held(&t->claim))
+                inherit_note(a, t->pid, t->tid, src, had & ~thread_claim_held(&t->claim));
         return 1;
 }
 
@@ -790,7 +792,8 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
 
         /* What the state must hold: what S sets, what was applied before (to
          * compare), and for a new task what its creator got (inheritance). */
-        read_mask = s->mask | (t ? t->applied_mask : 0) | (src ? src->mask : 0);
+        read_mask = s->mask | (t ? thread_claim_held(&t->claim) : 0) |
+                    (src ? thread_claim_held(&src->claim) : 0);
         r = state_read(a, tid, read_mask, &now);
         if (r < 0) {
                 if (errno_is_gone(r)) {
@@ -840,7 +843,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                                         (int)pid, (int)tid, strna(t->comm));
                 } else if (tid == pid)
                         a->snapshot_gone = true; /* see thread_gone() */
-                if (is_new || t->applied_mask == 0)
+                if (is_new || thread_claim_held(&t->claim) == 0)
                         task_table_remove(a->tasks, tid);
                 return 0;
         }
@@ -1463,7 +1466,7 @@ static void inherit_note(Applier *a, pid_t pid, pid_t tid, const InheritSource *
         g = &a->given_back[a->given_back_next];
         a->given_back_next = (a->given_back_next + 1) % APPLIER_GIVEN_BACK_MAX;
         *g = (GivenBack){ .pid = pid, .ns = now_nsec(CLOCK_MONOTONIC), .src = *src };
-        g->src.mask = back;
+        g->src.claim.applied_mask = back;
         g->src.rule = NULL; /* borrowed from an entry that may go */
 }
 

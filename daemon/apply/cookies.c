@@ -13,7 +13,7 @@
 /* E holds a cookie latniced gave it (as its entry says). */
 static bool entry_has_cookie(const Task *e)
 {
-        return (thread_claim_held(&e->claim) & CORE_BIT) && e->expected.core_cookie != 0;
+        return (thread_claim_held(&e->claim) & CORE_BIT) && e->claim.expected.core_cookie != 0;
 }
 
 /* E still runs and still has that cookie: it can pass it on. */
@@ -26,7 +26,7 @@ static bool entry_cookie_alive(Applier *a, const Task *e)
         if (proc_starttime(a->ctx.proc_root, e->pid, e->tid, &st) < 0 || st != e->starttime)
                 return false;
         return kernel_ops(a->ctx.kernel)->core_sched_get(e->tid, &cookie) >= 0 &&
-               cookie == e->expected.core_cookie;
+               cookie == e->claim.expected.core_cookie;
 }
 
 /* The cookie of E is the one S asks for: the process's own (E of process
@@ -50,7 +50,7 @@ static bool cookie_is_latniceds(const TaskTable *tasks, uint64_t cookie)
         Task *e;
 
         while (task_table_iterate(tasks, &state, &e))
-                if (entry_has_cookie(e) && e->expected.core_cookie == cookie)
+                if (entry_has_cookie(e) && e->claim.expected.core_cookie == cookie)
                         return true;
         return false;
 }
@@ -84,7 +84,7 @@ void cookies_prepare(Applier *a, Task *t, const Settings *s, const SchedState *n
         if (!settings_has(s, SETTING_CORE_SCHED))
                 return;
 
-        own = entry_has_cookie(t) && t->expected.core_cookie == cur;
+        own = entry_has_cookie(t) && t->claim.expected.core_cookie == cur;
         if (cur != 0 && !own) {
                 if (!cookie_is_latniceds(a->tasks, cur)) {
                         eff->mask &= ~CORE_BIT;
@@ -95,7 +95,7 @@ void cookies_prepare(Applier *a, Task *t, const Settings *s, const SchedState *n
                 }
                 /* Inherited from a process latniced gave it to. */
                 if (!(thread_claim_held(&t->claim) & CORE_BIT))
-                        t->orig.core_cookie = 0;
+                        t->claim.orig.core_cookie = 0;
         }
         if (s->core_sched.mode == CORE_SCHED_NONE)
                 return;

@@ -41,6 +41,6 @@ uint32_t inherit_mask(const InheritSource *src, const SchedState *now)
 
 uint32_t inherit_foreign(const InheritSource *src, const SchedState *now)
 {
-        return src->mask & ~inherit_mask(src, now) &
-               sched_state_changed(now, &src->orig, src->mask);
+        return thread_claim_held(&src->claim) & ~inherit_mask(src, now) &
+               sched_state_changed(now, &src->claim.orig, thread_claim_held(&src->claim));
 }

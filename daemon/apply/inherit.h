@@ -32,9 +32,10 @@
 typedef struct InheritSource {
         /* A copy of the creator's claim (daemon/state/thread-claim.h), of
          * what it may pass on: the SETTING_BITs latniced set on it and still
-         * holds (MASK), its originals and what latniced left it with. A new
-         * task's claim takes from it what the task inherited. */
-        THREAD_CLAIM_IN_AS(claim, mask);
+         * holds (thread_claim_held()), its originals and what latniced left
+         * it with. A new task's claim takes from it what the task
+         * inherited. */
+        ThreadClaim claim;
         uint64_t base_slice_ns; /* the default slice a reset child gets (0: sched_base_slice()) */
         const char *rule;     /* the rule that changed the creator (borrowed), for listings */
 } InheritSource;
@@ -51,12 +52,12 @@ bool task_boosted(const Task *t, uint64_t base_slice_ns);
 void inherit_source_init(InheritSource *ret, const Task *t, bool process,
                          uint64_t base_slice_ns);
 
-/* The attributes of SRC->mask that NOW (the state of the new task) still has
+/* The attributes SRC holds that NOW (the state of the new task) still has
  * as latniced left the creator: the same value, or what the kernel made of
  * it at the clone (sched_state_forked()). */
 uint32_t inherit_mask(const InheritSource *src, const SchedState *now);
 
-/* The attributes of SRC->mask that NOW has neither as latniced left the
+/* The attributes SRC holds that NOW has neither as latniced left the
  * creator nor as the creator had them before: someone else changed them
  * (the new task itself, or whoever changed the creator between the clone
  * and now). */

@@ -164,8 +164,8 @@ static int manual_apply_thread(Applier *a, const ManualRead *m, size_t i, const 
         r = task_table_set_user_owned(a->tasks, t, true);
         if (r < 0)
                 return r;
-        if (sched_state_read_ops(a->ctx.kernel, tid, sched_base_slice(), &t->expected) < 0)
-                t->expected = m->states[i];
+        if (sched_state_read_ops(a->ctx.kernel, tid, sched_base_slice(), &t->claim.expected) < 0)
+                t->claim.expected = m->states[i];
         (void)task_table_save(a->tasks, t, 0);
         a->counters.n_applied++;
         if (a->on_applied)

@@ -10,8 +10,8 @@
  * "does any thread of PID belong to someone else" (a thread created later
  * in such a process inherited their attributes and is theirs too).
  *
- * Ownership is per attribute, by the ledger's claim (thread-claim.h):
- * applied_mask names the attributes that are still latniced's to restore;
+ * Ownership is per attribute, by the ledger's claim (thread-claim.h): the
+ * attributes it holds are still latniced's to restore;
  * an attribute someone else changed leaves it, and the thread is then
  * user-owned (nothing more is applied to it), while the attributes still
  * as latniced left them are restored as usual.
@@ -43,8 +43,8 @@ typedef struct Task {
         char *comm;             /* thread name when last applied (owned), for listings */
         Settings settings;      /* what the policy asked for */
         /* The ledger's claim on its attributes (daemon/state/thread-claim.h):
-         * applied_mask, orig and expected, also by those names. */
-        THREAD_CLAIM_IN(claim);
+         * the attributes held, their originals and expected values. */
+        ThreadClaim claim;
         uint64_t applied_ns;    /* CLOCK_MONOTONIC when latniced last changed it (0: not yet) */
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */

@@ -70,7 +70,7 @@ int tasks_adopt(TaskTable *t, const StateRecord *recs, size_t n, const char *pro
                 alive = record_alive(rec, proc_root);
                 if (alive == 1) {
                         r = sched_state_read(rec->tid, &now);
-                        if (r >= 0 && ((rec->applied_mask | rec->pending_mask) &
+                        if (r >= 0 && ((thread_claim_held(&rec->claim) | rec->pending_mask) &
                                        SETTING_BIT(SETTING_CORE_SCHED)) &&
                             core_sched_get(rec->tid, &now.core_cookie) < 0)
                                 now.core_cookie = 0;

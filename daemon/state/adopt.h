@@ -45,7 +45,7 @@ typedef struct AdoptStats {
  * with REC->starttime, 0 if it does not exist, -1 if another task has the
  * tid. NOW: its state (read when ALIVE is 1; with the timer slack).
  * RESPECT: RespectManualChanges=. Fills *RET_ENTRY (a copy of REC with
- * applied_mask, expected, user_owned and pending_mask as the entry starts
+ * its claim, user_owned and pending_mask as the entry starts
  * with) for ADOPT_KEEP, and *RET_CHANGED with the attributes someone else
  * changed.
  */

@@ -150,7 +150,7 @@ static uint8_t entry_flags(const StateRecord *rec, SettingId id)
 {
         uint32_t bit = SETTING_BIT(id);
 
-        return (rec->applied_mask & bit ? STATE_ENTRY_APPLIED : 0) |
+        return (rec->claim.applied_mask & bit ? STATE_ENTRY_APPLIED : 0) |
                (rec->pending_mask & bit ? STATE_ENTRY_PENDING : 0) |
                (rec->settings.mask & bit ? STATE_ENTRY_SET : 0) |
                (rec->user_owned ? STATE_ENTRY_USER : 0);
@@ -169,9 +169,9 @@ size_t state_attr_encode(const StateRecord *rec, uint8_t *buf, size_t size)
                 *p = (uint8_t)f->size;
                 memcpy(p + 1, (const uint8_t *)&rec->settings + f->offset, f->size);
                 p += 1 + f->size;
-                *p = (uint8_t)part_put(a, &rec->orig, p + 1);
+                *p = (uint8_t)part_put(a, &rec->claim.orig, p + 1);
                 p += 1 + *p;
-                *p = (uint8_t)part_put(a, &rec->expected, p + 1);
+                *p = (uint8_t)part_put(a, &rec->claim.expected, p + 1);
                 p += 1 + *p;
                 len = (uint16_t)(p - e - STATE_ENTRY_HEADER);
                 memcpy(e, &a->state.tag, 2);
@@ -215,11 +215,11 @@ static bool entry_decode(const TaskAttr *a, uint8_t flags, const uint8_t *p, siz
             (!task_attr_valid(a, &s) || (a->state.setting_ok && !a->state.setting_ok(&s))))
                 return false;
         memcpy((uint8_t *)&rec->settings + a->field.offset, part, len);
-        if (!part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->orig) ||
-            !part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->expected) ||
+        if (!part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->claim.orig) ||
+            !part_next(p, n, &off, &part, &len) || !part_get(a, part, len, &rec->claim.expected) ||
             off != n)
                 return false;
-        rec->applied_mask |= flags & STATE_ENTRY_APPLIED ? bit : 0;
+        rec->claim.applied_mask |= flags & STATE_ENTRY_APPLIED ? bit : 0;
         rec->pending_mask |= flags & STATE_ENTRY_PENDING ? bit : 0;
         rec->settings.mask |= flags & STATE_ENTRY_SET ? bit : 0;
         rec->user_owned |= flags & STATE_ENTRY_USER;

@@ -110,7 +110,7 @@ static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
                 .tid = c->tid,
                 .starttime = c->starttime,
                 .user_owned = c->flags & COPY_USER_OWNED,
-                .applied_mask = c->applied_mask,
+                .claim.applied_mask = c->applied_mask,
                 .pending_mask = c->pending_mask,
                 .settings = {
                         .mask = c->settings_mask,
@@ -133,12 +133,13 @@ static bool record_decode(const DiskCopy *c, uint32_t slot, StateRecord *rec)
             c->s_io_class > LN_IOPRIO_CLASS_IDLE || c->s_io_nice > 7 ||
             c->s_oom_score_adj < OOM_SCORE_ADJ_MIN || c->s_oom_score_adj > OOM_SCORE_ADJ_MAX)
                 return false;
-        if (!sched_decode(&c->orig, &r.orig) || !sched_decode(&c->expected, &r.expected))
+        if (!sched_decode(&c->orig, &r.claim.orig) ||
+            !sched_decode(&c->expected, &r.claim.expected))
                 return false;
         if (c->s_core_mode < 0 || c->s_core_mode >= _CORE_SCHED_MAX || c->pad_core != 0)
                 return false;
-        r.orig.core_cookie = c->orig_core_cookie;
-        r.expected.core_cookie = c->expected_core_cookie;
+        r.claim.orig.core_cookie = c->orig_core_cookie;
+        r.claim.expected.core_cookie = c->expected_core_cookie;
         *rec = r;
         return true;
 }

@@ -98,9 +98,9 @@ typedef struct StateRecord {
         pid_t pid, tid;
         uint64_t starttime;
         bool user_owned;
-        /* The thread's claim (thread-claim.h): applied_mask (SETTING_BITs
-         * latniced changed and owns), orig, expected. */
-        THREAD_CLAIM_IN(claim);
+        /* The thread's claim (thread-claim.h): the SETTING_BITs latniced
+         * changed and owns, their originals and expected values. */
+        ThreadClaim claim;
         uint32_t pending_mask;  /* being applied when the record was written: may or
                                  * may not have reached the thread */
         Settings settings;      /* task settings only */

@@ -31,27 +31,11 @@
 
 #include "lib/sched.h"
 
-/* The claim's members, the held attributes named HELD (a macro, so that an
- * owner can have them under its own names too: THREAD_CLAIM_IN()). */
-#define THREAD_CLAIM_MEMBERS(held)                                                             \
-        uint32_t held;       /* SETTING_BITs latniced wrote and still holds */                 \
-        SchedState orig;     /* before latniced first wrote them */                            \
-        SchedState expected; /* as read back after latniced's last write */
-
 typedef struct ThreadClaim {
-        THREAD_CLAIM_MEMBERS(applied_mask)
+        uint32_t applied_mask; /* SETTING_BITs latniced wrote and still holds */
+        SchedState orig;       /* before latniced first wrote them */
+        SchedState expected;   /* as read back after latniced's last write */
 } ThreadClaim;
-
-/* A ThreadClaim NAME inside a struct whose members are also the struct's
- * own (task->orig is task->NAME.orig; the held mask is HELD). */
-#define THREAD_CLAIM_IN_AS(name, held)                                                         \
-        union {                                                                                \
-                ThreadClaim name;                                                              \
-                struct {                                                                       \
-                        THREAD_CLAIM_MEMBERS(held)                                             \
-                };                                                                             \
-        }
-#define THREAD_CLAIM_IN(name) THREAD_CLAIM_IN_AS(name, applied_mask)
 
 /* Put the originals of MASK (ORIG) back on the thread (USERDATA: the
  * owner's). 0 or negative errno. */

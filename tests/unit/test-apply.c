@@ -176,8 +176,8 @@ static void test_apply_change_restore(void)
                 assert(nice_of(tids[i]) == 4);
                 t = task_table_get(tt, tids[i]);
                 assert(t && t->pid == k && streq(t->rule, "kid"));
-                assert(t->applied_mask & SETTING_BIT(SETTING_NICE));
-                assert(t->orig.nice == 0 && !t->user_owned);
+                assert(t->claim.applied_mask & SETTING_BIT(SETTING_NICE));
+                assert(t->claim.orig.nice == 0 && !t->user_owned);
         }
         assert(task_table_has_process(tt, k));
         assert(a.counters.n_applied == 2);
@@ -190,7 +190,7 @@ static void test_apply_change_restore(void)
         applier_set_policy(&a, p2);
         assert(applier_process(&a, k) == 0);
         assert(nice_of(tids[0]) == 6 && nice_of(tids[1]) == 6);
-        assert(task_table_get(tt, tids[0])->orig.nice == 0);
+        assert(task_table_get(tt, tids[0])->claim.orig.nice == 0);
 
         /* the rule goes away: originals back, entries gone */
         applier_set_policy(&a, p3);
@@ -291,7 +291,7 @@ static void test_dry_run(void)
         assert(applier_process(&a, k) == 0);
         assert(nice_of(k) == 0 && policy_of(k) == SCHED_OTHER);
         assert(task_table_size(tt) == 2);
-        assert(task_table_get(tt, k)->applied_mask == 0);
+        assert(task_table_get(tt, k)->claim.applied_mask == 0);
         assert(applier_restore_all(&a) == 0);
         kill_kid(k);
 }
@@ -485,8 +485,9 @@ static void test_timer_slack(void)
         assert(applier_process(&a, k) == 0);
         assert(slack_of(tids[0]) == 7000 && slack_of(tids[1]) == 7000);
         t = task_table_get(tt, tids[1]);
-        assert(t && t->orig.timer_slack_ns == 123456 && t->expected.timer_slack_ns == 7000);
-        assert(t->orig.nice == 0);
+        assert(t && t->claim.orig.timer_slack_ns == 123456 &&
+               t->claim.expected.timer_slack_ns == 7000);
+        assert(t->claim.orig.nice == 0);
 
         /* Another change: latniced's own slack is not mistaken for someone else's. */
         applier_set_policy(&a, p3);
@@ -604,7 +605,7 @@ static void test_thread_made_mid_apply(void)
         t = task_table_get(tt, tids[1]);
         assert(t && !t->user_owned);
         assert(nice_of(tids[1]) == 3 && slack_of(tids[1]) == 7000);
-        assert(t->orig.nice == 0 && t->orig.timer_slack_ns == own);
+        assert(t->claim.orig.nice == 0 && t->claim.orig.timer_slack_ns == own);
 
         /* A thread whose slack is neither latniced's nor the original is
          * someone else's, as before. */
@@ -743,7 +744,7 @@ static void test_fork_inherit(void)
         set_inherited(own, 2000);
         assert(applier_fork(&a, parent, parent, own, now_nsec(CLOCK_MONOTONIC)) == 0);
         assert(nice_of(own) == -2 && slack_of(own) == orig);
-        assert(task_table_get(tt, own) && task_table_get(tt, own)->applied_mask ==
+        assert(task_table_get(tt, own) && task_table_get(tt, own)->claim.applied_mask ==
                                                   SETTING_BIT(SETTING_NICE));
 
         /* A child someone else changed since is theirs. */
@@ -789,7 +790,7 @@ static void test_thread_after_reset(void)
         assert(applier_thread(&a, k, tids[1]) == 0);
         t = task_table_get(tt, tids[1]);
         assert(t && !t->user_owned && task_table_n_user_owned(tt) == 0);
-        assert(nice_of(tids[1]) == -3 && t->orig.nice == 2);
+        assert(nice_of(tids[1]) == -3 && t->claim.orig.nice == 2);
 
         assert(applier_restore_all(&a) == 2);
         assert(nice_of(tids[0]) == 2 && nice_of(tids[1]) == 2);
@@ -931,7 +932,7 @@ static void test_race_thread_appears(void)
         t = task_table_get(tt, s.made);
         assert(t && !t->user_owned && task_table_n_user_owned(tt) == 0);
         assert(nice_of(s.made) == 3 && slack_of(s.made) == 7000);
-        assert(t->orig.nice == 0 && t->orig.timer_slack_ns == FAKE_TIMER_SLACK_DEFAULT);
+        assert(t->claim.orig.nice == 0 && t->claim.orig.timer_slack_ns == FAKE_TIMER_SLACK_DEFAULT);
 
         assert(applier_restore_all(&a) == 2);
         assert(nice_of(s.made) == 0 && slack_of(s.made) == FAKE_TIMER_SLACK_DEFAULT);
@@ -979,7 +980,7 @@ static void test_race_pid_reuse(void)
         /* The new process's own evaluation (its exec event) changes it. */
         assert(applier_process(&a, k) == 0);
         t = task_table_get(tt, k);
-        assert(t && nice_of(k) == 4 && t->orig.nice == 9);
+        assert(t && nice_of(k) == 4 && t->claim.orig.nice == 9);
         assert(applier_restore_all(&a) == 1 && nice_of(k) == 9);
 
         /* Reused between the change and the settle: the new task gets back

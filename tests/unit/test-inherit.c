@@ -20,20 +20,21 @@ static Task creator(void)
 {
         Task t = {
                 .pid = 100, .tid = 100, .rule = (char *)"term",
-                .applied_mask = B(NICE) | B(SLICE) | B(TIMER_SLACK) | B(IO_CLASS) | B(IO_NICE),
-                .orig = { .nice = 0, .slice_ns = BASE, .util_max = 1024,
+                .claim.applied_mask =
+                        B(NICE) | B(SLICE) | B(TIMER_SLACK) | B(IO_CLASS) | B(IO_NICE),
+                .claim.orig = { .nice = 0, .slice_ns = BASE, .util_max = 1024,
                           .timer_slack_ns = 50000 },
         };
 
-        t.settings = (Settings){ .mask = t.applied_mask, .nice = -11, .slice_ns = 100000,
+        t.settings = (Settings){ .mask = t.claim.applied_mask, .nice = -11, .slice_ns = 100000,
                                  .timer_slack_ns = 1000, .io_class = 1, .io_nice = 4 };
-        t.expected = t.orig;
-        t.expected.nice = -11;
-        t.expected.slice_ns = 100000;
-        t.expected.custom_slice = true;
-        t.expected.timer_slack_ns = 1000;
-        t.expected.ioprio = (1 << 13) | 4;
-        t.expected.flags = LN_SCHED_FLAG_RESET_ON_FORK;
+        t.claim.expected = t.claim.orig;
+        t.claim.expected.nice = -11;
+        t.claim.expected.slice_ns = 100000;
+        t.claim.expected.custom_slice = true;
+        t.claim.expected.timer_slack_ns = 1000;
+        t.claim.expected.ioprio = (1 << 13) | 4;
+        t.claim.expected.flags = LN_SCHED_FLAG_RESET_ON_FORK;
         return t;
 }
 
@@ -44,22 +45,22 @@ static void test_forked(void)
 
         /* With the flag: nice, slice, latency nice and clamps reset; slack
          * and ioprio inherited; the child has no flag. */
-        t.expected.util_min = 300;
-        t.expected.has_latency_nice = true;
-        t.expected.latency_nice = -7;
-        sched_state_forked(&t.expected, BASE, &f);
+        t.claim.expected.util_min = 300;
+        t.claim.expected.has_latency_nice = true;
+        t.claim.expected.latency_nice = -7;
+        sched_state_forked(&t.claim.expected, BASE, &f);
         check(f.nice == 0 && f.slice_ns == BASE && !f.custom_slice);
         check(f.latency_nice == 0 && f.util_min == 0 && f.util_max == 1024);
-        check(f.timer_slack_ns == 1000 && f.ioprio == t.expected.ioprio);
+        check(f.timer_slack_ns == 1000 && f.ioprio == t.claim.expected.ioprio);
         check(f.flags == 0);
 
         /* Without the flag everything is inherited; a positive nice always. */
-        t.expected.flags = 0;
-        t.expected.nice = 5;
-        sched_state_forked(&t.expected, BASE, &f);
+        t.claim.expected.flags = 0;
+        t.claim.expected.nice = 5;
+        sched_state_forked(&t.claim.expected, BASE, &f);
         check(f.nice == 5 && f.slice_ns == 100000 && f.custom_slice && f.latency_nice == -7);
-        t.expected.flags = LN_SCHED_FLAG_RESET_ON_FORK;
-        sched_state_forked(&t.expected, BASE, &f);
+        t.claim.expected.flags = LN_SCHED_FLAG_RESET_ON_FORK;
+        sched_state_forked(&t.claim.expected, BASE, &f);
         check(f.nice == 5 && !f.custom_slice);
 }
 
@@ -71,44 +72,44 @@ static void test_inherit_mask(void)
 
         check(task_boosted(&t, BASE));
         inherit_source_init(&src, &t, true, BASE);
-        check(src.mask == t.applied_mask && streq(src.rule, "term"));
+        check(src.claim.applied_mask == t.claim.applied_mask && streq(src.rule, "term"));
 
         /* As the kernel made it at the fork: everything counts as inherited
          * (the nice and slice the kernel reset included), nothing foreign. */
-        sched_state_forked(&t.expected, BASE, &child);
-        check(inherit_mask(&src, &child) == src.mask);
+        sched_state_forked(&t.claim.expected, BASE, &child);
+        check(inherit_mask(&src, &child) == src.claim.applied_mask);
         check(inherit_foreign(&src, &child) == 0);
 
         /* Cloned before latniced changed the creator: the originals. None
          * of it is latniced's, none of it someone else's. */
-        child = t.orig;
+        child = t.claim.orig;
         check(inherit_mask(&src, &child) == (B(NICE) | B(SLICE)));
         check(inherit_foreign(&src, &child) == 0);
 
         /* The child changed its own timer slack: that is its own. */
-        sched_state_forked(&t.expected, BASE, &child);
+        sched_state_forked(&t.claim.expected, BASE, &child);
         child.timer_slack_ns = 77000;
-        check(inherit_mask(&src, &child) == (src.mask & ~B(TIMER_SLACK)));
+        check(inherit_mask(&src, &child) == (src.claim.applied_mask & ~B(TIMER_SLACK)));
         check(inherit_foreign(&src, &child) == B(TIMER_SLACK));
 
         /* A creator at nice 5 before latniced: the kernel's reset to 0 is
          * still what latniced's boost made of it, not someone else's. */
-        t.orig.nice = 5;
+        t.claim.orig.nice = 5;
         inherit_source_init(&src, &t, true, BASE);
-        sched_state_forked(&t.expected, BASE, &f);
+        sched_state_forked(&t.claim.expected, BASE, &f);
         check(inherit_mask(&src, &f) & B(NICE));
         check(!(inherit_foreign(&src, &f) & B(NICE)));
 
         /* A thread's clone: oom_score_adj is its process's, never inherited
          * from a thread. */
-        t.applied_mask |= B(OOM_SCORE_ADJ);
+        t.claim.applied_mask |= B(OOM_SCORE_ADJ);
         inherit_source_init(&src, &t, false, BASE);
-        check(!(src.mask & B(OOM_SCORE_ADJ)));
+        check(!(src.claim.applied_mask & B(OOM_SCORE_ADJ)));
         inherit_source_init(&src, &t, true, BASE);
-        check(src.mask & B(OOM_SCORE_ADJ));
+        check(src.claim.applied_mask & B(OOM_SCORE_ADJ));
         t.tid = 101;
         inherit_source_init(&src, &t, true, BASE);
-        check(!(src.mask & B(OOM_SCORE_ADJ)));
+        check(!(src.claim.applied_mask & B(OOM_SCORE_ADJ)));
 }
 
 static void test_boosted(void)
@@ -116,18 +117,18 @@ static void test_boosted(void)
         Task t = creator();
 
         /* Only what latniced still owns counts. */
-        t.applied_mask = B(TIMER_SLACK) | B(IO_NICE);
+        t.claim.applied_mask = B(TIMER_SLACK) | B(IO_NICE);
         check(!task_boosted(&t, BASE));
-        t.applied_mask |= B(SLICE);
+        t.claim.applied_mask |= B(SLICE);
         check(task_boosted(&t, BASE));
         t.settings.slice_ns = 3000000; /* longer than the default: a demotion */
         check(!task_boosted(&t, BASE));
-        t.applied_mask = B(NICE);
+        t.claim.applied_mask = B(NICE);
         t.settings.nice = 4;
         check(!task_boosted(&t, BASE));
         t.settings.nice = -1;
         check(task_boosted(&t, BASE));
-        t.applied_mask = 0;
+        t.claim.applied_mask = 0;
         check(!task_boosted(&t, BASE));
 }
 

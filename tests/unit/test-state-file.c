@@ -53,16 +53,17 @@ static StateRecord rec_of(uint32_t slot, uint32_t k)
                 .tid = (pid_t)(2000 + k),
                 .starttime = 3000 + k,
                 .user_owned = k % 2,
-                .applied_mask = SETTING_BIT(SETTING_NICE) | (k % 3 ? SETTING_BIT(SETTING_TIMER_SLACK) : 0),
+                .claim.applied_mask =
+                        SETTING_BIT(SETTING_NICE) | (k % 3 ? SETTING_BIT(SETTING_TIMER_SLACK) : 0),
                 .pending_mask = k % 5 ? 0 : SETTING_BIT(SETTING_POLICY),
                 .settings = { .mask = SETTING_BIT(SETTING_NICE) | SETTINGS_IO_MASK |
                                       SETTING_BIT(SETTING_OOM_SCORE_ADJ),
                               .nice = (int32_t)(k % 40) - 20, .io_class = 1 + (int32_t)(k % 3),
                               .io_nice = (int32_t)(k % 8), .oom_score_adj = -(int32_t)(k % 1001) },
-                .orig = { .policy = 0, .nice = (int)(k % 20), .timer_slack_ns = 50000 + k,
+                .claim.orig = { .policy = 0, .nice = (int)(k % 20), .timer_slack_ns = 50000 + k,
                           .slice_ns = 700000 + k, .oom_score_adj = (int)(k % 1001),
                           .ioprio = (int)((k % 4) << 13 | (k % 8)) },
-                .expected = { .policy = 3, .nice = -(int)(k % 20), .timer_slack_ns = 1000 + k,
+                .claim.expected = { .policy = 3, .nice = -(int)(k % 20), .timer_slack_ns = 1000 + k,
                               .util_max = k % 1024, .oom_score_adj = -(int)(k % 1001),
                               .ioprio = (int)(3 << 13) },
         };
@@ -71,7 +72,7 @@ static StateRecord rec_of(uint32_t slot, uint32_t k)
                 r.settings.mask |= SETTING_BIT(SETTING_CORE_SCHED);
                 r.settings.core_sched.mode = (int32_t)(k % 4) - 1;
                 r.settings.core_sched.group = k % 4 == 3 ? UINT64_C(0x9e3779b97f4a7c15) * k : 0;
-                r.expected.core_cookie = UINT64_C(0xc0c1e00000000) + k;
+                r.claim.expected.core_cookie = UINT64_C(0xc0c1e00000000) + k;
         }
         return r;
 }
@@ -83,26 +84,28 @@ static bool rec_is(const StateRecord *r, uint32_t k)
         /* CoreSched: the setting (its group too) and both cookies. */
         if (r->settings.core_sched.mode != c.settings.core_sched.mode ||
             r->settings.core_sched.group != c.settings.core_sched.group ||
-            r->orig.core_cookie != c.orig.core_cookie ||
-            r->expected.core_cookie != c.expected.core_cookie)
+            r->claim.orig.core_cookie != c.claim.orig.core_cookie ||
+            r->claim.expected.core_cookie != c.claim.expected.core_cookie)
                 return false;
         StateRecord w = rec_of(r->slot, k);
 
         return r->pid == w.pid && r->tid == w.tid && r->starttime == w.starttime &&
-               r->user_owned == w.user_owned && r->applied_mask == w.applied_mask &&
+               r->user_owned == w.user_owned && r->claim.applied_mask == w.claim.applied_mask &&
                r->pending_mask == w.pending_mask && r->settings.mask == w.settings.mask &&
-               r->settings.nice == w.settings.nice && r->orig.nice == w.orig.nice &&
-               r->orig.timer_slack_ns == w.orig.timer_slack_ns &&
-               r->orig.slice_ns == w.orig.slice_ns && r->expected.policy == w.expected.policy &&
-               r->expected.nice == w.expected.nice &&
-               r->expected.timer_slack_ns == w.expected.timer_slack_ns &&
-               r->expected.util_max == w.expected.util_max &&
+               r->settings.nice == w.settings.nice && r->claim.orig.nice == w.claim.orig.nice &&
+               r->claim.orig.timer_slack_ns == w.claim.orig.timer_slack_ns &&
+               r->claim.orig.slice_ns == w.claim.orig.slice_ns &&
+               r->claim.expected.policy == w.claim.expected.policy &&
+               r->claim.expected.nice == w.claim.expected.nice &&
+               r->claim.expected.timer_slack_ns == w.claim.expected.timer_slack_ns &&
+               r->claim.expected.util_max == w.claim.expected.util_max &&
                r->settings.io_class == w.settings.io_class &&
                r->settings.io_nice == w.settings.io_nice &&
                r->settings.oom_score_adj == w.settings.oom_score_adj &&
-               r->orig.ioprio == w.orig.ioprio && r->orig.oom_score_adj == w.orig.oom_score_adj &&
-               r->expected.ioprio == w.expected.ioprio &&
-               r->expected.oom_score_adj == w.expected.oom_score_adj;
+               r->claim.orig.ioprio == w.claim.orig.ioprio &&
+               r->claim.orig.oom_score_adj == w.claim.orig.oom_score_adj &&
+               r->claim.expected.ioprio == w.claim.expected.ioprio &&
+               r->claim.expected.oom_score_adj == w.claim.expected.oom_score_adj;
 }
 
 static char *path_in(const char *name)
@@ -385,44 +388,44 @@ static void test_decide(void)
         uint32_t changed;
 
         rec.pending_mask = 0;
-        rec.applied_mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK);
-        rec.expected = (SchedState){ .policy = 0, .nice = 7, .timer_slack_ns = 1000 };
-        rec.orig = (SchedState){ .policy = 0, .nice = 0, .timer_slack_ns = 50000 };
+        rec.claim.applied_mask = SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_TIMER_SLACK);
+        rec.claim.expected = (SchedState){ .policy = 0, .nice = 7, .timer_slack_ns = 1000 };
+        rec.claim.orig = (SchedState){ .policy = 0, .nice = 0, .timer_slack_ns = 50000 };
         rec.user_owned = false;
 
         check(adopt_decide(&rec, 0, NULL, true, &e, &changed) == ADOPT_GONE);
         check(adopt_decide(&rec, -1, NULL, true, &e, &changed) == ADOPT_GONE);
 
         /* as latniced left it: adopted whole, originals from the record */
-        now = rec.expected;
+        now = rec.claim.expected;
         check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
-        check(changed == 0 && e.applied_mask == rec.applied_mask && !e.user_owned);
-        check(e.orig.nice == 0 && e.orig.timer_slack_ns == 50000);
+        check(changed == 0 && e.claim.applied_mask == rec.claim.applied_mask && !e.user_owned);
+        check(e.claim.orig.nice == 0 && e.claim.orig.timer_slack_ns == 50000);
 
         /* reniced while no latniced ran: the nice is theirs, the slack ours */
         now.nice = 3;
         check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
         check(changed == SETTING_BIT(SETTING_NICE) && e.user_owned);
-        check(e.applied_mask == SETTING_BIT(SETTING_TIMER_SLACK));
+        check(e.claim.applied_mask == SETTING_BIT(SETTING_TIMER_SLACK));
         /* ... unless RespectManualChanges=no */
         check(adopt_decide(&rec, 1, &now, false, &e, &changed) == ADOPT_KEEP);
-        check(changed == 0 && e.applied_mask == rec.applied_mask);
+        check(changed == 0 && e.claim.applied_mask == rec.claim.applied_mask);
 
         /* made real-time: theirs altogether */
-        now = rec.expected;
+        now = rec.claim.expected;
         now.policy = 1;
         check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
-        check(e.applied_mask == 0 && e.user_owned);
+        check(e.claim.applied_mask == 0 && e.user_owned);
 
         /* died in the middle of a change: its attributes are latniced's, and
          * the present state what it left */
         rec.pending_mask = SETTING_BIT(SETTING_POLICY);
-        now = rec.expected;
+        now = rec.claim.expected;
         now.policy = 3;
         check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
         check(changed == 0 && e.pending_mask == 0);
-        check(e.applied_mask == (rec.applied_mask | SETTING_BIT(SETTING_POLICY)));
-        check(e.expected.policy == 3 && e.orig.policy == 0);
+        check(e.claim.applied_mask == (rec.claim.applied_mask | SETTING_BIT(SETTING_POLICY)));
+        check(e.claim.expected.policy == 3 && e.claim.orig.policy == 0);
 }
 
 /* PROC/PID/task/TID/stat with start time ST (field 22). */
@@ -476,12 +479,12 @@ static void test_adopt(void)
                  * its tid is another task's; pid 999999: gone */
                 StateRecord recs[3] = {
                         { .pid = kids[0], .tid = kids[0], .starttime = 111,
-                          .applied_mask = SETTING_BIT(SETTING_NICE),
-                          .orig = { .nice = -3 }, .expected = live },
+                          .claim.applied_mask = SETTING_BIT(SETTING_NICE),
+                          .claim.orig = { .nice = -3 }, .claim.expected = live },
                         { .pid = kids[1], .tid = kids[1], .starttime = 221,
-                          .applied_mask = SETTING_BIT(SETTING_NICE) },
+                          .claim.applied_mask = SETTING_BIT(SETTING_NICE) },
                         { .pid = 999999, .tid = 999999, .starttime = 5,
-                          .applied_mask = SETTING_BIT(SETTING_NICE) },
+                          .claim.applied_mask = SETTING_BIT(SETTING_NICE) },
                 };
                 for (int i = 0; i < 3; i++) {
                         CHECK(state_file_alloc(f, &recs[i].slot) == 0);
@@ -499,7 +502,8 @@ static void test_adopt(void)
         check(stats.n_changed == 0);
         check(task_table_size(t) == 1);
         task = task_table_get(t, kids[0]);
-        check(task && task->orig.nice == -3 && task->applied_mask == SETTING_BIT(SETTING_NICE));
+        check(task && task->claim.orig.nice == -3 &&
+              task->claim.applied_mask == SETTING_BIT(SETTING_NICE));
         check(!task_table_get(t, kids[1]));
         /* the dropped records are free in the file */
         check(state_file_n_used(f) == 1);
@@ -508,7 +512,8 @@ static void test_adopt(void)
 
         /* what stays after the table is gone is the one record */
         CHECK(state_file_open(path, &f, &l) == 0);
-        check(l.n_records == 1 && l.records[0].pid == kids[0] && l.records[0].orig.nice == -3);
+        check(l.n_records == 1 && l.records[0].pid == kids[0] &&
+              l.records[0].claim.orig.nice == -3);
         state_file_load_done(&l);
         state_file_free(f);
 
@@ -875,14 +880,14 @@ static void test_affinity(void)
         CHECK(state_file_open(path, &f, &l) == 0);
         state_file_load_done(&l);
         CHECK(state_file_alloc(f, &r.slot) == 0);
-        r.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
+        r.claim.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
         r.settings.mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
         CPU_SET(2, &r.settings.cpu_affinity.cpus);
         CPU_SET(1023, &r.settings.cpu_affinity.cpus);
         r.settings.cpu_affinity.cache = 1;
         for (int c = 0; c < CPU_SETSIZE; c++)
-                CPU_SET(c, &r.orig.cpu_affinity); /* the longest a part gets */
-        r.expected.cpu_affinity = r.settings.cpu_affinity.cpus;
+                CPU_SET(c, &r.claim.orig.cpu_affinity); /* the longest a part gets */
+        r.claim.expected.cpu_affinity = r.settings.cpu_affinity.cpus;
         state_file_put(f, &r);
         f = state_file_free(f);
 
@@ -891,12 +896,13 @@ static void test_affinity(void)
         if (l.n_records == 1) {
                 const StateRecord *g = &l.records[0];
 
-                check(g->pid == r.pid && g->applied_mask == r.applied_mask &&
-                      g->settings.mask == r.settings.mask && g->orig.nice == r.orig.nice);
+                check(g->pid == r.pid && g->claim.applied_mask == r.claim.applied_mask &&
+                      g->settings.mask == r.settings.mask &&
+                      g->claim.orig.nice == r.claim.orig.nice);
                 check(CPU_EQUAL(&g->settings.cpu_affinity.cpus, &r.settings.cpu_affinity.cpus));
                 check(g->settings.cpu_affinity.cache == 1);
-                check(CPU_COUNT(&g->orig.cpu_affinity) == CPU_SETSIZE);
-                check(CPU_EQUAL(&g->expected.cpu_affinity, &r.expected.cpu_affinity));
+                check(CPU_COUNT(&g->claim.orig.cpu_affinity) == CPU_SETSIZE);
+                check(CPU_EQUAL(&g->claim.expected.cpu_affinity, &r.claim.expected.cpu_affinity));
         }
         state_file_load_done(&l);
         state_file_free(f);
@@ -970,8 +976,8 @@ static void test_unknown_tag(void)
         CHECK(state_file_open(path, &f, &l) == 0);
         state_file_load_done(&l);
         CHECK(state_file_alloc(f, &r.slot) == 0 && r.slot == 0);
-        r.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
-        CPU_SET(1, &r.orig.cpu_affinity);
+        r.claim.applied_mask |= SETTING_BIT(SETTING_CPU_AFFINITY);
+        CPU_SET(1, &r.claim.orig.cpu_affinity);
         state_file_put(f, &r);
         f = state_file_free(f);
 
@@ -980,8 +986,8 @@ static void test_unknown_tag(void)
         check(!l.problem && l.n_corrupt == 0 && l.n_records == 1 && l.n_skipped == 1);
         if (l.n_records == 1) {
                 check(rec_is(&l.records[0], 5));
-                check(!(l.records[0].applied_mask & SETTING_BIT(SETTING_CPU_AFFINITY)));
-                check(CPU_COUNT(&l.records[0].orig.cpu_affinity) == 0);
+                check(!(l.records[0].claim.applied_mask & SETTING_BIT(SETTING_CPU_AFFINITY)));
+                check(CPU_COUNT(&l.records[0].claim.orig.cpu_affinity) == 0);
         }
         state_file_load_done(&l);
         f = state_file_free(f);
@@ -1073,20 +1079,21 @@ static bool v2_thread_is(const StateRecord *r, int k)
                         (k == 2 ? SETTING_BIT(SETTING_CORE_SCHED) : 0);
 
         return r->pid == 100 + k && r->tid == 200 + k && r->starttime == (uint64_t)(300 + k) &&
-               r->user_owned == (k == 1) && r->applied_mask == applied &&
+               r->user_owned == (k == 1) && r->claim.applied_mask == applied &&
                r->pending_mask == (k == 0 ? SETTING_BIT(SETTING_OOM_SCORE_ADJ) : 0) &&
                r->settings.mask == mask && r->settings.nice == 5 + k &&
                r->settings.timer_slack_ns == (uint64_t)(1000 + k) &&
                r->settings.io_class == 2 && r->settings.io_nice == k &&
-               r->settings.oom_score_adj == -100 * k && r->orig.nice == k &&
-               r->orig.timer_slack_ns == 50000 && r->orig.slice_ns == 2800000 &&
-               r->orig.util_max == 1024 && r->orig.ioprio == ((2 << 13) | 4) &&
-               r->orig.oom_score_adj == 10 * k && r->expected.nice == 5 + k &&
-               r->expected.timer_slack_ns == (uint64_t)(1000 + k) &&
-               r->expected.ioprio == ((2 << 13) | k) && r->expected.oom_score_adj == -100 * k &&
+               r->settings.oom_score_adj == -100 * k && r->claim.orig.nice == k &&
+               r->claim.orig.timer_slack_ns == 50000 && r->claim.orig.slice_ns == 2800000 &&
+               r->claim.orig.util_max == 1024 && r->claim.orig.ioprio == ((2 << 13) | 4) &&
+               r->claim.orig.oom_score_adj == 10 * k && r->claim.expected.nice == 5 + k &&
+               r->claim.expected.timer_slack_ns == (uint64_t)(1000 + k) &&
+               r->claim.expected.ioprio == ((2 << 13) | k) &&
+               r->claim.expected.oom_score_adj == -100 * k &&
                r->settings.core_sched.mode == (k == 2 ? 2 : 0) &&
                r->settings.core_sched.group == (k == 2 ? 0x1234567890abcdefull : 0) &&
-               r->expected.core_cookie == (k == 2 ? 0xc0c1e : 0);
+               r->claim.expected.core_cookie == (k == 2 ? 0xc0c1e : 0);
 }
 
 /* One open of LOAD's file: its threads and cgroup records are the

@@ -22,7 +22,7 @@ static void test_basic(void)
 
         assert(task_table_add(t, 100, 100, 555, &a) == 0);
         assert(a->pid == 100 && a->tid == 100 && a->starttime == 555);
-        assert(!a->rule && !a->user_owned && a->applied_mask == 0);
+        assert(!a->rule && !a->user_owned && a->claim.applied_mask == 0);
         assert(task_table_add(t, 100, 101, 556, &b) == 0);
         assert(task_table_add(t, 100, 101, 999, &a) == -EEXIST);
         assert(a == b && a->starttime == 556);
