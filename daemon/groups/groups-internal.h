@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/groups/group-asks.h"
 #include "daemon/groups/group-scope.h"
 #include "daemon/groups/group-systemd.h"
 #include "daemon/groups/groups.h"
@@ -48,6 +49,8 @@ typedef struct GroupEntry {
         size_t n_requesters;
         size_t n_protectors;      /* latency-sensitive members: the group is not demoted */
         size_t n_boosters;        /* protectors whose rules ask for a boost of the group */
+        GroupAsks asks;           /* admitted requesters' asks, protectors' not (group-asks.h) */
+        GroupAsks booster_asks;   /* admitted boosters' asks: what counts while protected */
         bool latency_noted;       /* its missing cpu.latency.nice was logged */
         bool route_known;         /* whether a systemd unit owns it was asked */
         GroupSystemd sd;          /* its unit, if so: CPUWeight= set through systemd */

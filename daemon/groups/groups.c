@@ -31,15 +31,6 @@ typedef struct Deferred {
         bool protect; /* group_table_protect()'s */
 } Deferred;
 
-/* What one requester asks of its group (a protector that is no booster:
- * nothing). */
-typedef struct GroupAsk {
-        bool has_weight, has_idle, has_latency_nice;
-        bool idle;
-        uint32_t weight;
-        int latency_nice;
-} GroupAsk;
-
 struct Requester {
         pid_t pid;
         uint64_t starttime;
@@ -49,6 +40,7 @@ struct Requester {
         bool booster;  /* a protector that asks for a boost of the group itself */
         bool counted;  /* its ask counts in ENTRY's state: the group is not shared with
                         * another user for it (entry_admit()) */
+        bool summed;   /* its ask (for UID) is in ENTRY's sums (requester_sums()) */
         uid_t uid;     /* its real uid when it was admitted */
         GroupAsk ask;
 };
@@ -84,6 +76,8 @@ int group_table_new(const char *proc_root, bool dry_run, SystemdUnits *systemd, 
 
 void entry_free(GroupEntry *e)
 {
+        group_asks_done(&e->asks);
+        group_asks_done(&e->booster_asks);
         sched_group_done(&e->group);
         group_systemd_done(&e->sd);
         ledger_claim_done(&e->files);
@@ -131,6 +125,50 @@ GroupTable *group_table_free(GroupTable *t)
         return NULL;
 }
 
+/* The sums that Q's ask goes in once admitted: its entry's boosters' or
+ * its other requesters' (a protector that is no booster asks nothing). */
+static GroupAsks *requester_sums(Requester *q)
+{
+        if (q->booster)
+                return &q->entry->booster_asks;
+        return q->protector ? NULL : &q->entry->asks;
+}
+
+/* Q's ask joins its entry's sums if it counts there: admitted (and
+ * entry_reserve() made room for it). */
+static void requester_sum(Requester *q)
+{
+        GroupAsks *sums = requester_sums(q);
+        int r;
+
+        if (q->summed || !q->counted || !sums)
+                return;
+        r = group_asks_add(sums, &q->ask, q->uid);
+        ln_assert(r == 0);
+        q->summed = true;
+}
+
+/* Q's ask leaves its entry's sums (before its ask, uid, role or entry
+ * changes). */
+static void requester_unsum(Requester *q)
+{
+        if (!q->summed)
+                return;
+        group_asks_remove(requester_sums(q), &q->ask, q->uid);
+        q->summed = false;
+}
+
+/* Room in E's sums for one more requester in the role of a booster
+ * (BOOSTER) or not: requester_sum() then cannot fail. */
+static int entry_reserve(GroupEntry *e, bool protector, bool booster)
+{
+        if (booster)
+                return group_asks_reserve(&e->booster_asks, e->n_boosters + 1);
+        if (protector)
+                return 0;
+        return group_asks_reserve(&e->asks, e->n_requesters - e->n_protectors + 1);
+}
+
 /* Q joins E's requesters. */
 static void requester_link(GroupEntry *e, Requester *q)
 {
@@ -145,6 +183,7 @@ static void requester_link(GroupEntry *e, Requester *q)
                 e->n_protectors++;
         if (q->booster)
                 e->n_boosters++;
+        requester_sum(q);
 }
 
 /* Q leaves its entry's requesters. */
@@ -152,6 +191,7 @@ static void requester_unlink(Requester *q)
 {
         GroupEntry *e = q->entry;
 
+        requester_unsum(q);
         if (q->prev)
                 q->prev->next = q->next;
         else
@@ -297,6 +337,9 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
                 group_table_release(t, pid); /* another group */
                 q = NULL;
         }
+        r = entry_reserve(e, protector, booster);
+        if (r < 0)
+                return r;
         if (q) {
                 /* The same group, maybe in another role (a requester that
                  * became latency-sensitive, or back) or asking for other
@@ -364,11 +407,24 @@ static int entry_route(GroupTable *t, GroupEntry *e)
         return 0;
 }
 
-/* CPULatencyNice= asked for on a group without cpu.latency.nice: said once
- * for the kernel (an unpatched one has it nowhere), once per group for a
- * cgroup without the cpu controller, and at debug level for autogroups
+/* A requester of E whose ask counts in E's state and asks for a
+ * CPULatencyNice=, for the log (a walk: once per group at most). */
+static pid_t latency_asker(const GroupEntry *e)
+{
+        pid_t pid = 0;
+
+        for (const Requester *q = e->requesters; q; q = q->next)
+                if (q->summed && (e->n_protectors == 0 || q->booster) &&
+                    q->ask.has_latency_nice)
+                        pid = q->pid;
+        return pid;
+}
+
+/* CPULatencyNice=VALUE asked for on a group without cpu.latency.nice: said
+ * once for the kernel (an unpatched one has it nowhere), once per group for
+ * a cgroup without the cpu controller, and at debug level for autogroups
  * (which never have one). The rule's other settings apply regardless. */
-static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int value)
+static void latency_missing_note(GroupTable *t, GroupEntry *e, int value)
 {
         const char *why = sched_group_latency_nice_missing(&e->group);
 
@@ -377,7 +433,7 @@ static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int va
         if (e->group.kind == SCHED_GROUP_AUTOGROUP) {
                 if (!t->latency_autogroup_noted)
                         log_debug("CPULatencyNice=%d for %d: not applied to %s: %s.", value,
-                                  (int)pid, e->group.name, why);
+                                  (int)latency_asker(e), e->group.name, why);
                 t->latency_autogroup_noted = true;
                 return;
         }
@@ -387,7 +443,7 @@ static void latency_missing_note(GroupTable *t, GroupEntry *e, pid_t pid, int va
         if (strstr(why, "kernel"))
                 t->latency_unsupported_noted = true;
         log_notice("CPULatencyNice=%d for %d: not applied to %s: %s; the rule's other "
-                   "settings apply.", value, (int)pid, e->group.name, why);
+                   "settings apply.", value, (int)latency_asker(e), e->group.name, why);
 }
 
 /* Does E's subtree hold processes of other users than PID's (whose uid
@@ -453,8 +509,10 @@ static void entry_give_back(GroupTable *t, GroupEntry *e, const char *why, pid_t
         e->checked_uid = e->acting_uid;
         e->shared_pid = other_pid;
         for (Requester *q = e->requesters; q; q = q->next)
-                if (q->uid == e->acting_uid)
+                if (q->uid == e->acting_uid) {
+                        requester_unsum(q);
                         q->counted = false;
+                }
         if (!entry_changed(e))
                 return;
         if (ledger_claim_held(&e->files))
@@ -509,66 +567,42 @@ static int entry_commit(GroupTable *t, GroupEntry *e, pid_t pid, bool left,
         return 1;
 }
 
-/* Does Q's ask count in E's state: admitted, and in a protected group only
- * a booster's? */
-static bool requester_counts(const GroupEntry *e, const Requester *q)
+/* The sums of the asks that count in E's state: admitted, and in a
+ * protected group only a booster's. */
+static const GroupAsks *entry_counting(const GroupEntry *e)
 {
-        return q->counted && (e->n_protectors == 0 || q->booster);
+        /* A booster is a protector: unprotected, E has none. */
+        return e->n_protectors == 0 ? &e->asks : &e->booster_asks;
 }
 
 /* Does any requester that counts ask for anything? */
 static bool entry_asked(const GroupEntry *e)
 {
-        for (const Requester *q = e->requesters; q; q = q->next)
-                if (requester_counts(e, q) &&
-                    (q->ask.has_weight || q->ask.has_idle || q->ask.has_latency_nice))
-                        return true;
-        return false;
+        return entry_counting(e)->n_asking > 0;
 }
 
 /*
  * Into WANT, over NOW (ORIG: E's original), what E's requesters that count
- * ask for together, by one rule, field by field: idle if any asks for
- * CPUIdle=yes, else not if any asks CPUIdle=no; the lowest CPUWeight=
- * asked; the highest CPULatencyNice= asked (where the group has the file).
- * A field nobody asks for is ORIG's: the last requester of a field gives
- * it back. Processes coming and going with one field do not flip another.
- * Returns the uid they act for: a user's, or root's (0) if all are root's.
+ * ask for together (group-asks.h: idle if any asks for CPUIdle=yes, else
+ * not if any asks CPUIdle=no; the lowest CPUWeight= asked; the highest
+ * CPULatencyNice= asked, where the group has the file). A field nobody
+ * asks for is ORIG's: the last requester of a field gives it back.
+ * Processes coming and going with one field do not flip another. Returns
+ * the uid they act for: a user's, or root's (0) if all are root's.
  */
 static uid_t entry_want(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
                         const SchedGroupState *orig, SchedGroupState *want)
 {
-        bool has_weight = false, has_idle = false, has_latency = false, idle = orig->idle;
-        uint32_t weight = orig->weight;
-        int latency = orig->latency_nice;
-        pid_t latency_pid = 0;
-        uid_t uid = 0;
+        GroupAsk c;
+        uid_t uid;
 
-        for (const Requester *q = e->requesters; q; q = q->next) {
-                if (!requester_counts(e, q))
-                        continue;
-                if (q->uid != 0)
-                        uid = q->uid;
-                if (q->ask.has_idle) {
-                        idle = has_idle ? idle || q->ask.idle : q->ask.idle;
-                        has_idle = true;
-                }
-                if (q->ask.has_weight) {
-                        weight = has_weight ? MIN(weight, q->ask.weight) : q->ask.weight;
-                        has_weight = true;
-                }
-                if (q->ask.has_latency_nice) {
-                        latency = has_latency ? MAX(latency, q->ask.latency_nice)
-                                              : q->ask.latency_nice;
-                        has_latency = true;
-                        latency_pid = q->pid;
-                }
-        }
-        sched_group_state_want(&e->group, now, weight, idle, want);
+        (void)group_asks_combine(entry_counting(e), &c, &uid);
+        sched_group_state_want(&e->group, now, c.has_weight ? c.weight : orig->weight,
+                               c.has_idle ? c.idle : orig->idle, want);
         if (now->has_latency_nice)
-                want->latency_nice = latency;
-        else if (has_latency)
-                latency_missing_note(t, e, latency_pid, latency);
+                want->latency_nice = c.has_latency_nice ? c.latency_nice : orig->latency_nice;
+        else if (c.has_latency_nice)
+                latency_missing_note(t, e, c.latency_nice);
         return uid;
 }
 
@@ -622,6 +656,7 @@ static bool entry_admit(GroupTable *t, GroupEntry *e, Requester *q)
         char why[96];
         uid_t uid;
 
+        requester_unsum(q);
         if (entry_shared(t, e, q->pid, &uid, why)) {
                 q->counted = false;
                 if (entry_changed(e) && e->acting_uid == uid)
@@ -630,6 +665,7 @@ static bool entry_admit(GroupTable *t, GroupEntry *e, Requester *q)
         }
         q->uid = uid;
         q->counted = true;
+        requester_sum(q);
         return true;
 }
 
