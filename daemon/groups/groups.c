@@ -38,6 +38,8 @@ struct Requester {
         Requester *prev, *next; /* ENTRY's requesters */
         bool protector;
         bool booster;  /* a protector that asks for a boost of the group itself */
+        bool demoted;  /* a booster until its latest request: its boost leaves the group's
+                        * state (entry_apply()) */
         bool counted;  /* its ask counts in ENTRY's state: the group is not shared with
                         * another user for it (entry_admit()) */
         bool summed;   /* its ask (for UID) is in ENTRY's sums (requester_sums()) */
@@ -350,6 +352,7 @@ static int requester_set(GroupTable *t, pid_t pid, uint64_t starttime, GroupEntr
                 requester_unlink(q);
                 if (q->starttime != starttime)
                         q->counted = false; /* another process: admitted anew */
+                q->demoted = q->booster && !booster;
                 q->starttime = starttime;
                 q->protector = protector;
                 q->booster = booster;
@@ -680,8 +683,11 @@ static int entry_apply(GroupTable *t, pid_t pid)
         if (!q || q->entry->user_owned)
                 return 0;
         e = q->entry;
-        if (!entry_admit(t, e, q) || (e->n_protectors > 0 && !q->booster))
+        /* In a protected group only a booster's request changes what counts,
+         * or one's that was a booster until now. */
+        if (!entry_admit(t, e, q) || (e->n_protectors > 0 && !q->booster && !q->demoted))
                 return 0;
+        q->demoted = false;
         return entry_update(t, e, pid, false);
 }
 
