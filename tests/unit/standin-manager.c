@@ -2,6 +2,7 @@
 /* The stand-in systemd user manager of the unit tests (standin-manager.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/sched-group.h"
+#include "lib/time-util.h"
 #include "standin-manager.h"
 #include "test-util.h"
 
@@ -21,7 +23,7 @@ typedef struct StandIn {
         StandInOptions o;
         uint64_t weight;
         unsigned n_calls;
-        bool slow_done; /* the first call of slow_member came */
+        unsigned n_slow_member; /* calls of slow_member so far */
         int report_fd;
 } StandIn;
 
@@ -88,12 +90,17 @@ static int standin_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
         si->n_calls++;
         if (si->o.report_calls)
                 report(si, member, "#", si->n_calls);
-        slow = si->n_calls == si->o.slow_call ||
-               (si->o.slow_member && !si->slow_done && call_is(m, member, si->o.slow_member));
-        if (slow && si->o.slow_member)
-                si->slow_done = true;
+        slow = si->n_calls == si->o.slow_call;
+        if (si->o.slow_member && call_is(m, member, si->o.slow_member) &&
+            ++si->n_slow_member == MAX(si->o.slow_nth, 1u))
+                slow = true;
         if (slow)
                 usleep(si->o.slow_usec);
+        if (si->o.system && streq(member, "Hello"))
+                return sd_bus_reply_method_return(m, "s", ":1.1");
+        if (si->o.system && (streq(member, "AddMatch") || streq(member, "RemoveMatch") ||
+                             streq(member, "Subscribe")))
+                return sd_bus_reply_method_return(m, NULL);
         if (streq(member, "GetUnit") || streq(member, "LoadUnit"))
                 return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/unit/b");
         if (streq(member, "Get") && sd_bus_message_read(m, "ss", &a, &b) >= 0) {
@@ -144,15 +151,25 @@ pid_t standin_start(const StandInOptions *o, int *ret_report)
         int fd, p[2];
         pid_t pid;
 
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/user/%u/systemd", o->run, o->uid);
-        CHECK(system(cmd) == 0);
-        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/user/%u/systemd/private", o->run, o->uid);
+        if (o->system)
+                snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/system_bus_socket", o->run);
+        else {
+                snprintf(cmd, sizeof(cmd), "mkdir -p %s/user/%u/systemd", o->run, o->uid);
+                CHECK(system(cmd) == 0);
+                snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/user/%u/systemd/private", o->run,
+                         o->uid);
+        }
         (void)unlink(sa.sun_path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         CHECK(fd >= 0);
         CHECK(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-        CHECK(chown(sa.sun_path, o->uid, o->uid) == 0); /* the user's own, as systemd's */
+        if (!o->system)
+                CHECK(chown(sa.sun_path, o->uid, o->uid) == 0); /* the user's own, as systemd's */
         CHECK(listen(fd, 16) == 0);
+        if (o->system) {
+                snprintf(cmd, sizeof(cmd), "unix:path=%s", sa.sun_path);
+                CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", cmd, 1) == 0);
+        }
         CHECK(pipe2(p, O_CLOEXEC) == 0);
         pid = fork();
         CHECK(pid >= 0);
@@ -185,6 +202,21 @@ void standin_reports(int fd, char *buf, size_t size)
         while (n < size - 1 && (k = read(fd, buf + n, size - 1 - n)) > 0)
                 n += (size_t)k;
         buf[n] = 0;
+}
+
+bool standin_wait_report(int fd, char *buf, size_t size, const char *want, int guard_msec)
+{
+        uint64_t end = now_usec(CLOCK_MONOTONIC) + (uint64_t)guard_msec * 1000;
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+        for (;;) {
+                standin_reports(fd, buf, size);
+                if (strstr(buf, want))
+                        return true;
+                if (now_usec(CLOCK_MONOTONIC) >= end)
+                        return false;
+                (void)poll(&pfd, 1, 100);
+        }
 }
 
 const char *standin_test_begin(char *run)

@@ -12,10 +12,17 @@
  *  - lost:  the stand-in drops the slow call. At the next look at the unit
  *           (the walk when the manager's pause ends, as units_watch_systemd()
  *           asks for it) the unit does not have 300: written again, and given
- *           back at the end.
- *  - crash: a latniced that set CPUWeight=300 died; the next one's first
- *           read of the unit's CPUWeight= times out. The dead one's record is
- *           kept (not dropped as unknown), and given back at the stop.
+ *           back at the end. It passes without the timed-out set kept as
+ *           written, and cannot fail without it: the timeout itself pauses a
+ *           user's manager, and the walk at the pause's end writes any value
+ *           that is not the wanted one, claim or none. "system lost" is the
+ *           case that can.
+ *  - system lost: the same on the system manager (a stand-in for PID 1 and
+ *           its bus, StandInOptions.system, with units_watch_systemd() as
+ *           latniced runs it). PID 1 is never paused: only units.c's retry
+ *           walk, armed by the set that timed out (10 s later), writes 300
+ *           again. Fails without that arming (seen). The retry's doubling (20
+ *           s, ... 320 s) is not checked: that would be a timed assertion.
  *
  * Seen in what the stand-in reports, waited for from an event loop (the
  * guard only turns a hang into a failure). The unit's cgroup is a real
@@ -42,6 +49,8 @@
 
 /* Much longer than the user manager's call timeout (0.5 s). */
 #define SLOW_ANSWER_USEC (1500 * 1000)
+/* Longer than the system manager's (SYSTEMD_UNITS_TIMEOUT_USEC, 2 s). */
+#define SYSTEM_SLOW_ANSWER_USEC (3 * 1000 * 1000)
 /* Only a hang's bound: a pause of the user's manager is 10 s. */
 #define GUARD_USEC (45ull * 1000 * 1000)
 
@@ -124,9 +133,8 @@ static void wait_for(sd_event *e, Wait *w, const char *want, unsigned times)
         sd_event_source_disable_unref(io);
 }
 
-static Policy *load(void)
+static Policy *load_text(const char *text)
 {
-        static const char text[] = "[Unit app-b.scope]\nCPUWeight = 300\n";
         Diagnostics d = {};
         Policy *p = NULL;
 
@@ -134,6 +142,16 @@ static Policy *load(void)
         CHECK(diagnostics_count(&d, DIAG_ERROR) == 0);
         diagnostics_done(&d);
         return p;
+}
+
+static Policy *load(void)
+{
+        return load_text("[Unit app-b.scope]\nCPUWeight = 300\n");
+}
+
+static const Policy *get_policy(void *userdata)
+{
+        return userdata;
 }
 
 static void run_case(const char *cgroup2, bool lost)
@@ -277,6 +295,64 @@ static void run_crash(const char *cgroup2)
         standin_cgroup_remove(dir, 3);
 }
 
+/*
+ * lost, on the system manager (a stand-in on a bus socket of its own): PID 1
+ * is never paused, so nothing but units.c's retry walk (units_retry_later(),
+ * armed by the set that timed out, UNITS_RETRY_USEC later) writes the
+ * dropped CPUWeight=300 again. Through units_watch_systemd(), as latniced
+ * runs it.
+ */
+static void run_system_lost(const char *cgroup2)
+{
+        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
+        _cleanup_(policy_freep) Policy *p =
+                load_text("[Unit latnice-test-b.service]\nCPUWeight = 300\n");
+        const char *set = "SetUnitProperties latnice-test-b.service 300\n";
+        const char *lost = "Lost latnice-test-b.service 300\n";
+        char rel[256], dir[600], cmd[700];
+        UnitState *u = NULL;
+        sd_event *e = NULL;
+        Wait w = {};
+        pid_t standin;
+
+        snprintf(rel, sizeof(rel), "/latnice-test-timeout-%d-sys.slice/latnice-test-b.service",
+                 (int)getpid());
+        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+        CHECK(system(cmd) == 0);
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(&(StandInOptions){ .run = run, .system = true, .cgroup = rel,
+                                                   .weight = SYSTEMD_WEIGHT_UNSET,
+                                                   .slow_member = "SetUnitProperties",
+                                                   .slow_usec = SYSTEM_SLOW_ANSWER_USEC,
+                                                   .slow_lost = true },
+                                &w.fd);
+        CHECK(sd_event_new(&e) >= 0);
+        CHECK(units_new(NULL, false, s, &u) == 0);
+        CHECK(units_watch_systemd(u, e, get_policy, p) == 0);
+
+        check(units_apply_all(u, p, NULL) == 0);
+        wait_for(e, &w, lost, 1);
+        check(count(w.seen, lost) == 1);
+        /* Written again by the retry walk, from the event loop. */
+        wait_for(e, &w, set, 1);
+        if (count(w.seen, set) != 1)
+                test_fail("system lost: CPUWeight=300 not written again; the stand-in got:\n%s",
+                          w.seen);
+        check(units_restore_all(u) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        if (count(w.seen, "SetUnitProperties latnice-test-b.service 18446744073709551615\n") != 1)
+                test_fail("system lost: CPUWeight= not given back; the stand-in got:\n%s", w.seen);
+
+        units_free(u);
+        sd_event_unref(e);
+        kill(standin, SIGKILL);
+        (void)waitpid(standin, NULL, 0);
+        close(w.fd);
+        standin_cgroup_remove(dir, 1);
+        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
+}
+
 int main(void)
 {
         const char *cgroup2 = standin_test_begin(run);
@@ -285,6 +361,7 @@ int main(void)
         run_case(cgroup2, false);
         run_case(cgroup2, true);
         run_crash(cgroup2);
+        run_system_lost(cgroup2);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void)system(cmd);
         return test_result();
