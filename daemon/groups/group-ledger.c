@@ -283,9 +283,16 @@ static bool entry_restore_files(GroupTable *t, GroupEntry *e, bool *ret_theirs)
 
 /* Give back E's unit's CPUWeight= if it still has what latniced set (also
  * when the unit was stopped or restarted meanwhile: looked up by name). The
- * claim and its record end either way. */
+ * claim ends either way, and so does its record, except for a give-back
+ * at latniced's stop that the manager did not answer in time: written, not
+ * yet known, its record stays for the next latniced to settle
+ * (ledger_claim_restore_unknown()). Such a give-back, or one while
+ * latniced runs on, is not counted as restored. */
 static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
 {
+        GroupSystemdWrite w = { .systemd = t->systemd,
+                                .unit_path = e->sd.unit_path,
+                                .lookup = SYSTEMD_UNITS_BY_NAME };
         _cleanup_free_ char *cur = NULL;
         int r;
 
@@ -298,11 +305,9 @@ static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
                          e->group.name);
         }
         if (r >= 0)
-                r = ledger_claim_restore(&e->unit, t->state, cur, NULL, NULL, group_systemd_write,
-                                         &(GroupSystemdWrite){.systemd = t->systemd,
-                                                              .unit_path = e->sd.unit_path,
-                                                              .lookup = SYSTEMD_UNITS_BY_NAME},
-                                         NULL);
+                r = ledger_claim_restore_unknown(&e->unit, t->state, cur, NULL, NULL,
+                                                 group_systemd_write, &w,
+                                                 t->stopping ? &w.unknown : NULL, NULL);
         else
                 ledger_claim_drop(&e->unit, t->state);
         if (r < 0) {
@@ -312,6 +317,15 @@ static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
         }
         if (r <= 0)
                 return false;
+        if (w.unknown) {
+                log_warning("%s: systemd did not answer in time when its unit's original "
+                            "CPUWeight= was given back (it may still apply it)%s.",
+                            e->group.name,
+                            r == LEDGER_CLAIM_RESTORE_UNKNOWN
+                                    ? "; the record stays for the next latniced to check"
+                                    : "");
+                return false;
+        }
         t->counters.n_restored++;
         log_info("%s: its unit's original CPUWeight= restored through systemd.", e->group.name);
         return true;

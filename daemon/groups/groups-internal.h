@@ -77,6 +77,7 @@ struct GroupTable {
         void *watch_userdata;
         uint64_t incomplete_since; /* first sweep after a scan that put evaluations off */
         bool sched_ext;            /* group_table_set_sched_ext() */
+        bool stopping;             /* group_table_restore_all(): latniced stops */
 };
 
 /* Does latniced hold anything of E (it changed it)? */

@@ -1225,6 +1225,7 @@ size_t group_table_restore_all(GroupTable *t)
         if (!t)
                 return 0;
         systemd_units_stopping(t->systemd);
+        t->stopping = true;
         while (pidmap_iterate(&t->requesters, &state, &pid, &v))
                 free(v);
         pidmap_done(&t->requesters);

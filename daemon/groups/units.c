@@ -83,6 +83,7 @@ struct UnitState {
         UnitsWatch watch;
         StateFile *state;            /* borrowed; NULL: none */
         bool state_warned;
+        bool stopping;          /* units_restore_all(): latniced stops */
         StateCgroupRecord *adopted;  /* a dead latniced's records, until the first walk */
         size_t n_adopted;
         SystemdUnits *systemd;       /* borrowed; NULL: no systemd, or a --cgroup-root tree */
@@ -478,7 +479,9 @@ static int entry_systemd_owned(UnitState *u, CgroupEntry *e)
 
 /* Give E's unit its CPUWeight= back, unless someone else changed it since.
  * The unit is looked up by name: a stopped or restarted unit keeps the
- * runtime property latniced set. */
+ * runtime property latniced set. At latniced's stop a give-back the
+ * manager did not answer in time keeps its record, the next latniced's to
+ * settle (ledger_claim_restore_unknown()). */
 static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
 {
         GroupSystemdWrite w = {
@@ -507,14 +510,18 @@ static int entry_systemd_restore(UnitState *u, CgroupEntry *e)
         }
         if (ledger_claim_changed(&e->sd, c, NULL, NULL))
                 log_info("Unit %s: CPUWeight= was changed by someone else, leaving it", e->name);
-        r = ledger_claim_restore(&e->sd, u->state, c, NULL, NULL, group_systemd_write, &w, &o);
+        r = ledger_claim_restore_unknown(&e->sd, u->state, c, NULL, NULL, group_systemd_write, &w,
+                                         u->stopping ? &w.unknown : NULL, &o);
         if (r < 0)
                 log_warning_errno(r, "Unit %s: failed to restore CPUWeight=%s: %m", e->name,
                                   strna(o));
         else if (r > 0 && w.unknown)
                 log_warning("Unit %s: restoring CPUWeight=%s: systemd did not answer in time "
-                            "(it may still apply it).",
-                            e->name, strna(o));
+                            "(it may still apply it)%s.",
+                            e->name, strna(o),
+                            r == LEDGER_CLAIM_RESTORE_UNKNOWN
+                                    ? "; the record stays for the next latniced to check"
+                                    : "");
         else if (r > 0)
                 log_debug("Unit %s: restored CPUWeight=%s through systemd", e->name, strna(o));
         return r < 0 ? r : 0;
@@ -1219,6 +1226,7 @@ int units_restore_all(UnitState *u)
         int ret = 0, r;
 
         systemd_units_stopping(u->systemd);
+        u->stopping = true;
         for (size_t i = 0; i < u->n_entries; i++) {
                 CgroupEntry *e = u->entries[i];
                 for (UnitKnob k = 0; k < _UNIT_KNOB_MAX; k++) {

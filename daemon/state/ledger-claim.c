@@ -106,6 +106,15 @@ int ledger_claim_restore(LedgerClaim *c, StateFile *f, const char *now, ledger_c
                          const void *ctx, ledger_claim_write_t write, void *userdata,
                          char **ret_orig)
 {
+        return ledger_claim_restore_unknown(c, f, now, same, ctx, write, userdata, NULL,
+                                            ret_orig);
+}
+
+int ledger_claim_restore_unknown(LedgerClaim *c, StateFile *f, const char *now,
+                                 ledger_claim_same_t same, const void *ctx,
+                                 ledger_claim_write_t write, void *userdata,
+                                 const bool *unknown, char **ret_orig)
+{
         int r = 0;
 
         if (ret_orig)
@@ -119,6 +128,13 @@ int ledger_claim_restore(LedgerClaim *c, StateFile *f, const char *now, ledger_c
         }
         if (ret_orig)
                 *ret_orig = TAKE_PTR(c->orig);
+        if (r > 0 && unknown && *unknown) {
+                /* Written, not yet known: the record stays, the next
+                 * latniced's. */
+                ledger_claim_done(c);
+                c->slot1 = 0;
+                return LEDGER_CLAIM_RESTORE_UNKNOWN;
+        }
         ledger_claim_drop(c, f);
         return r;
 }

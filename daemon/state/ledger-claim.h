@@ -15,7 +15,9 @@
  *     else, and is theirs;
  *   - giving back (the rule or section went away, reload, exit) writes the
  *     original only over the expected value, and ends the claim and its
- *     record either way;
+ *     record either way (but a give-back at latniced's stop whose outcome
+ *     is not known keeps its record for the next latniced:
+ *     ledger_claim_restore_unknown());
  *   - after a crash a record is taken over by ledger.h's rule.
  *
  * Values are strings, as the state file holds them (STATE_VALUE_MAX). A
@@ -101,6 +103,22 @@ int ledger_claim_set_orig(LedgerClaim *c, StateFile *f, const StateCgroupRecord 
 int ledger_claim_restore(LedgerClaim *c, StateFile *f, const char *now, ledger_claim_same_t same,
                          const void *ctx, ledger_claim_write_t write, void *userdata,
                          char **ret_orig);
+
+/*
+ * ledger_claim_restore() at latniced's stop, for a WRITE that can be "written,
+ * not yet known" (group-systemd.h: a call the manager did not answer in
+ * time, which it may still carry out or not): *UNKNOWN, set by WRITE, says
+ * so. Such a give-back returns LEDGER_CLAIM_RESTORE_UNKNOWN, and C ends but
+ * its record stays as it was, the next latniced's: by ledger.h's rule the
+ * target then holds the original (the give-back came: the record goes) or
+ * latniced's value (it did not: given back again). Not while latniced runs
+ * on: a record nobody holds would stay until the next start.
+ */
+#define LEDGER_CLAIM_RESTORE_UNKNOWN 2
+int ledger_claim_restore_unknown(LedgerClaim *c, StateFile *f, const char *now,
+                                 ledger_claim_same_t same, const void *ctx,
+                                 ledger_claim_write_t write, void *userdata,
+                                 const bool *unknown, char **ret_orig);
 
 /* End C without writing (the target is gone, or someone else's now): its
  * record goes. */

@@ -10,7 +10,11 @@
  * (standin-manager.h) holds the unit of a real cgroup2 cgroup named like an
  * app scope, and reports the CPUWeight= it is set to. Cases: the unit still has what the dead latniced set
  * (taken over; given back on restore); someone else set it meanwhile
- * (theirs: dropped, nothing set); the cgroup is gone (given back at once).
+ * (theirs: dropped, nothing set); the cgroup is gone (given back at once);
+ * the give-back at the stop is answered after the manager's timeout,
+ * carried out (late) or not (lost): not counted as restored, the unit's
+ * record stays, and the next latniced finds the original (late: the record
+ * goes) or latniced's value (lost: given back then).
  * Needs root and a cgroup2 mount (skipped otherwise).
  */
 #include <errno.h>
@@ -63,7 +67,65 @@ typedef enum Case {
         CASE_OURS,   /* the unit still has CPUWeight=50 */
         CASE_THEIRS, /* someone else set 70 meanwhile */
         CASE_GONE,   /* the cgroup is gone; the unit keeps 50 */
+        CASE_LATE,   /* CASE_OURS, the give-back at the stop answered late */
+        CASE_LOST,   /* ... and not carried out */
 } Case;
+
+/* Much longer than a user manager's call timeout (0.5 s). */
+#define SLOW_ANSWER_USEC (1500 * 1000)
+/* Only a hang's bound. */
+#define GUARD_MSEC 45000
+
+static unsigned count(const char *hay, const char *needle)
+{
+        unsigned n = 0;
+
+        for (const char *h = strstr(hay, needle); h; h = strstr(h + 1, needle))
+                n++;
+        return n;
+}
+
+/*
+ * CASE_LATE, CASE_LOST: the give-back at the stop (group_table_restore_all())
+ * timed out. It is not counted as restored, and the unit's record stays,
+ * written, not yet known. The next latniced settles it by the ledger's
+ * rule: the unit has its original again (late: the record goes, nothing
+ * written) or still 50 (lost: given back now).
+ */
+static void next_latniced(SystemdUnits **s, GroupTable **t, StateFile **f, Case c, int report,
+                          char *seen, size_t size)
+{
+        const char *unset = "SetUnitProperties app-b.scope 18446744073709551615\n";
+        StateFileLoad l = {};
+
+        check(group_table_restore_all(*t) == 0);
+        check(state_file_cgroup_n_used(*f) == 1);
+        if (!standin_wait_report(report, seen, size,
+                                 c == CASE_LATE ? unset : "Lost app-b.scope 18446744073709551615\n",
+                                 GUARD_MSEC))
+                test_fail("the slow give-back never came; the stand-in got:\n%s", seen);
+        *t = group_table_free(*t);
+        *f = state_file_free(*f);
+        *s = systemd_units_free(*s); /* the stand-in serves one connection at a time */
+
+        CHECK(systemd_units_new(run, s) == 0);
+        CHECK(state_file_open(state_path, f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(group_table_new("/proc", false, *s, t) == 0);
+        CHECK(group_table_attach_state(*t, *f) == 0);
+        check(group_table_size(*t) == 0);
+        check(state_file_cgroup_n_used(*f) == 0);
+        if (c == CASE_LOST)
+                (void)standin_wait_report(report, seen, size, unset, GUARD_MSEC);
+        else
+                standin_reports(report, seen, size);
+        /* Once in all: the late give-back's own, or the next latniced's. */
+        if (count(seen, unset) != 1)
+                test_fail("%s: CPUWeight= given back %u times in all; the stand-in got:\n%s",
+                          c == CASE_LOST ? "lost" : "late", count(seen, unset), seen);
+        group_table_free(*t);
+        *t = NULL;
+}
 
 static void run_case(const char *cgroup2, Case c)
 {
@@ -89,7 +151,12 @@ static void run_case(const char *cgroup2, Case c)
                 CHECK(rmdir(dir) == 0);
         CHECK(systemd_units_new(run, &s) == 0);
         standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = c == CASE_THEIRS ? 70 : 50 },
+                                                   .weight = c == CASE_THEIRS ? 70 : 50,
+                                                   .slow_member = c >= CASE_LATE
+                                                                          ? "SetUnitProperties"
+                                                                          : NULL,
+                                                   .slow_usec = SLOW_ANSWER_USEC,
+                                                   .slow_lost = c == CASE_LOST },
                                 &report);
 
         CHECK(state_file_open(state_path, &f, &l) == 0);
@@ -122,6 +189,11 @@ static void run_case(const char *cgroup2, Case c)
                 check(state_file_cgroup_n_used(f) == 0);
                 check_streq(seen, unset);
                 break;
+        case CASE_LATE:
+        case CASE_LOST:
+                check(group_table_size(t) == 1);
+                next_latniced(&s, &t, &f, c, report, seen, sizeof(seen));
+                break;
         }
 
         group_table_free(t);
@@ -153,6 +225,8 @@ int main(void)
         run_case(roots.cgroup2, CASE_OURS);
         run_case(roots.cgroup2, CASE_THEIRS);
         run_case(roots.cgroup2, CASE_GONE);
+        run_case(roots.cgroup2, CASE_LATE);
+        run_case(roots.cgroup2, CASE_LOST);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void)!system(cmd);
         sched_group_roots_done(&roots);

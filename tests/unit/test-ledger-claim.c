@@ -299,6 +299,54 @@ static void test_settle_set_orig(void)
         state_file_free(t.f);
 }
 
+/* A give-back written, its outcome not known (ledger_claim_restore_unknown(),
+ * latniced's stop): the claim ends and its record stays as it was, the next
+ * latniced's; a known one, or someone else's value, ends it as
+ * ledger_claim_restore() does. */
+static void test_restore_unknown(void)
+{
+        StateCgroupRecord *recs = NULL;
+        StateFileLoad l = {};
+        LedgerClaim c = {};
+        Target t = { .value = "100" };
+        bool unknown = false;
+        uint32_t slot1;
+
+        CHECK(state_file_open(path, &t.f, &l) == 0);
+        state_file_load_done(&l);
+        check(ledger_claim_write(&c, t.f, &target_rec, t.value, "250", target_write, &t,
+                                 NULL) == 0);
+        check(ledger_claim_restore_unknown(&c, t.f, t.value, NULL, NULL, target_write, &t,
+                                           &unknown, NULL) == 1);
+        check(!ledger_claim_held(&c) && state_file_cgroup_n_used(t.f) == 0);
+
+        /* Not known: the record stays, as the claim's last write left it. */
+        check(ledger_claim_write(&c, t.f, &target_rec, t.value, "250", target_write, &t,
+                                 NULL) == 0);
+        unknown = true;
+        check(ledger_claim_restore_unknown(&c, t.f, t.value, NULL, NULL, target_write, &t,
+                                           &unknown, NULL) == LEDGER_CLAIM_RESTORE_UNKNOWN);
+        check_streq(t.value, "100");
+        check(!ledger_claim_held(&c) && c.slot1 == 0);
+        check(state_file_cgroup_n_used(t.f) == 1);
+        CHECK(reopen(&t.f, &recs) == 1);
+        check_streq(recs[0].orig, "100");
+        check_streq(recs[0].written, "250");
+        slot1 = recs[0].slot + 1;
+        state_file_cgroup_release(t.f, &slot1);
+        state_cgroup_records_free(recs, 1);
+
+        /* Someone else's value: nothing written, the record goes. */
+        check(ledger_claim_write(&c, t.f, &target_rec, t.value, "250", target_write, &t,
+                                 NULL) == 0);
+        snprintf(t.value, sizeof(t.value), "77");
+        check(ledger_claim_restore_unknown(&c, t.f, t.value, NULL, NULL, target_write, &t,
+                                           &unknown, NULL) == 0);
+        check_streq(t.value, "77");
+        check(!ledger_claim_held(&c) && state_file_cgroup_n_used(t.f) == 0);
+        state_file_free(t.f);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(dir));
@@ -306,6 +354,7 @@ int main(void)
         test_write_record_restore();
         test_adopt();
         test_settle_set_orig();
+        test_restore_unknown();
         (void)unlink(path);
         (void)rmdir(dir);
         return test_result();

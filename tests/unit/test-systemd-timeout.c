@@ -23,6 +23,12 @@
  *           walk, armed by the set that timed out (10 s later), writes 300
  *           again. Fails without that arming (seen). The retry's doubling (20
  *           s, ... 320 s) is not checked: that would be a timed assertion.
+ *  - system stop: the system manager answers the give-back at the stop
+ *           after 3 s, longer than its usual 2 s, within the 7 s the stop
+ *           gives it (systemd_units_stopping()): answered, its record ends.
+ *  - crash: a latniced that set CPUWeight=300 died; the next one's first
+ *           read of the unit's CPUWeight= times out. The dead one's record is
+ *           kept (not dropped as unknown), and given back at the stop.
  *
  * Seen in what the stand-in reports, waited for from an event loop (the
  * guard only turns a hang into a failure). The unit's cgroup is a real
@@ -353,6 +359,69 @@ static void run_system_lost(const char *cgroup2)
         CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
 }
 
+/*
+ * stop, on the system manager: the give-back at latniced's stop
+ * (units_restore_all()) is answered after SYSTEM_SLOW_ANSWER_USEC, longer
+ * than the system manager's usual timeout but within what the stop gives
+ * PID 1 (SYSTEMD_UNITS_STOP_USEC, systemd_units_stopping()): answered, the
+ * give-back is known and its record ends. Had it timed out, the record
+ * would stay for the next latniced (written, not yet known).
+ */
+static void run_system_stop(const char *cgroup2)
+{
+        _cleanup_(policy_freep) Policy *p =
+                load_text("[Unit latnice-test-b.service]\nCPUWeight = 300\n");
+        const char *set = "SetUnitProperties latnice-test-b.service 300\n";
+        const char *unset_b = "SetUnitProperties latnice-test-b.service 18446744073709551615\n";
+        char rel[256], dir[600], cmd[700], state[sizeof(run) + 16];
+        StateFileLoad l = {};
+        SystemdUnits *s = NULL;
+        StateFile *f = NULL;
+        UnitState *u = NULL;
+        Wait w = {};
+        pid_t standin;
+
+        snprintf(state, sizeof(state), "%s/state-stop", run);
+        snprintf(rel, sizeof(rel), "/latnice-test-timeout-%d-stop.slice/latnice-test-b.service",
+                 (int)getpid());
+        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+        CHECK(system(cmd) == 0);
+        CHECK(systemd_units_new(run, &s) == 0);
+        standin = standin_start(&(StandInOptions){ .run = run, .system = true, .cgroup = rel,
+                                                   .weight = SYSTEMD_WEIGHT_UNSET,
+                                                   .slow_member = "SetUnitProperties",
+                                                   .slow_nth = 2,
+                                                   .slow_usec = SYSTEM_SLOW_ANSWER_USEC },
+                                &w.fd);
+        CHECK(state_file_open(state, &f, &l) == 0);
+        state_file_load_done(&l);
+        CHECK(units_new(NULL, false, s, &u) == 0);
+        CHECK(units_attach_state(u, f) == 0);
+        check(units_apply_all(u, p, NULL) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        check(count(w.seen, set) == 1);
+        check(state_file_cgroup_n_used(f) == 1);
+
+        check(units_restore_all(u) == 0);
+        standin_reports(w.fd, w.seen, sizeof(w.seen));
+        if (count(w.seen, unset_b) != 1)
+                test_fail("system stop: CPUWeight= not given back; the stand-in got:\n%s",
+                          w.seen);
+        if (state_file_cgroup_n_used(f) != 0)
+                test_fail("system stop: the give-back was not answered within the stop's "
+                          "time (its record stays)");
+
+        units_free(u);
+        state_file_free(f);
+        systemd_units_free(s);
+        kill(standin, SIGKILL);
+        (void)waitpid(standin, NULL, 0);
+        close(w.fd);
+        standin_cgroup_remove(dir, 1);
+        CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
+}
+
 int main(void)
 {
         const char *cgroup2 = standin_test_begin(run);
@@ -362,6 +431,7 @@ int main(void)
         run_case(cgroup2, true);
         run_crash(cgroup2);
         run_system_lost(cgroup2);
+        run_system_stop(cgroup2);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void)system(cmd);
         return test_result();
