@@ -281,6 +281,34 @@ static bool entry_restore_files(GroupTable *t, GroupEntry *e, bool *ret_theirs)
         return true;
 }
 
+/* E's unit has CUR, and latniced's last CPUWeight= set was not answered in
+ * time (E->unit_before): if CUR is what the unit had before it, the set was
+ * lost, and CUR is latniced's own doing (the claim settles on it: set again,
+ * or given back, like any value latniced left). True if so. Either way the
+ * set is settled from now on: there (CUR the value set), or someone else's
+ * (neither). */
+static bool unit_lost_settle(GroupTable *t, GroupEntry *e, const char *cur)
+{
+        StateCgroupRecord target;
+        bool lost;
+        int unrecorded = 0;
+
+        if (!e->unit_before)
+                return false;
+        lost = ledger_claim_held(&e->unit) && streq(cur, e->unit_before);
+        e->unit_before = mfree(e->unit_before);
+        if (!lost)
+                return false;
+        entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
+        if (ledger_claim_settle(&e->unit, t->state, &target, e->unit.orig, cur, &unrecorded) ==
+            -ENOMEM)
+                log_oom();
+        entry_unrecorded(t, e, unrecorded);
+        log_info("%s: systemd did not carry out the CPUWeight= it did not answer in time: "
+                 "its unit still has what it had before.", e->group.name);
+        return true;
+}
+
 /* Give back E's unit's CPUWeight= if it still has what latniced set (also
  * when the unit was stopped or restarted meanwhile: looked up by name). The
  * claim ends either way, and so does its record, except for a give-back
@@ -299,6 +327,8 @@ static bool entry_restore_unit(GroupTable *t, GroupEntry *e, bool *ret_theirs)
         if (!ledger_claim_held(&e->unit))
                 return false;
         r = group_systemd_get(t->systemd, e->sd.unit_path, SYSTEMD_UNITS_BY_NAME, &cur);
+        if (r >= 0)
+                (void)unit_lost_settle(t, e, cur);
         if (r >= 0 && ledger_claim_changed(&e->unit, cur, NULL, NULL)) {
                 *ret_theirs = true;
                 log_info("%s: its unit's CPUWeight= was changed by someone else, not restoring.",
@@ -672,6 +702,7 @@ int entry_foreign(GroupTable *t, GroupEntry *e, const SchedGroupState *now)
                                               &cur);
                         if (r < 0)
                                 return r;
+                        (void)unit_lost_settle(t, e, cur);
                         r = ledger_claim_changed(&e->unit, cur, NULL, NULL);
                 }
                 if (r == 0) {
@@ -699,21 +730,28 @@ int entry_write(GroupTable *t, GroupEntry *e, const SchedGroupState *now,
         int r, unrecorded;
 
         if (e->sd.unit_path && !sched_group_weight_equal(&e->group, now, want)) {
-                _cleanup_free_ char *found = NULL, *weight = NULL;
+                _cleanup_free_ char *found = NULL, *weight = NULL, *before = NULL;
+                GroupSystemdWrite sw = { .systemd = t->systemd,
+                                         .unit_path = e->sd.unit_path,
+                                         .lookup = SYSTEMD_UNITS_OWNED };
 
                 if (systemd_weight_to_string(e->sd.found, &found) < 0 ||
                     systemd_weight_to_string(group_systemd_weight(want), &weight) < 0)
                         return -ENOMEM;
+                /* What the unit has now, as far as latniced knows. */
+                before = strdup(ledger_claim_held(&e->unit) ? e->unit.expected : found);
+                if (!before)
+                        return -ENOMEM;
                 entry_target(t, e, STATE_TARGET_UNIT_PROPERTY, &target);
                 r = ledger_claim_write(&e->unit, t->state, &target, found, weight,
-                                       group_systemd_write,
-                                       &(GroupSystemdWrite){.systemd = t->systemd,
-                                                            .unit_path = e->sd.unit_path,
-                                                            .lookup = SYSTEMD_UNITS_OWNED},
-                                       &unrecorded);
+                                       group_systemd_write, &sw, &unrecorded);
                 entry_unrecorded(t, e, unrecorded);
                 if (r < 0)
                         return r;
+                /* Not answered in time: written, not yet known; the next look
+                 * at the unit settles it (unit_lost_settle()). */
+                free(e->unit_before);
+                e->unit_before = sw.unknown ? TAKE_PTR(before) : NULL;
         }
         state_format(now, n);
         state_format(want, w);

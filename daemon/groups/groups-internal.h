@@ -38,6 +38,9 @@ typedef struct GroupEntry {
         SchedGroup group;
         LedgerClaim files;        /* the group's state (files_same() compares) */
         LedgerClaim unit;         /* its unit's CPUWeight= (systemd_weight_to_string()) */
+        char *unit_before;        /* what the unit had before a CPUWeight= set that systemd
+                                   * did not answer in time (written, not yet known),
+                                   * until a look at the unit settles it; NULL: none */
         bool user_owned;          /* changed by someone else since: theirs */
         bool shared;              /* its subtree holds processes of other users than CHECKED_UID's */
         bool shared_known;        /* SHARED was found out for CHECKED_UID (reset at rescans) */

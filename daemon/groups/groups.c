@@ -82,6 +82,7 @@ void entry_free(GroupEntry *e)
         group_asks_done(&e->booster_asks);
         sched_group_done(&e->group);
         group_systemd_done(&e->sd);
+        free(e->unit_before);
         ledger_claim_done(&e->files);
         ledger_claim_done(&e->unit);
         free(e);
