@@ -40,43 +40,21 @@ if [ -n "$MMHOG_MIB" ] && [ ! -x "$MMHOG" ]; then
         echo "apply-latency: --mmhog needs $MMHOG (LATNICED from a build directory)" >&2
         exit 2
 fi
-[ "$(id -u)" -eq 0 ] || { echo "apply-latency: needs root" >&2; exit 77; }
-# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
-bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
-
-T=$(mktemp -d)
-BUSY=()
-D=
+here=$(dirname "$0")
+bench_name=apply-latency
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+bench_daemon_begin "$LATNICED"
 B=
-. "$(dirname "$0")/daemon-lib.sh"
-
-mkdir "$T/pol"
 cat >"$T/pol/50-bench.policy" <<'P'
 [Rule bench]
 Match = name:lt-bench-target
 Nice = 3
 LatencyNice = -5
 P
-
-setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-dir "$T/pol" \
-        --log-level notice --state-file "$T/state" 2>"$T/log" &
-D=$!
+bench_daemon_start "$LATNICED"
 # Ready once it configures a matching process ("Ready:" is logged at info).
-( exec -a lt-bench-target sleep 60 ) &
-probe=$!
-ready=0
-for _ in $(seq 200); do
-        [ "$(ps -o ni= -p "$probe" | tr -d ' ')" = 3 ] && { ready=1; break; }
-        running "$D" || break
-        sleep 0.05
-done
-kill "$probe"
-wait "$probe" 2>/dev/null || true
-if [ $ready -eq 0 ]; then
-        echo "apply-latency: latniced did not start within 10 s:" >&2
-        cat "$T/log" >&2
-        exit 1
-fi
+bench_daemon_ready lt-bench-target ni 3 10
 
 # CPU time of the daemon in ns: schedstat when the kernel has it, else ticks.
 hz=$(getconf CLK_TCK)
@@ -106,13 +84,9 @@ run() { # label
 echo "kernel $(uname -r), $(nproc) CPUs, $COUNT processes"
 run idle
 if [ "$IDLE_ONLY" -eq 0 ]; then
-        for _ in $(seq "$(nproc)"); do
-                setpriv --pdeathsig KILL -- bash -c 'while :; do :; done' &
-                BUSY+=($!)
-        done
+        bench_busy_start
         run busy
-        for p in "${BUSY[@]}"; do kill "$p"; done
-        BUSY=()
+        bench_busy_stop
 fi
 if [ -n "$MMHOG_MIB" ]; then
         setpriv --reuid=65534 --regid=65534 --clear-groups --pdeathsig KILL -- \
@@ -121,8 +95,7 @@ if [ -n "$MMHOG_MIB" ]; then
         for _ in $(seq 600); do grep -q '^pid=' "$T/hog.out" && break; sleep 0.1; done
         grep -q '^pid=' "$T/hog.out" || { echo "apply-latency: ln-mmhog did not start" >&2; exit 1; }
         run hostile
-        for p in "${BUSY[@]}"; do kill "$p"; done
-        BUSY=()
+        bench_busy_stop
 fi
 grep -E "VmRSS|VmHWM|RssAnon|RssFile" "/proc/$D/status" | tr -s ' \t' ' '
 grep -E "^Pss:" "/proc/$D/smaps_rollup" | tr -s ' \t' ' '

@@ -18,6 +18,26 @@
 #   bench_machine BUILD            the machine lines, printed and written to
 #                                  $out/machine.txt
 #   bench_load WHEN                "load WHEN: " and /proc/loadavg
+#
+# And what the benchmarks that start a latniced of their own share
+# (apply-latency.sh, self-change-race.sh, exec-storm.sh):
+#
+#   bench_daemon_begin LATNICED    root (exit 77), the machine lines of
+#                                  LATNICED's build, $T (a temporary directory
+#                                  with $T/pol for the policy; removed at
+#                                  exit), D= and BUSY=(), and daemon-lib.sh's
+#                                  traps (latniced stopped on every exit path)
+#   bench_daemon_start LATNICED    latniced on $T/pol (log $T/log, state
+#                                  $T/state), under setpriv --pdeathsig TERM
+#                                  (it goes with the script even when that is
+#                                  SIGKILLed): $D
+#   bench_daemon_ready NAME FIELD VALUE SECONDS
+#                                  wait until a process named NAME shows
+#                                  VALUE in `ps -o FIELD=` (latniced applied
+#                                  its rule: it is ready), else exit 1 with
+#                                  latniced's log
+#   bench_busy_start, bench_busy_stop
+#                                  one busy loop per CPU (in BUSY), and their end
 
 # (bench_name and here are the sourcing script's)
 # shellcheck disable=SC2154
@@ -65,4 +85,53 @@ bench_machine() { # build dir
 
 bench_load() { # before|after
         echo "load $1: $(cat /proc/loadavg)"
+}
+
+bench_daemon_begin() { # latniced
+        bench_need_root "it starts latniced"
+        bash "$here/machine.sh" "$(dirname "$1")/../cli/latnicectl"
+        T=$(mktemp -d)
+        BUSY=()
+        D=
+        # shellcheck source=bench/daemon-lib.sh
+        . "$here/daemon-lib.sh"
+        mkdir "$T/pol"
+}
+
+bench_daemon_start() { # latniced
+        setpriv --pdeathsig TERM -- "$1" --bus none --config /dev/null --policy-dir "$T/pol" \
+                --log-level notice --state-file "$T/state" 2>"$T/log" &
+        D=$!
+}
+
+bench_daemon_ready() { # name field value seconds
+        local probe ready=0 i
+        ( exec -a "$1" sleep 60 ) &
+        probe=$!
+        for ((i = 0; i < $4 * 20; i++)); do
+                [ "$(ps -o "$2"= -p "$probe" | tr -d ' ')" = "$3" ] && { ready=1; break; }
+                running "$D" || break
+                sleep 0.05
+        done
+        kill "$probe"
+        wait "$probe" 2>/dev/null || true
+        if [ $ready -eq 0 ]; then
+                echo "$bench_name: latniced did not apply its rule within $4 s:" >&2
+                cat "$T/log" >&2
+                exit 1
+        fi
+}
+
+bench_busy_start() {
+        local i
+        for ((i = 0; i < $(nproc); i++)); do
+                setpriv --pdeathsig KILL -- bash -c 'while :; do :; done' &
+                BUSY+=($!)
+        done
+}
+
+bench_busy_stop() {
+        local p
+        for p in "${BUSY[@]}"; do kill "$p"; done
+        BUSY=()
 }

@@ -42,17 +42,14 @@ RCVBUF=${5:-}
 KEEPERS=${6:-20}
 RATE=${7:-1000}
 APPLY=${8:-$(dirname "$LATNICED")/../bench/apply-latency}
-[ "$(id -u)" -eq 0 ] || { echo "exec-storm: needs root" >&2; exit 77; }
-# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
-bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
-
-T=$(mktemp -d)
+here=$(dirname "$0")
+bench_name=exec-storm
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+bench_daemon_begin "$LATNICED"
 KP=()
-D=
 S=
-. "$(dirname "$0")/daemon-lib.sh"
-
-mkdir "$T/pol" "$T/bin"
+mkdir "$T/bin"
 cat >"$T/pol/99-keepers.policy" <<'P'
 [Rule keepers]
 Match = name:lt-storm-keeper-*

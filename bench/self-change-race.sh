@@ -7,8 +7,8 @@
 #   bench/self-change-race.sh LATNICED LN_RACE [RUNS]                (root)
 #
 # Starts LATNICED on a temporary policy with Policy=batch for
-# "lt-race-fifo" and Policy=batch with LatencyNice=-5 for "lt-race-nice",
-# then runs LN_RACE (tests/helpers/ln-race) RUNS times (default 1500) in
+# "lt-race-fifo" and Policy=batch with LatencyNice=-5 for "lt-race-nice"
+# (tests/helpers/race.policy, daemon-race's), then runs LN_RACE (tests/helpers/ln-race) RUNS times (default 1500) in
 # each mode: programs that make themselves SCHED_FIFO (fifo) or call
 # setpriority(15) (nice) after a spin spread over 300 us, so that the change
 # lands everywhere in latniced's reaction. A run is lost when the program's
@@ -26,47 +26,16 @@ set -euo pipefail
 LATNICED=${1:?latniced}
 RACE=${2:?ln-race}
 RUNS=${3:-1500}
+here=$(dirname "$0")
+bench_name=self-change-race
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "self-change-race: RUNS: expected a number, got \"$RUNS\"" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || { echo "self-change-race: needs root" >&2; exit 77; }
-# The machine it runs on, first (bench/machine.sh, docs/benchmarks.md).
-bash "$(dirname "$0")/machine.sh" "$(dirname "$LATNICED")/../cli/latnicectl"
-
-T=$(mktemp -d)
-BUSY=()
-D=
-. "$(dirname "$0")/daemon-lib.sh"
-
-mkdir "$T/pol"
-cat >"$T/pol/50-race.policy" <<'P'
-[Rule race-fifo]
-Match = name:lt-race-fifo
-Policy = batch
-
-[Rule race-nice]
-Match = name:lt-race-nice
-Policy = batch
-LatencyNice = -5
-P
-
-setpriv --pdeathsig TERM -- "$LATNICED" --bus none --config /dev/null --policy-dir "$T/pol" \
-        --log-level notice --state-file "$T/state" 2>"$T/log" &
-D=$!
+bench_daemon_begin "$LATNICED"
+cp "$here/../tests/helpers/race.policy" "$T/pol/50-race.policy"
+bench_daemon_start "$LATNICED"
 # Ready once it applies the rule to a process (the kernel's policy, batch).
-( exec -a lt-race-fifo sleep 60 ) &
-probe=$!
-ready=0
-for _ in $(seq 600); do
-        [ "$(ps -o cls= -p "$probe" | tr -d ' ')" = B ] && { ready=1; break; }
-        running "$D" || break
-        sleep 0.05
-done
-kill "$probe"
-wait "$probe" 2>/dev/null || true
-if [ $ready -eq 0 ]; then
-        echo "self-change-race: latniced did not apply its rule within 30 s:" >&2
-        cat "$T/log" >&2
-        exit 1
-fi
+bench_daemon_ready lt-race-fifo cls B 30
 
 run() { # condition
         local mode lost rc
@@ -83,10 +52,6 @@ run() { # condition
 
 echo "kernel $(uname -r), $(nproc) CPUs, $RUNS runs per mode"
 run idle
-for _ in $(seq "$(nproc)"); do
-        setpriv --pdeathsig KILL -- bash -c 'while :; do :; done' &
-        BUSY+=($!)
-done
+bench_busy_start
 run busy
-for p in "${BUSY[@]}"; do kill "$p"; done
-BUSY=()
+bench_busy_stop

@@ -21,16 +21,7 @@
 
 command -v chrt >/dev/null || { echo "SKIP: no chrt"; exit 77; }
 
-cat >"$POL/50-race.policy" <<'P'
-[Rule race-fifo]
-Match = name:lt-race-fifo
-Policy = batch
-
-[Rule race-nice]
-Match = name:lt-race-nice
-Policy = batch
-LatencyNice = -5
-P
+cp "$(dirname "$0")/../helpers/race.policy" "$POL/50-race.policy"
 mkdir "$T/bin"
 cp "$SPAWN" "$T/bin/lt-race-fifo"
 cp "$SPAWN" "$T/bin/lt-race-nice"
