@@ -921,10 +921,26 @@ static int test_slice_request(void)
         return 0;
 }
 
-/* The slice column of PID's line in the "runnable tasks" list of the
- * scheduler debug file, which lists every task of each CPU, also sleeping
- * ones (/proc/PID/sched shows se.slice for SCHED_NORMAL and SCHED_BATCH only). */
-static int debug_task_slice(pid_t pid, uint64_t *ret)
+/* A time the scheduler debug file prints as milliseconds ("-12.345678",
+ * SPLIT_NS()) at P, in nanoseconds. */
+static int debug_ns(const char *p, long long *ret)
+{
+        bool neg = *p == '-';
+        long long ms;
+        long frac;
+
+        if (sscanf(p + neg, "%lld.%ld", &ms, &frac) != 2)
+                return -ENODATA;
+        *ret = (neg ? -1 : 1) * (ms * 1000000LL + frac);
+        return 0;
+}
+
+/* The vruntime, deadline and slice columns (in ns; each may be NULL) of
+ * PID's line in the "runnable tasks" list of the scheduler debug file,
+ * which lists every task of each CPU, also sleeping ones
+ * (/proc/PID/sched shows se.slice for SCHED_NORMAL and SCHED_BATCH only). */
+static int debug_task_times(pid_t pid, long long *vruntime, long long *deadline,
+                            long long *slice)
 {
         char pidstr[16], *s, *line, *save = NULL;
         int r = -ENOENT;
@@ -938,18 +954,30 @@ static int debug_task_slice(pid_t pid, uint64_t *ret)
                 for (char *t = strtok_r(line, " ", &save2); t && n < 12; t = strtok_r(NULL, " ", &save2))
                         tok[n++] = t;
                 /* state comm PID vruntime E|N deadline [S] slice ... */
-                if (n < 8 || strcmp(tok[2], pidstr) != 0)
+                if (n < 6 || strcmp(tok[2], pidstr) != 0)
                         continue;
-                const char *sl = strcmp(tok[6], "S") == 0 ? tok[7] : tok[6];
-                long long ms;
-                long frac;
-                if (sscanf(sl, "%lld.%ld", &ms, &frac) == 2) {
-                        *ret = (uint64_t) ms * 1000000ULL + (uint64_t) frac;
-                        r = 0;
-                }
+                r = 0;
+                if (vruntime)
+                        r = debug_ns(tok[3], vruntime);
+                if (r == 0 && deadline)
+                        r = debug_ns(tok[5], deadline);
+                if (r == 0 && slice)
+                        r = n < 8 ? -ENODATA
+                                  : debug_ns(strcmp(tok[6], "S") == 0 ? tok[7] : tok[6], slice);
                 break;
         }
         free(s);
+        return r;
+}
+
+/* The slice column of PID's line (debug_task_times()). */
+static int debug_task_slice(pid_t pid, uint64_t *ret)
+{
+        long long v;
+        int r = debug_task_times(pid, NULL, NULL, &v);
+
+        if (r == 0)
+                *ret = (uint64_t) v;
         return r;
 }
 
@@ -1097,14 +1125,11 @@ static int test_cgroup_v2(void)
 /*
  * The field NAME (".se->slice", ".se->deadline", ...) of the group PATH on
  * CPU, from the scheduler debug file: nanoseconds for the fields it prints
- * as milliseconds (with NS), else the integer.
+ * as milliseconds (with NS, debug_ns()), else the integer.
  */
 static int group_se_field(const char *path, int cpu, const char *name, bool ns, long long *ret)
 {
         char header[256], *s, *p;
-        long long ms;
-        long frac;
-        bool neg;
         int r;
 
         r = read_file(DEBUGFS "/sched/debug", &s);
@@ -1127,13 +1152,12 @@ static int group_se_field(const char *path, int cpu, const char *name, bool ns, 
                 return -ENODATA;
         }
         p += strspn(p + 1, " ") + 1;
-        neg = *p == '-';
-        r = ns ? sscanf(p + neg, "%lld.%ld", &ms, &frac) : sscanf(p, "%lld", &ms);
+        if (ns)
+                r = debug_ns(p, ret);
+        else
+                r = sscanf(p, "%lld", ret) == 1 ? 0 : -ENODATA;
         free(s);
-        if (r != (ns ? 2 : 1))
-                return -ENODATA;
-        *ret = ns ? (neg ? -1 : 1) * (ms * 1000000LL + frac) : ms;
-        return 0;
+        return r;
 }
 
 /* The ".se->slice" of the group PATH on CPU, from the scheduler debug file. */
