@@ -37,9 +37,8 @@ trap 'remove_tree; cleanup' EXIT
 
 in_group() { # group name: a sleeper named NAME in $TOP/GROUP; sets IN_PID
         mkdir -p "$TOP/$1"
-        bash -c 'echo $$ > "$1/cgroup.procs"; exec -a "$2" sleep 300' _ "$TOP/$1" "$2" &
-        IN_PID=$!
-        PIDS+=("$IN_PID")
+        in_cgroup "$TOP/$1" bash -c 'exec -a "$0" sleep 300' "$2"
+        IN_PID=$RUN_PID
 }
 idle_of() { cat "$TOP/$1/cpu.idle" 2>/dev/null; }
 
@@ -80,11 +79,9 @@ echo "ok: 20 groups removed while latniced held them; it stays up and goes on"
 # The process joins the group first and becomes a match (execs) only once
 # the group is read-only.
 mkdir "$TOP/ro"
-bash -c 'echo $$ > "$1/cgroup.procs"; while [ ! -e "$2" ]; do sleep 0.05; done; exec -a lnbad-idle sleep 300' \
-        _ "$TOP/ro" "$T/ro-ready" &
-IN_PID=$!
-PIDS+=("$IN_PID")
-wait_until 5 grep -q "latnice-bad-$$/ro$" "/proc/$IN_PID/cgroup" || fail "could not put a process in $TOP/ro"
+in_cgroup "$TOP/ro" bash -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec -a lnbad-idle sleep 300' \
+        "$T/ro-ready"
+IN_PID=$RUN_PID
 if mount --bind "$TOP/ro" "$TOP/ro" 2>/dev/null && mount -o remount,bind,ro "$TOP/ro" 2>/dev/null &&
         ! (echo 1 >"$TOP/ro/cpu.idle") 2>/dev/null; then
         RO=$TOP/ro

@@ -72,19 +72,15 @@ grep -q "Groups:" <<<"$out" && fail "latnicectl status shows shared groups befor
 # nobody's process named lnshr-cc1 in group $1: root puts the shell there,
 # which then becomes nobody and execs (latniced sees the exec there).
 start_nobody_cc1() { # group
-        bash -c 'echo $$ > "$1/cgroup.procs"; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- bash -c "exec -a lnshr-cc1 sleep 300"' _ "$1" &
-        RUN_PID=$!
-        PIDS+=("$RUN_PID")
+        in_cgroup "$1" "${NOBODY[@]}" bash -c 'exec -a lnshr-cc1 sleep 300'
         wait_until 5 eval '[ "$(cat /proc/$RUN_PID/comm 2>/dev/null)" = sleep ]' ||
                 fail "could not start nobody's lnshr-cc1 in $1"
         [ "$(stat -c %u "/proc/$RUN_PID")" = 65534 ] || fail "lnshr-cc1 is not nobody's"
 }
 
 # ---- (a) root's process in a child cgroup of nobody's ------------------
-bash -c 'echo $$ > "$1/cgroup.procs"; exec sleep 300' _ "$A/root-child" &
-root_a=$!
-PIDS+=("$root_a")
-wait_until 5 grep -qx "$root_a" "$A/root-child/cgroup.procs" || fail "root's process is not in $A/root-child"
+in_cgroup "$A/root-child" sleep 300
+root_a=$RUN_PID
 start_nobody_cc1 "$A"
 cc1_a=$RUN_PID
 [ "$(cat "$A/cgroup.procs")" = "$cc1_a" ] || fail "$A holds more than nobody's process: $(cat "$A/cgroup.procs")"
@@ -115,47 +111,43 @@ echo "ok - (b) a group made idle for nobody gets cpu.idle 0 back when root's pro
 # By a root shell that moves itself in and forks.
 start_nobody_cc1 "$C"
 wait_until 10 eval '[ "$(cat $C/cpu.idle)" = 1 ]' || fail "(b) $C was not made idle for nobody's process alone"
-bash -c 'echo $$ > "$1/cgroup.procs"; sleep 300 & wait' _ "$C" &
-root_c=$!
-PIDS+=("$root_c")
+in_cgroup "$C" bash -c 'sleep 300 & wait'
+root_c=$RUN_PID
 wait_until 20 eval '[ "$(cat $C/cpu.idle)" = 0 ]' ||
         fail "(b) $C is still idle with root's shell $root_c and its child in it"
 echo "ok - (b) a group made idle for nobody gets cpu.idle 0 back when root shell $root_c forks in it ($(grep -o "latnice-shr-c-$$ now holds process [0-9]* of uid 0" "$LOG"))"
 
 # ---- (c) root's process that was there first changes its uid, or exits ----
+# Nobody's lnshr-cc1 joins group $1, where root's process $2 is: $1 is
+# found shared, said so, and not made idle.
+refused_for_nobody() { # group root-pid
+        start_nobody_cc1 "$1"
+        wait_until 10 grep -q "${1##*/} holds processes of other users than $RUN_PID's (process $2 of uid 0" "$LOG" ||
+                fail "(c) no note that $1 is shared with root's process $2"
+        idle_is "$1" 0 || fail "(c) $1 was made idle for nobody with root's process $2 in it"
+}
+# ... and once root's process $2 $3 (no rescan), $1 is made idle.
+idle_once() { # group root-pid what
+        wait_until 10 idle_is "$1" 1 ||
+                fail "(c) $1 not made idle after root's process $2 $3 (cpu.idle $(cat "$1/cpu.idle"))"
+        echo "ok - (c) a group refused for nobody while root's process was in it is made idle once that process $3"
+}
 # Root's process in $D that becomes nobody (real and effective uid) at a
 # line on its FIFO, without exec: the uid event is all latniced gets.
 mkfifo "$T/d.fifo"
-bash -c 'echo $$ > "$1/cgroup.procs"; exec perl -e "open(my \$f, q(<), \$ARGV[0]) or die; <\$f>; \$< = 65534; \$> = 65534; die q(still root) if \$< != 65534; sleep 300" "$2"' \
-        _ "$D" "$T/d.fifo" &
-root_d=$!
-PIDS+=("$root_d")
-wait_until 5 grep -qx "$root_d" "$D/cgroup.procs" || fail "(c) root's process is not in $D"
-start_nobody_cc1 "$D"
-cc1_d=$RUN_PID
-wait_until 10 grep -q "latnice-shr-d-$$ holds processes of other users than $cc1_d's (process $root_d of uid 0" "$LOG" ||
-        fail "(c) no note that $D is shared with root's process $root_d"
-[ "$(cat "$D/cpu.idle")" = 0 ] || fail "(c) $D was made idle for nobody with root's process $root_d in it"
+in_cgroup "$D" perl -e 'open(my $f, q(<), $ARGV[0]) or die; <$f>; $< = 65534; $> = 65534; die q(still root) if $< != 65534; sleep 300' "$T/d.fifo"
+root_d=$RUN_PID
+refused_for_nobody "$D" "$root_d"
 echo >"$T/d.fifo"
 wait_until 5 eval '[ "$(stat -c %u /proc/$root_d)" = 65534 ]' || fail "(c) $root_d did not become nobody"
-wait_until 10 eval '[ "$(cat $D/cpu.idle)" = 1 ]' ||
-        fail "(c) $D not made idle after root's process $root_d became nobody's (cpu.idle $(cat "$D/cpu.idle"))"
-echo "ok - (c) a group refused for nobody while root's process was in it is made idle once that process changes its uid"
+idle_once "$D" "$root_d" "changed its uid"
 # Root's process in $E exits.
-bash -c 'echo $$ > "$1/cgroup.procs"; exec sleep 300' _ "$E" &
-root_e=$!
-PIDS+=("$root_e")
-wait_until 5 grep -qx "$root_e" "$E/cgroup.procs" || fail "(c) root's process is not in $E"
-start_nobody_cc1 "$E"
-cc1_e=$RUN_PID
-wait_until 10 grep -q "latnice-shr-e-$$ holds processes of other users than $cc1_e's (process $root_e of uid 0" "$LOG" ||
-        fail "(c) no note that $E is shared with root's process $root_e"
-[ "$(cat "$E/cpu.idle")" = 0 ] || fail "(c) $E was made idle for nobody with root's process $root_e in it"
+in_cgroup "$E" sleep 300
+root_e=$RUN_PID
+refused_for_nobody "$E" "$root_e"
 kill -KILL "$root_e"
 wait "$root_e" 2>/dev/null
-wait_until 10 eval '[ "$(cat $E/cpu.idle)" = 1 ]' ||
-        fail "(c) $E not made idle after root's process $root_e exited (cpu.idle $(cat "$E/cpu.idle"))"
-echo "ok - (c) a group refused for nobody while root's process was in it is made idle once that process exits"
+idle_once "$E" "$root_e" "exited"
 
 # Groups found shared: latnicectl status and SharedGroups say so.
 shared=$(busctl --address="unix:path=$T/bus" get-property org.latnice.Daemon1 /org/latnice/Daemon1 \

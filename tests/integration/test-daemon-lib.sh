@@ -147,6 +147,23 @@ reload_daemon() {
                 fail "latniced did not reload"
 }
 
+# Start CMD... in the cgroup DIR (v1 or v2) from its first instruction: a
+# shell writes itself into DIR/cgroup.procs and execs CMD. In the
+# background, in PIDS; sets RUN_PID once DIR/cgroup.procs lists it.
+in_cgroup() { # dir cmd...
+        local dir=$1
+        shift
+        bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$dir" "$@" &
+        RUN_PID=$!
+        PIDS+=("$RUN_PID")
+        wait_until 5 grep -qx "$RUN_PID" "$dir/cgroup.procs" || fail "could not start $1 in $dir"
+}
+
+# Does the cgroup DIR's cpu.idle read VALUE?
+idle_is() { # dir value
+        [ "$(cat "$1/cpu.idle" 2>/dev/null)" = "$2" ]
+}
+
 # Start ln-spawn in the background; sets SPAWNED_PID and SPAWNED_TIDS (array).
 spawn() { # ln-spawn options...
         local out=$T/spawn.$RANDOM$RANDOM line
