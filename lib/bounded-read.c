@@ -121,7 +121,25 @@ static void worker_read(Worker *w, size_t max)
         w->size = size;
 }
 
-static uint64_t schedstat_active_usec(int fd);
+/* A thread's time running or waiting for a CPU in all, from its
+ * schedstat FD (run time and run-queue delay, the delay counted when it
+ * gets the CPU), in usec; 0 if not known. */
+static uint64_t schedstat_active_usec(int fd)
+{
+        unsigned long long run = 0, delay = 0;
+        char buf[96];
+        ssize_t n;
+
+        if (fd < 0)
+                return 0;
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n <= 0)
+                return 0;
+        buf[n] = 0;
+        if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
+                return 0;
+        return (uint64_t) ((run + delay) / 1000u);
+}
 
 static void *worker_main(void *userdata)
 {
@@ -402,26 +420,6 @@ static bool worker_proc_read(const Worker *w, int *fd, const char *name, char *b
                 return false;
         buf[n] = 0;
         return true;
-}
-
-/* A thread's time running or waiting for a CPU in all, from its
- * schedstat FD (run time and run-queue delay, the delay counted when it
- * gets the CPU), in usec; 0 if not known. */
-static uint64_t schedstat_active_usec(int fd)
-{
-        unsigned long long run = 0, delay = 0;
-        char buf[96];
-        ssize_t n;
-
-        if (fd < 0)
-                return 0;
-        n = pread(fd, buf, sizeof(buf) - 1, 0);
-        if (n <= 0)
-                return 0;
-        buf[n] = 0;
-        if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
-                return 0;
-        return (uint64_t) ((run + delay) / 1000u);
 }
 
 /* W's active time now (see schedstat_active_usec()). */
