@@ -62,9 +62,9 @@ static void make_fifo(const char *name)
         CHECK(mkfifo(p, 0600) == 0);
 }
 
-/* True when a thread of this process other than the caller is in read()
- * (/proc/self/task/TID/syscall names the call a blocked thread is in). */
-static bool other_thread_in_read(void)
+/* Call FN(TID, USERDATA) for every thread of this process but the caller,
+ * until one call returns true. True if one did. */
+static bool other_threads_any(bool (*fn)(pid_t tid, void *userdata), void *userdata)
 {
         struct dirent *de;
         DIR *d = opendir("/proc/self/task");
@@ -73,22 +73,35 @@ static bool other_thread_in_read(void)
         CHECK(d);
         while (!found && (de = readdir(d))) {
                 pid_t tid = (pid_t) atoi(de->d_name);
-                char p[64], buf[64] = "";
-                ssize_t n;
-                int fd;
 
-                if (tid <= 0 || tid == gettid())
-                        continue;
-                snprintf(p, sizeof(p), "/proc/self/task/%d/syscall", tid);
-                fd = open(p, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                n = read(fd, buf, sizeof(buf) - 1);
-                close(fd);
-                found = n > 0 && strtol(buf, NULL, 10) == SYS_read && buf[0] != 'r';
+                if (tid > 0 && tid != gettid())
+                        found = fn(tid, userdata);
         }
         closedir(d);
         return found;
+}
+
+/* Is thread TID in read() (/proc/self/task/TID/syscall names the call a
+ * blocked thread is in)? */
+static bool thread_in_read(pid_t tid, void *userdata)
+{
+        char p[64], buf[64] = "";
+        ssize_t n;
+        int fd;
+
+        snprintf(p, sizeof(p), "/proc/self/task/%d/syscall", tid);
+        fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        return n > 0 && strtol(buf, NULL, 10) == SYS_read && buf[0] != 'r';
+}
+
+/* True when a thread of this process other than the caller is in read(). */
+static bool other_thread_in_read(void)
+{
+        return other_threads_any(thread_in_read, NULL);
 }
 
 /* Let the worker blocked in open() on FIFO NAME go: open it for writing
@@ -362,26 +375,26 @@ static void test_budget(void)
         bounded_reader_free(b);
 }
 
-/* Every thread of this process but the main one (the workers started so
- * far) to nice 10 on CPU 0. */
+/* Thread TID to nice 10 on the CPUs of USERDATA (a cpu_set_t). */
+static bool thread_to_cpus(pid_t tid, void *userdata)
+{
+        const cpu_set_t *cpus = userdata;
+
+        CHECK(sched_setaffinity(tid, sizeof(*cpus), cpus) == 0);
+        CHECK(setpriority(PRIO_PROCESS, (id_t) tid, 10) == 0);
+        return false; /* on to the next */
+}
+
+/* Every thread of this process but the main one, the caller (the workers
+ * started so far), to nice 10 on CPU 0. */
 static void workers_to_cpu0(void)
 {
         cpu_set_t cpu0;
-        struct dirent *de;
-        DIR *d = opendir("/proc/self/task");
 
-        CHECK(d);
         CPU_ZERO(&cpu0);
         CPU_SET(0, &cpu0);
-        while ((de = readdir(d))) {
-                pid_t tid = (pid_t) atoi(de->d_name);
-
-                if (tid <= 0 || tid == getpid())
-                        continue;
-                CHECK(sched_setaffinity(tid, sizeof(cpu0), &cpu0) == 0);
-                CHECK(setpriority(PRIO_PROCESS, (id_t) tid, 10) == 0);
-        }
-        closedir(d);
+        CHECK(gettid() == getpid());
+        (void) other_threads_any(thread_to_cpus, &cpu0);
 }
 
 /* A worker only starved of a CPU, no lock held against it, as on a busy
