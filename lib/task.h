@@ -42,7 +42,8 @@ typedef struct TaskSnapshot {
         const char *pod;    /* Kubernetes pod, "QOS/UID/ID" (lib/kube-pod.h), NULL if none */
 
         /* Thread name (comm of tid). NULL: the process as a whole is being
-         * matched and any "thread:" predicate is false. */
+         * matched and any predicate on a per-thread key ("thread:",
+         * "main-thread:" of tid == pid; policy/keys.h) is false. */
         const char *thread;
 
         /* Whether the process has the user's focus ("focused" key): "yes",

@@ -92,6 +92,14 @@ static bool match_thread(const Expr *e, const TaskSnapshot *t)
         return expr_match_value(e, t->thread);
 }
 
+/* main-thread:yes for the thread whose id is the process's (the one the
+ * process started with, or the one that called execve() last), main-thread:no
+ * for every other; per thread only, like thread: */
+static bool match_main_thread(const Expr *e, const TaskSnapshot *t)
+{
+        return t->thread && expr_match_value(e, t->tid == t->pid ? "yes" : "no");
+}
+
 static bool match_focused(const Expr *e, const TaskSnapshot *t)
 {
         return expr_match_value(e, t->focused);
@@ -179,6 +187,8 @@ fail:
 #define READ_IDS (PROC_READ_IDS | PROC_READ_NAMES)
 #define READ_ANCESTORS (PROC_READ_ANCESTORS | PROC_READ_STAT)
 
+static const char *const yes_no[] = { "yes", "no", NULL };
+
 static const MatchKeyInfo keys[] = {
         /* argv[0]'s, the exe's or the comm's basename */
         [KEY_NAME] = { .name = "name", .multi = true, .trust = KEY_TRUST_NAMES,
@@ -200,7 +210,11 @@ static const MatchKeyInfo keys[] = {
                          .reads = READ_ANCESTORS, .match = match_parent },
         [KEY_ANCESTOR] = { .name = "ancestor", .multi = true, .trust = KEY_TRUST_USER,
                            .reads = READ_ANCESTORS, .match = match_ancestor },
-        [KEY_THREAD] = { .name = "thread", .reads = PROC_READ_THREAD, .match = match_thread },
+        [KEY_THREAD] = { .name = "thread", .reads = PROC_READ_THREAD, .match = match_thread,
+                         .per_thread = true },
+        /* nothing to read: the caller that matches a thread knows its id */
+        [KEY_MAIN_THREAD] = { .name = "main-thread", .match = match_main_thread,
+                              .per_thread = true, .values = yes_no },
         /* keys that no code names: rows only */
         { .name = "env", .trust = KEY_TRUST_USER, .reads = PROC_READ_ENVIRON,
           .match = match_env, .split_argument = split_env },
@@ -259,7 +273,7 @@ MatchKey match_key_from_string_n(const char *s, size_t n)
 
 const char *match_key_list(void)
 {
-        static char list[32 * 16];
+        static char list[32 * 20];
 
         if (list[0] == 0) {
                 char *p = list;
@@ -279,4 +293,12 @@ ProcReadPlan match_keys_read_plan(uint32_t used)
                 if (used & POLICY_KEY(k))
                         plan |= keys[k].reads;
         return plan;
+}
+
+bool match_keys_per_thread(uint32_t used)
+{
+        for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                if ((used & POLICY_KEY(k)) && keys[k].per_thread)
+                        return true;
+        return false;
 }

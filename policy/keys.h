@@ -39,6 +39,7 @@ typedef enum MatchKey {
         KEY_PARENT,
         KEY_ANCESTOR,
         KEY_THREAD,
+        KEY_MAIN_THREAD,
         _KEY_INVALID = -1,
 } MatchKey;
 
@@ -92,6 +93,15 @@ typedef struct MatchKeyInfo {
          * span of time that grows by itself: whoever matches the key must
          * evaluate again when a policy_durations() span has passed. */
         bool duration;
+        /* The value is the thread's, not the process's (thread:,
+         * main-thread:): a rule that uses the key is matched thread by
+         * thread (TaskSnapshot.thread set), and while the process as a whole
+         * is matched (TaskSnapshot.thread NULL) a predicate on it is false. */
+        bool per_thread;
+        /* The only values the key has ("yes", "no", NULL-terminated): a
+         * pattern must be one of them as written; no glob, no regex. NULL:
+         * any glob or regex. */
+        const char *const *values;
 } MatchKeyInfo;
 
 size_t match_key_count(void);
@@ -107,3 +117,5 @@ const char *match_key_list(void);
 
 /* The PROC_READ_* bits of every key in KEYS (POLICY_KEY() bits). */
 ProcReadPlan match_keys_read_plan(uint32_t keys);
+/* Is any key in KEYS (POLICY_KEY() bits) a per-thread one? */
+bool match_keys_per_thread(uint32_t keys);

@@ -76,7 +76,7 @@ static bool eval_predicate(const Expr *e, const TaskSnapshot *t, bool *thread_us
 
         if (!info)
                 return false;
-        if (thread_used && (info->reads & PROC_READ_THREAD))
+        if (thread_used && info->per_thread)
                 *thread_used = true;
         /* the trusted view (policy/boost.h): what its user chose is unknown */
         if (t->trusted_view && info->trust == KEY_TRUST_USER)

@@ -279,6 +279,62 @@ static int parse_duration(ExprParser *p, const Token *t, Expr *e, Expr **ret)
         return 0;
 }
 
+/* "KEY:a, KEY:b or KEY:c" for the fixed values of KEY's row. */
+static char *values_describe(MatchKey key)
+{
+        const MatchKeyInfo *info = match_key_info(key);
+        _cleanup_free_ char *s = NULL;
+        size_t n = 0;
+
+        while (info->values[n])
+                n++;
+        for (size_t i = 0; i < n; i++) {
+                char *x;
+
+                if (asprintf(&x, "%s%s%s:%s", strempty(s),
+                             i == 0 ? "" : i + 1 == n ? " or " : ", ", info->name,
+                             info->values[i]) < 0)
+                        return NULL;
+                free(s);
+                s = x;
+        }
+        return TAKE_PTR(s);
+}
+
+/* The pattern of a key with fixed values (keys.h): one of them, as written.
+ * E is taken. */
+static int parse_fixed_value(ExprParser *p, const Token *t, Expr *e, Expr **ret)
+{
+        _cleanup_(expr_freep) Expr *owned = e;
+        _cleanup_free_ char *expected = values_describe(t->key);
+        const char *key = match_key_to_string(t->key);
+        bool known = false;
+        int r;
+
+        if (!expected)
+                return -ENOMEM;
+        if (t->regex)
+                return parser_fail(p, t->offset + strlen(key),
+                                   "expected %s, found '~' (%s takes one of its values, no "
+                                   "regular expression)",
+                                   expected, key);
+        for (const char *const *v = match_key_info(t->key)->values; *v && !known; v++)
+                known = streq(*v, t->pattern);
+        if (!known)
+                return parser_fail(p, pattern_offset(&p->lexer, t, 0),
+                                   "expected %s, found \"%s:%.64s\"", expected, key,
+                                   t->pattern);
+        e->pattern = strdup(t->pattern);
+        if (!e->pattern)
+                return -ENOMEM;
+        e->exact = true;
+        r = advance(p);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(owned);
+        return 0;
+}
+
 static int parse_predicate(ExprParser *p, Expr **ret)
 {
         _cleanup_(expr_freep) Expr *e = NULL;
@@ -300,6 +356,8 @@ static int parse_predicate(ExprParser *p, Expr **ret)
                 return r;
         if (match_key_info(t->key)->duration)
                 return parse_duration(p, t, TAKE_PTR(e), ret);
+        if (match_key_info(t->key)->values)
+                return parse_fixed_value(p, t, TAKE_PTR(e), ret);
         if (e->regex) {
                 r = compile_regex(p, t, skip, &e->re);
                 if (r < 0)
@@ -1068,7 +1126,7 @@ static int parse_match_value(FileParser *fp, unsigned line, Rule *rule, const ch
         rule->match = TAKE_PTR(e);
         rule->match_line = line;
         rule->match_column = value_col;
-        rule->uses_thread = match_keys_read_plan(expr_keys(rule->match)) & PROC_READ_THREAD;
+        rule->uses_thread = match_keys_per_thread(expr_keys(rule->match));
         return check_never_matches(fp, rule);
 }
 

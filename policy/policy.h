@@ -91,7 +91,8 @@ const PolicyFileInfo *policy_file(const Policy *p, size_t i);
 size_t policy_n_rules(const Policy *p);
 size_t policy_n_profiles(const Policy *p);
 size_t policy_n_units(const Policy *p);
-/* true if some rule uses the "thread" key: then threads must be matched one by one */
+/* true if some rule uses a per-thread key (thread:, main-thread:): then
+ * threads must be matched one by one */
 bool policy_has_thread_rules(const Policy *p);
 
 /* The POLICY_KEY() bits (policy/keys.h) of every key that appears in a
@@ -126,8 +127,9 @@ typedef struct MatchResult {
         Settings settings;  /* merged settings of every matching rule */
         size_t n_matched;   /* number of matching rules */
         const char *rule;   /* name of the last matching rule (owned by the policy), or NULL */
-        /* A "thread:" predicate took part in the decision: the result may
-         * differ for other threads of the same process. */
+        /* A predicate on a per-thread key (thread:, main-thread:; keys.h)
+         * took part in the decision: the result may differ for other threads
+         * of the same process. */
         bool thread_dependent;
         /* SETTING_BIT()s whose value came from a rule with RequireTrustedExe=no:
          * boosts that need no trusted executable (policy/boost.h). */

@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the policy loader (policy_load_string) and the matcher
  * (policy_match, fast and traced, and policy_match_unit) on a fixed snapshot,
- * and once more with a 64 KiB command line and argv[0]; the spans of its
+ * as another thread and as the main thread, as the process as a whole, and
+ * once more with a 64 KiB command line and argv[0]; the spans of its
  * duration predicates (unfocused:>5min; policy_durations()), each of them
  * matched just before and at its span.
  */
@@ -71,6 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 match_trace_done(&trace);
         }
+        /* the same thread as the process's main thread (main-thread:yes) */
+        task.tid = task.pid;
+        if (policy_match(p, &task, &fast, NULL) < 0 ||
+            policy_match(p, &task, &slow, &trace) < 0)
+                abort();
+        if (fast.n_matched != slow.n_matched || fast.settings.mask != slow.settings.mask ||
+            fast.thread_dependent != slow.thread_dependent)
+                abort();
+        match_trace_done(&trace);
         task.thread = NULL;
         (void)policy_match(p, &task, &fast, NULL);
         if (policy_durations(p, &spans, &n_spans) < 0)

@@ -370,6 +370,51 @@ static void test_untouchable(void)
         check_streq(td.d.rule, "tool");
 }
 
+/* main-thread: a process whose threads all have its name (Debian 12's
+ * PipeWire): the rule picks the threads that are not its main thread, for
+ * the listing, one more thread and one thread asked for; never the process. */
+static void test_main_thread(void)
+{
+        _cleanup_(policy_freep) Policy *p = load("[Rule data]\n"
+                                                 "Match = name:pipewire && main-thread:no\n"
+                                                 "Nice = -5\n");
+        _cleanup_(task_decision_done) TaskDecision td = {};
+        static const int tids[] = { 500, 501, 502 };
+        static const char *const names[] = { "pipewire", "pipewire", "pipewire" };
+        DecideRequest req = { .policy = p, .proc_root = proc, .cgroup_root = cg, .pid = 500,
+                              .read = PROC_READ_TASK, .threads = true };
+        Decision d;
+
+        put_process(500, "pipewire", 0x400000, "/system.slice/pw.service", tids, names, 3);
+        CHECK(task_decide(&req, &td) == 1);
+        /* the process as a whole: no match, but its threads may differ */
+        check(!td.d.rule && td.d.settings.mask == 0);
+        check(td.d.match.thread_dependent);
+        CHECK(td.n_threads == 3);
+        check(td.threads[0].tid == 500 && !td.threads[0].d.rule);
+        check(td.threads[0].d.settings.mask == 0);
+        for (size_t i = 1; i < 3; i++) {
+                check(td.threads[i].tid == tids[i]);
+                check_streq(td.threads[i].d.rule, "data");
+                check(td.threads[i].d.settings.nice == -5);
+        }
+        CHECK(task_decide_thread(&td, 503, "pipewire", &d) == 0);
+        check_streq(d.rule, "data");
+        CHECK(task_decide_thread(&td, 500, "pipewire", &d) == 0);
+        check(!d.rule);
+        task_decision_done(&td);
+
+        /* One thread asked for, as explain --tid does. */
+        req.threads = false;
+        req.tid = 502;
+        CHECK(task_decide(&req, &td) == 1);
+        check_streq(td.d.rule, "data");
+        task_decision_done(&td);
+        req.tid = 500;
+        CHECK(task_decide(&req, &td) == 1);
+        check(!td.d.rule && td.d.settings.mask == 0);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(tmp));
@@ -380,6 +425,7 @@ int main(void)
         test_unit_base();
         test_process();
         test_threads();
+        test_main_thread();
         test_untouchable();
 
         {

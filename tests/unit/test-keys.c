@@ -41,14 +41,23 @@ static void test_rows(void)
                 check(i && i->name && i->match);
                 check(match_key_from_string_n(i->name, strlen(i->name)) == (MatchKey)k);
                 check(strstr(match_key_list(), i->name));
-                /* every key reads something, or looks at the comm */
-                check(i->reads != 0);
+                /* every key reads something, or is a thread's (whoever
+                 * matches a thread knows its id) */
+                check(i->reads != 0 || i->per_thread);
+                /* fixed values are matched as written */
+                check(!i->values || (!i->duration && !i->split_argument && !i->name_index));
                 check(!i->max_length == !i->max_length_hint);
         }
         check(match_key_info((MatchKey)match_key_count()) == NULL);
         check(match_key_info(_KEY_INVALID) == NULL);
         /* the name index is the name key's */
         check(match_key_info(KEY_NAME)->name_index && !match_key_info(KEY_COMM)->name_index);
+        /* per thread: thread: and main-thread:, no other */
+        for (size_t k = 0; k < match_key_count(); k++)
+                check(match_key_info((MatchKey)k)->per_thread ==
+                      (k == KEY_THREAD || k == KEY_MAIN_THREAD));
+        check(match_keys_per_thread(POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_MAIN_THREAD)));
+        check(!match_keys_per_thread(POLICY_KEY(KEY_NAME) | POLICY_KEY(KEY_COMM)));
 }
 
 static ProcReadPlan plan_of(const char *match, const char *extra)
@@ -78,6 +87,8 @@ static void test_read_plan(void)
         check(plan_of("parent:x", "") == (PROC_READ_ANCESTORS | PROC_READ_STAT));
         check(plan_of("ancestor:x", "") == (PROC_READ_ANCESTORS | PROC_READ_STAT));
         check(plan_of("thread:x", "") == PROC_READ_THREAD);
+        /* the thread's id needs no read, and its renames do not matter */
+        check(plan_of("main-thread:no", "") == 0);
         /* a [Unit] section needs the cgroup for the per-task fallback */
         check(plan_of("exe:/x", "[Unit x.service]\nCPUWeight = 5\n") ==
               (PROC_READ_EXE | PROC_READ_CGROUP));

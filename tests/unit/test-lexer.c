@@ -113,7 +113,7 @@ static void test_errors(void)
                 const char *message;
         } cases[] = {
                 { "  foo:x", 2, "expected a key (name, comm, exe, cmdline, user, group, cgroup, "
-                                "unit, parent, ancestor, thread, env, focused, pod, audio, unfocused), "
+                                "unit, parent, ancestor, thread, main-thread, env, focused, pod, audio, unfocused), "
                                 "found \"foo\"" },
                 { "name:\"abc", 5, "expected a closing '\"', found end of expression" },
                 { "comm", 4, "expected ':' or '~' after \"comm\", found end of expression" },

@@ -294,6 +294,70 @@ static void test_threads(void)
         policy_free(p);
 }
 
+/* main-thread: by the thread's id, thread by thread; false while the
+ * process as a whole is matched (as thread: is), whatever its tid says. */
+static void test_main_thread(void)
+{
+        /* Debian 12's PipeWire: both threads are named "pipewire" */
+        Policy *p = load("[Rule pw]\nMatch = name:pipewire\nNice = -11\n"
+                         "[Rule loop]\nMatch = name:pipewire && (thread:data-loop* || "
+                         "(thread:pipewire && main-thread:no))\nSlice = 0.1ms\n");
+        TaskSnapshot t = { .pid = 100, .tid = 100, .names = { .comm = "pipewire" } };
+        MatchResult m;
+
+        check(policy_has_thread_rules(p));
+        /* the process as a whole: only its own rule, and threads differ */
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 1 && m.thread_dependent && !settings_has(&m.settings, SETTING_SLICE));
+        /* its main thread, named as the process */
+        t.thread = "pipewire";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 1 && m.thread_dependent && !settings_has(&m.settings, SETTING_SLICE));
+        /* the data thread, named the same */
+        t.tid = 101;
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 2 && m.settings.slice_ns == 100000 && m.settings.nice == -11);
+        /* a named data loop (newer PipeWire) */
+        t.tid = 102;
+        t.thread = "data-loop.0";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 2 && m.settings.slice_ns == 100000);
+        /* another thread of another name: not the data thread */
+        t.thread = "gmain";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 1);
+        /* another process's thread: the name decides first */
+        t.names.comm = "bash";
+        t.thread = "bash";
+        check(policy_match(p, &t, &m, NULL) == 0);
+        check(m.n_matched == 0 && !m.thread_dependent);
+        policy_free(p);
+
+        /* the key alone makes a policy match threads one by one */
+        p = load("[Rule a]\nMatch = name:x && main-thread:yes\nNice = 1\n");
+        check(policy_has_thread_rules(p));
+        /* and reads nothing: a thread's id is known to whoever matches it */
+        check(policy_read_plan(p) == (PROC_READ_COMM | PROC_READ_CMDLINE | PROC_READ_EXE));
+        policy_free(p);
+
+        t = base_task(); /* pid 100, tid 100, thread NULL: the process */
+        check(!matches("main-thread:yes", &t));
+        check(!matches("main-thread:no", &t));
+        check(matches("!main-thread:yes", &t));
+        t.thread = "Web Content";
+        check(matches("main-thread:yes", &t));
+        check(!matches("main-thread:no", &t));
+        check(matches("thread:Web* && main-thread:yes", &t));
+        t.tid = 101;
+        check(!matches("main-thread:yes", &t));
+        check(matches("main-thread:no", &t));
+        check(matches("name:firefox && main-thread:no && thread:\"Web Content\"", &t));
+        check(!matches("name:firefox && main-thread:no && thread:Renderer", &t));
+        /* the trusted view keeps it: the program's own code makes its threads */
+        t.trusted_view = true;
+        check(matches("main-thread:no", &t));
+}
+
 /* ---- policy_used_keys ----------------------------------------------- */
 
 static void test_used_keys(void)
@@ -342,7 +406,9 @@ static unsigned rnd(unsigned n)
 }
 
 static const char *const words[] = { "a", "b", "c", "pipewire", "x.exe", "d e", "f" };
-static const char *const keys[] = { "name", "comm", "exe", "user", "parent", "ancestor", "thread", "cmdline" };
+static const char *const keys[] = { "name",   "comm",   "exe",         "user",
+                                    "parent", "ancestor", "thread", "main-thread",
+                                    "cmdline" };
 
 static void gen_expr(FILE *f, int depth)
 {
@@ -354,7 +420,9 @@ static void gen_expr(FILE *f, int depth)
                 const char *key = rnd(2) ? "name" : keys[rnd(ELEMENTSOF(keys))];
                 const char *w = words[rnd(ELEMENTSOF(words))];
 
-                if (rnd(8) == 0)
+                if (streq(key, "main-thread")) /* yes or no, nothing else */
+                        fprintf(f, "%s:%s", key, rnd(2) ? "yes" : "no");
+                else if (rnd(8) == 0)
                         fprintf(f, "%s:\"%s*\"", key, w);
                 else if (rnd(10) == 0)
                         fprintf(f, "%s~\"^%s\"", key, w);
@@ -415,6 +483,8 @@ static void test_index(void)
                         { .comm = words[rnd(ELEMENTSOF(words))], .argv0 = pick(), .exe = pick() },
                 };
                 TaskSnapshot t = {
+                        .pid = 7,
+                        .tid = 7 + (pid_t)rnd(2), /* the main thread or another */
                         .names = { .comm = words[rnd(ELEMENTSOF(words))], .argv0 = pick(), .exe = pick() },
                         .exe_path = pick(),
                         .cmdline = pick(),
@@ -513,6 +583,7 @@ int main(void)
         test_merge();
         test_deciders();
         test_threads();
+        test_main_thread();
         test_used_keys();
         test_index();
         return test_result();

@@ -38,10 +38,10 @@ static const BadCase bad_cases[] = {
           "expected a pattern after \"cmdline~\", found end of expression" },
         { R "Match = foo:bar\n", 0, DIAG_ERROR, 2, 9,
           "expected a key (name, comm, exe, cmdline, user, group, cgroup, unit, parent, ancestor, "
-          "thread, env, focused, pod, audio, unfocused), found \"foo\"" },
+          "thread, main-thread, env, focused, pod, audio, unfocused), found \"foo\"" },
         { R "Match = Name:bar\n", 0, DIAG_ERROR, 2, 9,
           "expected a key (name, comm, exe, cmdline, user, group, cgroup, unit, parent, ancestor, "
-          "thread, env, focused, pod, audio, unfocused), found \"Name\"" },
+          "thread, main-thread, env, focused, pod, audio, unfocused), found \"Name\"" },
         { R "Match = name:a &&\n", 0, DIAG_ERROR, 2, 18,
           "expected a predicate, '!' or '(', found end of expression" },
         { R "Match = name:a ||\n", 0, DIAG_ERROR, 2, 18,
@@ -85,6 +85,20 @@ static const BadCase bad_cases[] = {
           "expected an extended regular expression, found \"(\": Unmatched ( or \\(" },
         { R "Match = thread~[a\n", 0, DIAG_ERROR, 2, 16,
           "expected an extended regular expression, found \"[a\": Unmatched [, [^, [:, [., or [=" },
+        /* main-thread: yes or no as written; the column is the pattern's */
+        { R "Match = name:pipewire && main-thread:maybe\n", 0, DIAG_ERROR, 2, 38,
+          "expected main-thread:yes or main-thread:no, found \"main-thread:maybe\"" },
+        { R "Match = main-thread:Yes\n", 0, DIAG_ERROR, 2, 21,
+          "expected main-thread:yes or main-thread:no, found \"main-thread:Yes\"" },
+        { R "Match = main-thread:y*\n", 0, DIAG_ERROR, 2, 21,
+          "expected main-thread:yes or main-thread:no, found \"main-thread:y*\"" },
+        { R "Match = main-thread:\"no \"\n", 0, DIAG_ERROR, 2, 22,
+          "expected main-thread:yes or main-thread:no, found \"main-thread:no \"" },
+        { R "Match = thread:x || main-thread~yes\n", 0, DIAG_ERROR, 2, 32,
+          "expected main-thread:yes or main-thread:no, found '~' (main-thread takes one of its "
+          "values, no regular expression)" },
+        { R "Match = main-thread:\n", 0, DIAG_ERROR, 2, 21,
+          "expected a pattern after \"main-thread:\", found end of expression" },
         { R "Match = name:a && exe~\"a{2\"\n", 0, DIAG_ERROR, 2, 23,
           "expected an extended regular expression, found \"a{2\": Unmatched \\{" },
         /* stacked repetitions: the column is the second operator's */
@@ -257,6 +271,9 @@ static const BadCase bad_cases[] = {
         { R "Match = comm:a && comm:b\n", 0, DIAG_WARNING, 2, 9,
           "expected a match expression that can be true, found \"comm:a && comm:b\": rule \"r\" "
           "can never match" },
+        { R "Match = main-thread:yes && main-thread:no\n", 0, DIAG_WARNING, 2, 9,
+          "expected a match expression that can be true, found \"main-thread:yes && "
+          "main-thread:no\": rule \"r\" can never match" },
         { R "Match = name:a && !name:a\n", 0, DIAG_WARNING, 2, 9,
           "expected a match expression that can be true, found both name:a and its negation: "
           "rule \"r\" can never match" },
