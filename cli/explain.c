@@ -349,6 +349,15 @@ static void print_result(const TaskDecision *td, const Decision *d, const CliOpt
         _cleanup_free_ char *s = settings_to_string(&d->settings);
         const MatchResult *m = &d->match;
 
+        if (m->n_matched == 0 && !d->settings.mask && m->thread_dependent &&
+            !td->p->view.thread) {
+                /* thread:, main-thread: are false for the process as a whole */
+                printf("\n%sResult%s for %s: no rule matches it as a whole; its threads are "
+                       "matched one by one%s.\n",
+                       cli_color(o, "bold"), cli_color(o, "reset"), what,
+                       td->n_threads > 0 ? " (below)" : "");
+                return;
+        }
         if (m->n_matched == 0 && !d->settings.mask) {
                 printf("\n%sResult%s for %s: no rule matches; latniced leaves it alone.\n",
                        cli_color(o, "bold"), cli_color(o, "reset"), what);
@@ -860,7 +869,7 @@ static int explain_text(const Explanation *e, const CliOptions *o)
         print_sched_ext(e, o);
         print_group(e, o);
         if (e->td.d.match.thread_dependent && e->tid == 0 && e->td.n_threads == 0)
-                printf("A thread: predicate took part: see --tid TID.\n");
+                printf("A thread predicate (thread:, main-thread:) took part: see --tid TID.\n");
         if (e->td.n_threads > 0) {
                 r = print_threads(e, o);
                 if (r < 0)

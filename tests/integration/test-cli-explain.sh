@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # latnicectl explain and get on real processes started here with a chosen
 # argv[0], exe, cmdline and thread names, against a test policy directory
-# (no daemon).
+# (no daemon); main-thread: on a process whose threads share its name.
 #   $1 latnicectl  $2 ln-spawn  $3 ln-getattr
 CTL=${1:?latnicectl path}
 SPAWN=${2:?ln-spawn path}
@@ -207,6 +207,49 @@ grep -q "^latnicectl: explain needs a PID, found none (with \$(pidof NAME): no p
 expect_rc 2 --policy-dir "$POL" explain --tid "${TIDS[1]}" "$P1" "$P2"
 expect_rc 2 --policy-dir "$POL" explain "$P1" notapid
 [ -s "$T/out" ] && fail "explain went on before a usage error: $(cat "$T/out")"
+
+# ---- main-thread: threads named as their process -------------------------------
+MT=$T/policy-mt
+mkdir -p "$MT"
+cat >"$MT/50-mt.policy" <<'P'
+[Rule data-thread]
+Match = name:cli-test-mt && thread:cli-test-mt && main-thread:no
+Nice = 5
+P
+# --comm before the threads start: all three are named cli-test-mt
+spawn cli-test-mt --comm cli-test-mt --threads 2
+MTP=$SPID
+MTT=("${STIDS[@]}")
+[ "${#MTT[@]}" -eq 3 ] && [ "${MTT[0]}" = "$MTP" ] || fail "main-thread: tids ${MTT[*]} of $MTP"
+expect_rc 0 --policy-dir "$MT" explain "$MTP"
+grep -qx "Result for process $MTP: no rule matches it as a whole; its threads are matched one by one (below)." "$T/out" ||
+        fail "main-thread: the process as a whole matched: $(cat "$T/out")"
+grep -q "^Threads (matched one by one" "$T/out" || fail "main-thread: no per-thread section: $(cat "$T/out")"
+expect_rc 0 --policy-dir "$MT" --json explain "$MTP"
+py 'import json,sys
+d = json.load(open(sys.argv[1]))
+pid = int(sys.argv[2])
+assert d["result"]["settings"] == {} and d["result"]["thread_dependent"] is True, d["result"]
+th = {x["tid"]: x for x in d["threads"]}
+assert sorted(th) == sorted(int(t) for t in sys.argv[2:]), th.keys()
+assert {x["name"] for x in th.values()} == {"cli-test-mt"}, th
+for tid, x in th.items():
+    want = {} if tid == pid else {"Nice": "5"}
+    assert x["result"]["settings"] == want, (tid, x)' "$T/out" "${MTT[@]}" ||
+        fail "main-thread: explain --json: $(cat "$T/out")"
+for tid in "${MTT[0]}" "${MTT[2]}"; do
+        expect_rc 0 --policy-dir "$MT" --json explain --all --tid "$tid" "$MTP"
+        py 'import json,sys
+d = json.load(open(sys.argv[1]))
+main = sys.argv[2] == sys.argv[3]
+r = d["rules"][0]
+assert r["rule"] == "data-thread" and r["verdict"] == ("not-matched" if main else "matched"), r
+# false: the one predicate decided; true: all of them did
+assert r["decider"] == ("main-thread:no" if main else
+                        "name:cli-test-mt && thread:cli-test-mt && main-thread:no"), r
+assert d["result"]["settings"] == ({} if main else {"Nice": "5"}), d["result"]' \
+                "$T/out" "$MTP" "$tid" || fail "main-thread: explain --tid $tid: $(cat "$T/out")"
+done
 
 # ---- get ---------------------------------------------------------------------
 need_root
