@@ -628,6 +628,62 @@ static void test_thread_made_mid_apply(void)
         kill_kid(k);
 }
 
+/* main-thread: a process whose threads all carry its name (Debian 12's
+ * PipeWire names its data thread as its main thread). A main-thread:no rule
+ * changes the other threads, also one made later, never the main thread; a
+ * main-thread:yes rule the main thread only, and a thread made after it
+ * inherits the main thread's nice and gets its own back. */
+static void test_main_thread(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_free_ pid_t *tids = NULL, *mtids = NULL;
+        Applier a;
+        int cmd, ack, mcmd, mack;
+        pid_t k = thread_maker("lt-apply-mt", &cmd, &ack);
+        pid_t m = thread_maker("lt-apply-mtm", &mcmd, &mack);
+        int own = nice_of(k); /* 0, or what the test runs under (nice -n 10) */
+
+        init(&a, &tt, false);
+        p = load("[Rule data]\nMatch = comm:lt-apply-mt && main-thread:no\nNice = 4\n"
+                 "[Rule main]\nMatch = comm:lt-apply-mtm && main-thread:yes\nNice = 6\n");
+        applier_set_policy(&a, p);
+
+        make_thread(k, cmd, ack);
+        assert(threads_of(k, &tids) == 2);
+        assert(applier_process(&a, k) == 0);
+        assert(nice_of(k) == own && nice_of(tids[1]) == 4);
+        assert(!task_table_get(tt, k));
+        /* one more, made after: its own evaluation */
+        make_thread(k, cmd, ack);
+        free(tids);
+        tids = NULL;
+        assert(threads_of(k, &tids) == 3);
+        assert(nice_of(tids[2]) == own);
+        assert(applier_thread(&a, k, tids[2]) == 0);
+        assert(nice_of(k) == own && nice_of(tids[1]) == 4 && nice_of(tids[2]) == 4);
+
+        assert(applier_process(&a, m) == 0);
+        assert(nice_of(m) == 6);
+        make_thread(m, mcmd, mack);
+        assert(threads_of(m, &mtids) == 2);
+        assert(nice_of(mtids[1]) == 6); /* inherited from the main thread */
+        assert(applier_thread(&a, m, mtids[1]) == 0);
+        assert(nice_of(m) == 6 && nice_of(mtids[1]) == own);
+
+        /* given back: every thread its own */
+        (void)applier_restore_all(&a);
+        for (size_t i = 0; i < 3; i++)
+                assert(nice_of(tids[i]) == own);
+        assert(nice_of(m) == own && nice_of(mtids[1]) == own);
+        close(cmd);
+        close(ack);
+        close(mcmd);
+        close(mack);
+        kill_kid(k);
+        kill_kid(m);
+}
+
 /* A child inherits its parent's attributes as they were at the fork: one
  * forked before latniced changed its parent, or by a parent whose exec
  * latniced never read (gone first), is evaluated at its fork, and so is
@@ -1112,6 +1168,7 @@ static void run_cases(void)
         test_user_names();
         test_timer_slack();
         test_thread_made_mid_apply();
+        test_main_thread();
         test_fork_catch_up();
         test_fork_inherit();
         test_thread_after_reset();
