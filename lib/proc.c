@@ -696,7 +696,11 @@ static int read_stat_or_comm(ProcTask *t, const char *proc_root, pid_t pid, Proc
         t->starttime = st->starttime;
         t->n_threads = st->n_threads;
         t->kernel_thread = st->flags & PF_KTHREAD;
-        t->zombie = st->state == 'Z' || st->state == 'X';
+        /* A leader whose other threads still run is Z too (it called
+         * pthread_exit()): the process is alive, and what latniced changed
+         * in it must still be given back. Only a leader alone is a zombie:
+         * a dead process counts 1 thread until it is reaped. */
+        t->zombie = (st->state == 'Z' || st->state == 'X') && st->n_threads <= 1;
         t->has_stat = true;
         return 0;
 }

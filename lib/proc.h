@@ -32,7 +32,8 @@ typedef struct ProcTask {
         uint64_t starttime;  /* /proc/PID/stat field 22, for pid-reuse checks */
         pid_t ppid;
         bool kernel_thread;  /* PF_KTHREAD, or no mm: never touched */
-        bool zombie;
+        bool zombie;         /* dead, not reaped: Z or X and no thread left (a leader
+                              * that exited while its threads run is not) */
         char state;          /* stat field 3 */
         uint32_t n_threads;  /* stat field 20: threads when it was read */
         bool cmdline_truncated; /* cmdline is the first PROC_CMDLINE_MAX bytes only */

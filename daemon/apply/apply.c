@@ -596,9 +596,31 @@ static char *mask_names(uint32_t mask)
         return s;
 }
 
+/* The entry of a thread of PID other than TID that holds a claim, for when
+ * the main thread has exited while its threads run (its entry is gone with
+ * it): the proc connector does not say which thread made TID, and latniced
+ * gave its threads the same. NULL if none. */
+static const Task *sibling_with_claim(Applier *a, pid_t pid, pid_t tid)
+{
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+
+        if (!task_table_has_process(a->tasks, pid) ||
+            proc_threads(a->ctx.proc_root, pid, &tids, &n) < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                const Task *t = tids[i] != tid ? task_table_get(a->tasks, tids[i]) : NULL;
+
+                if (t && t->pid == pid && thread_claim_held(&t->claim) != 0)
+                        return t;
+        }
+        return NULL;
+}
+
 /* What a new entry for TID of PID inherits from (daemon/apply/inherit.h): the
  * creator of the child process being evaluated at its fork, or for a new
- * thread the main thread's entry. NULL if nothing. BUF holds the answer. */
+ * thread the main thread's entry (another thread's if the main thread has
+ * exited). NULL if nothing. BUF holds the answer. */
 static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, InheritSource *buf)
 {
         const Task *leader;
@@ -613,7 +635,9 @@ static const InheritSource *thread_source(Applier *a, pid_t pid, pid_t tid, Inhe
         if (tid == pid)
                 return NULL;
         leader = task_table_get(a->tasks, pid);
-        if (!leader || leader->pid != pid || thread_claim_held(&leader->claim) == 0)
+        if (!leader || leader->pid != pid)
+                leader = sibling_with_claim(a, pid, tid);
+        if (!leader || thread_claim_held(&leader->claim) == 0)
                 return NULL;
         inherit_source_init(buf, leader, false, a->ctx.base_slice_ns);
         return buf;

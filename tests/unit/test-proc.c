@@ -372,6 +372,16 @@ static void *named_thread(void *p)
         return NULL;
 }
 
+/* A thread that returns once the pipe at ARG has no writer left. */
+static void *wait_for_eof(void *arg)
+{
+        char c;
+
+        while (read(*(int *)arg, &c, 1) > 0)
+                ;
+        return NULL;
+}
+
 static void test_real(void)
 {
         ProcTask *t = NULL;
@@ -456,6 +466,32 @@ static void test_real(void)
         }
         CHECK(t && t->zombie && !t->view.cmdline && !t->view.exe_path);
         t = proc_task_free(t);
+        CHECK(waitpid(child, NULL, 0) == child);
+
+        /* a process whose main thread exited while another runs: its
+         * leader is Z, the process is alive (not a zombie) */
+        CHECK(pipe2(fds, O_CLOEXEC) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                pthread_t other;
+
+                close(fds[1]);
+                if (pthread_create(&other, NULL, wait_for_eof, &fds[0]) != 0)
+                        _exit(1);
+                pthread_exit(NULL);
+        }
+        close(fds[0]);
+        for (int i = 0; i < 3000; i++) {
+                CHECK(proc_task_read("/proc", child, 0, PROC_READ_TASK, &t) == 0);
+                if (t->state == 'Z')
+                        break;
+                t = proc_task_free(t);
+                usleep(10000);
+        }
+        CHECK(t && t->state == 'Z' && t->n_threads > 1 && !t->zombie);
+        t = proc_task_free(t);
+        close(fds[1]); /* its thread reads EOF and exits: now the process is dead */
         CHECK(waitpid(child, NULL, 0) == child);
 
         /* kthreadd, when this pid namespace has it */
