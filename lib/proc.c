@@ -236,6 +236,18 @@ static int read_stat(const char *proc_root, pid_t pid, pid_t tid, StatInfo *ret)
         return parse_stat(buf, ret);
 }
 
+bool proc_leader_exited(const char *proc_root, pid_t pid)
+{
+        StatInfo st = {};
+        bool r;
+
+        if (read_stat(proc_root ?: "/proc", pid, 0, &st) < 0)
+                return false;
+        r = (st.state == 'Z' || st.state == 'X') && st.n_threads > 1;
+        free(st.comm);
+        return r;
+}
+
 /* The name in the comm file content BUF (NUL-terminated): the kernel writes
  * the comm as stat has it, raw, and one '\n'. The name may contain '\n',
  * ')' and spaces itself, so exactly one '\n' at the end is dropped. */

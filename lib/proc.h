@@ -166,6 +166,10 @@ int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t 
 /* PROC_ROOT/PID/status up to its complete lines within PROC_STATUS_MAX bytes
  * (the fields before "Groups:"); -ESRCH when the process is gone. */
 int proc_status_read(const char *proc_root, pid_t pid, char **ret);
+
+/* Has the main thread of PID exited while other threads of it run (its
+ * stat says Z or X and counts more than one thread)? false on errors. */
+bool proc_leader_exited(const char *proc_root, pid_t pid);
 /* argv joined by single spaces (NULL if there is no argument) and the
  * basename of argv[0] (NULL if it is empty or ends in '/'). */
 int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0);

@@ -605,7 +605,11 @@ static const Task *sibling_with_claim(Applier *a, pid_t pid, pid_t tid)
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
 
+        /* Only for a main thread that has exited, not for a process whose
+         * threads alone are latniced's (thread rules): one stat read, and
+         * the threads listed only then. */
         if (!task_table_has_process(a->tasks, pid) ||
+            !proc_leader_exited(a->ctx.proc_root, pid) ||
             proc_threads(a->ctx.proc_root, pid, &tids, &n) < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {

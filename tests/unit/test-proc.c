@@ -490,6 +490,8 @@ static void test_real(void)
                 usleep(10000);
         }
         CHECK(t && t->state == 'Z' && t->n_threads > 1 && !t->zombie);
+        CHECK(proc_leader_exited("/proc", child));
+        CHECK(!proc_leader_exited("/proc", getpid()));
         t = proc_task_free(t);
         close(fds[1]); /* its thread reads EOF and exits: now the process is dead */
         CHECK(waitpid(child, NULL, 0) == child);
