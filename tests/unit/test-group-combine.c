@@ -15,12 +15,10 @@
  * otherwise).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +28,7 @@
 #include "lib/proc.h"
 #include "lib/sched-group.h"
 #include "lib/settings.h"
+#include "cgroup-member.h"
 #include "test-util.h"
 
 #define N_PROCS 6
@@ -50,28 +49,6 @@ typedef struct Proc {
 } Proc;
 
 static char dir[256];
-
-/* A process of the test's own, in DIR until killed. */
-static pid_t member_start(void)
-{
-        char path[300], buf[32];
-        int fd, n;
-        pid_t pid = fork();
-
-        CHECK(pid >= 0);
-        if (pid == 0) {
-                (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* or the cgroup stays */
-                pause();
-                _exit(0);
-        }
-        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        CHECK(fd >= 0);
-        n = snprintf(buf, sizeof(buf), "%d", (int)pid);
-        CHECK(write(fd, buf, (size_t)n) == n);
-        close(fd);
-        return pid;
-}
 
 static long long read_knob(const char *name)
 {
@@ -188,7 +165,7 @@ int main(void)
                 return 77;
         }
         for (size_t i = 0; i < N_PROCS; i++) {
-                p[i].pid = member_start();
+                p[i].pid = cgroup_member_start(dir, false);
                 CHECK(proc_starttime("/proc", p[i].pid, 0, &p[i].starttime) == 0);
         }
         CHECK(group_table_new("/proc", false, NULL, &t) == 0);

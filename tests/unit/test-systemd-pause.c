@@ -21,13 +21,10 @@
  * Needs root and a cgroup2 mount (skipped otherwise).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
@@ -37,6 +34,7 @@
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/sched-group.h"
+#include "cgroup-member.h"
 #include "standin-manager.h"
 #include "test-util.h"
 
@@ -46,29 +44,6 @@
 #define GUARD_USEC (45ull * 1000 * 1000)
 
 static char run[] = "/tmp/test-systemd-pause.XXXXXX";
-
-/* A process of its own session (autogroup) in the cgroup2 cgroup DIR. */
-static pid_t member_start(const char *dir)
-{
-        char path[600], buf[32];
-        int fd, n;
-        pid_t pid = fork();
-
-        CHECK(pid >= 0);
-        if (pid == 0) {
-                (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* or its cgroup stays */
-                (void)setsid();
-                pause();
-                _exit(0);
-        }
-        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        CHECK(fd >= 0);
-        n = snprintf(buf, sizeof(buf), "%d", (int)pid);
-        CHECK(write(fd, buf, (size_t)n) == n);
-        close(fd);
-        return pid;
-}
 
 static int autogroup_nice(pid_t pid)
 {
@@ -142,7 +117,7 @@ static void run_case(const char *cgroup2, unsigned slow_call)
                                                    .slow_usec = SLOW_ANSWER_USEC,
                                                    .report_calls = true },
                                 &report);
-        member = member_start(dir);
+        member = cgroup_member_start(dir, true);
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
 
         CHECK(sd_event_new(&e) >= 0);
@@ -214,7 +189,7 @@ static void run_lost(const char *cgroup2)
                                                    .slow_usec = SLOW_ANSWER_USEC,
                                                    .slow_lost = true },
                                 &report);
-        member = member_start(dir);
+        member = cgroup_member_start(dir, true);
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
         CHECK(sd_event_new(&e) >= 0);
         CHECK(group_table_new("/proc", false, s, &t) == 0);
