@@ -234,12 +234,3 @@ const char *standin_test_begin(char *run)
         CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
         return roots.cgroup2;
 }
-
-void standin_cgroup_remove(char *dir, int levels)
-{
-        (void)rmdir(dir);
-        for (int i = 0; i < levels; i++) {
-                *strrchr(dir, '/') = 0;
-                (void)rmdir(dir);
-        }
-}

@@ -56,7 +56,3 @@ bool standin_wait_report(int fd, char *buf, size_t size, const char *want, int g
  * RUN/systemd/system, and no system bus (nothing is the system
  * manager's). Returns the cgroup2 mount. */
 const char *standin_test_begin(char *run);
-
-/* Remove the cgroup DIR and the LEVELS directories above it (the test's
- * own); DIR is cut to the last one. Failures are ignored (already gone). */
-void standin_cgroup_remove(char *dir, int levels);

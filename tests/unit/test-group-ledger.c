@@ -18,13 +18,10 @@
  * Needs root and a cgroup2 mount (skipped otherwise).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/groups/groups.h"
@@ -32,7 +29,7 @@
 #include "daemon/state/state-file.h"
 #include "lib/macro.h"
 #include "lib/sched-group.h"
-#include "standin-manager.h"
+#include "standin-case.h"
 #include "test-util.h"
 
 static char run[] = "/tmp/test-group-ledger.XXXXXX";
@@ -76,15 +73,6 @@ typedef enum Case {
 /* Only a hang's bound. */
 #define GUARD_MSEC 45000
 
-static unsigned count(const char *hay, const char *needle)
-{
-        unsigned n = 0;
-
-        for (const char *h = strstr(hay, needle); h; h = strstr(h + 1, needle))
-                n++;
-        return n;
-}
-
 /*
  * CASE_LATE, CASE_LOST: the give-back at the stop (group_table_restore_all())
  * timed out. It is not counted as restored, and the unit's record stays,
@@ -120,9 +108,9 @@ static void next_latniced(SystemdUnits **s, GroupTable **t, StateFile **f, Case 
         else
                 standin_reports(report, seen, size);
         /* Once in all: the late give-back's own, or the next latniced's. */
-        if (count(seen, unset) != 1)
+        if (standin_count(seen, unset) != 1)
                 test_fail("%s: CPUWeight= given back %u times in all; the stand-in got:\n%s",
-                          c == CASE_LOST ? "lost" : "late", count(seen, unset), seen);
+                          c == CASE_LOST ? "lost" : "late", standin_count(seen, unset), seen);
         group_table_free(*t);
         *t = NULL;
 }
@@ -130,105 +118,84 @@ static void next_latniced(SystemdUnits **s, GroupTable **t, StateFile **f, Case 
 static void run_case(const char *cgroup2, Case c)
 {
         _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
-        char rel[256], dir[512], cmd[600], seen[4096] = "";
-        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        unsigned uid = standin_case_uid();
         const char *unset = "SetUnitProperties app-b.scope 18446744073709551615\n";
         StateFileLoad l = {};
         StateFile *f = NULL;
         GroupTable *t = NULL;
+        StandInCase sc;
         struct stat st;
-        pid_t standin;
-        int report;
 
-        snprintf(rel, sizeof(rel), "/latnice-test-ledger-%d-%d.slice/user@%u.service/app.slice/app-b.scope",
-                 (int)getpid(), (int)c, uid);
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
-        CHECK(stat(dir, &st) == 0);
-        old_state_file(dir, st.st_ino);
+        standin_case_begin(&sc, cgroup2,
+                           "/latnice-test-ledger-%d-%d.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), (int)c, uid);
+        CHECK(stat(sc.dir, &st) == 0);
+        old_state_file(sc.dir, st.st_ino);
         if (c == CASE_GONE)
-                CHECK(rmdir(dir) == 0);
+                CHECK(rmdir(sc.dir) == 0);
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = c == CASE_THEIRS ? 70 : 50,
-                                                   .slow_member = c >= CASE_LATE
-                                                                          ? "SetUnitProperties"
-                                                                          : NULL,
-                                                   .slow_usec = SLOW_ANSWER_USEC,
-                                                   .slow_lost = c == CASE_LOST },
-                                &report);
+        standin_case_start(&sc, (StandInOptions){ .run = run, .uid = uid,
+                                                  .weight = c == CASE_THEIRS ? 70 : 50,
+                                                  .slow_member = c >= CASE_LATE
+                                                                         ? "SetUnitProperties"
+                                                                         : NULL,
+                                                  .slow_usec = SLOW_ANSWER_USEC,
+                                                  .slow_lost = c == CASE_LOST });
 
         CHECK(state_file_open(state_path, &f, &l) == 0);
         state_file_load_done(&l);
         check(state_file_cgroup_n_used(f) == 1);
         CHECK(group_table_new("/proc", false, s, &t) == 0);
         CHECK(group_table_attach_state(t, f) == 0);
-        standin_reports(report, seen, sizeof(seen));
+        standin_case_reports(&sc);
         switch (c) {
         case CASE_OURS:
                 /* Taken over: the group's record and its unit's. */
                 check(group_table_size(t) == 1);
                 check(state_file_cgroup_n_used(f) == 2);
-                check_streq(seen, "");
+                check_streq(sc.seen, "");
                 /* Given back through the manager; the records end. */
                 check(group_table_restore_all(t) == 1);
-                standin_reports(report, seen, sizeof(seen));
-                check_streq(seen, unset);
+                standin_case_reports(&sc);
+                check_streq(sc.seen, unset);
                 check(state_file_cgroup_n_used(f) == 0);
                 break;
         case CASE_THEIRS:
                 check(group_table_size(t) == 0);
                 check(state_file_cgroup_n_used(f) == 0);
                 check(group_table_restore_all(t) == 0);
-                standin_reports(report, seen, sizeof(seen));
-                check_streq(seen, "");
+                standin_case_reports(&sc);
+                check_streq(sc.seen, "");
                 break;
         case CASE_GONE:
                 check(group_table_size(t) == 0);
                 check(state_file_cgroup_n_used(f) == 0);
-                check_streq(seen, unset);
+                check_streq(sc.seen, unset);
                 break;
         case CASE_LATE:
         case CASE_LOST:
                 check(group_table_size(t) == 1);
-                next_latniced(&s, &t, &f, c, report, seen, sizeof(seen));
+                next_latniced(&s, &t, &f, c, sc.report, sc.seen, sizeof(sc.seen));
                 break;
         }
 
         group_table_free(t);
         state_file_free(f);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(report);
-        if (c != CASE_GONE)
-                (void)rmdir(dir);
-        for (int i = 0; i < 3; i++) {
-                *strrchr(dir, '/') = 0;
-                (void)rmdir(dir);
-        }
+        standin_case_end(&sc);
 }
 
 int main(void)
 {
-        SchedGroupRoots roots = {};
+        const char *cgroup2 = standin_test_begin(run);
         char cmd[64];
 
-        if (geteuid() != 0 || sched_group_roots_find(&roots) < 0 || !roots.cgroup2) {
-                fprintf(stderr, "needs root and a cgroup2 mount: skipped\n");
-                return 77;
-        }
-        CHECK(mkdtemp(run));
         snprintf(state_path, sizeof(state_path), "%s/tasks.state", run);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/systemd/system", run);
-        CHECK(system(cmd) == 0);
-        run_case(roots.cgroup2, CASE_OURS);
-        run_case(roots.cgroup2, CASE_THEIRS);
-        run_case(roots.cgroup2, CASE_GONE);
-        run_case(roots.cgroup2, CASE_LATE);
-        run_case(roots.cgroup2, CASE_LOST);
+        run_case(cgroup2, CASE_OURS);
+        run_case(cgroup2, CASE_THEIRS);
+        run_case(cgroup2, CASE_GONE);
+        run_case(cgroup2, CASE_LATE);
+        run_case(cgroup2, CASE_LOST);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", run);
         (void)!system(cmd);
-        sched_group_roots_done(&roots);
         return test_result();
 }

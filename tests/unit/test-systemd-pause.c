@@ -20,7 +20,6 @@
  * alone"), and given back at the stop.
  * Needs root and a cgroup2 mount (skipped otherwise).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +34,7 @@
 #include "lib/proc.h"
 #include "lib/sched-group.h"
 #include "cgroup-member.h"
-#include "standin-manager.h"
+#include "standin-case.h"
 #include "test-util.h"
 
 /* Much longer than the user manager's call timeout (0.5 s). */
@@ -61,63 +60,29 @@ static int autogroup_nice(pid_t pid)
         return nice;
 }
 
-typedef struct Wait {
-        char seen[8192];
-        size_t n;
-        const char *want;
-} Wait;
-
-static int on_report(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Wait *w = userdata;
-        ssize_t k = read(fd, w->seen + w->n, sizeof(w->seen) - 1 - w->n);
-
-        if (k > 0) {
-                w->n += (size_t)k;
-                w->seen[w->n] = 0;
-        }
-        if (strstr(w->seen, w->want) || k == 0 || w->n == sizeof(w->seen) - 1)
-                return sd_event_exit(sd_event_source_get_event(s), 0);
-        return 0;
-}
-
-static int on_guard(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        return sd_event_exit(sd_event_source_get_event(s), 0);
-}
-
 static void run_case(const char *cgroup2, unsigned slow_call)
 {
         _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
-        char rel[256], dir[512], want[300];
+        char want[300];
         Settings set = {};
-        sd_event_source *io = NULL, *guard = NULL;
         sd_event *e = NULL;
         GroupTable *t = NULL;
-        unsigned uid = 64000 + (unsigned)getpid() % 1000;
-        Wait w = { .want = want };
-        pid_t standin, member;
-        uint64_t st, now;
-        int report;
+        unsigned uid = standin_case_uid();
+        StandInCase c;
+        pid_t member;
+        uint64_t st;
 
-        snprintf(rel, sizeof(rel), "/latnice-test-pause-%d-%u.slice/user@%u.service/app.slice/app-b.scope",
-                 (int)getpid(), slow_call, uid);
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
+        standin_case_begin(&c, cgroup2,
+                           "/latnice-test-pause-%d-%u.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), slow_call, uid);
         snprintf(want, sizeof(want), "SetUnitProperties app-b.scope 50\n");
-        {
-                char cmd[600];
-
-                snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-                CHECK(system(cmd) == 0);
-        }
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET,
-                                                   .slow_call = slow_call,
-                                                   .slow_usec = SLOW_ANSWER_USEC,
-                                                   .report_calls = true },
-                                &report);
-        member = cgroup_member_start(dir, true);
+        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET,
+                                                 .slow_call = slow_call,
+                                                 .slow_usec = SLOW_ANSWER_USEC,
+                                                 .report_calls = true });
+        member = cgroup_member_start(c.dir, true);
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
 
         CHECK(sd_event_new(&e) >= 0);
@@ -134,25 +99,16 @@ static void run_case(const char *cgroup2, unsigned slow_call)
         check(autogroup_nice(member) == 0);
 
         /* When the pause ends, the scope gets its CPUWeight=. */
-        CHECK(sd_event_add_io(e, &io, report, EPOLLIN, on_report, &w) >= 0);
-        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
-        CHECK(sd_event_add_time(e, &guard, CLOCK_MONOTONIC, now + GUARD_USEC, 0, on_guard, NULL) >= 0);
-        CHECK(sd_event_loop(e) >= 0);
-        if (!strstr(w.seen, want))
+        if (!standin_case_wait(&c, e, want, 1, GUARD_USEC))
                 test_fail("slow call %u: no CPUWeight=50 for app-b.scope through its manager "
-                          "after the pause; the stand-in got:\n%s", slow_call, w.seen);
+                          "after the pause; the stand-in got:\n%s", slow_call, c.seen);
         check(autogroup_nice(member) == 0);
 
-        sd_event_source_disable_unref(io);
-        sd_event_source_disable_unref(guard);
         group_table_free(t);
         sd_event_unref(e);
         kill(member, SIGKILL);
-        kill(standin, SIGKILL);
         (void)waitpid(member, NULL, 0);
-        (void)waitpid(standin, NULL, 0);
-        close(report);
-        standin_cgroup_remove(dir, 3);
+        standin_case_end(&c);
 }
 
 /*
@@ -165,31 +121,25 @@ static void run_case(const char *cgroup2, unsigned slow_call)
 static void run_lost(const char *cgroup2)
 {
         _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
-        char rel[256], dir[512], cmd[600];
         const char *want = "SetUnitProperties app-b.scope 50\n";
         Settings set = {};
-        sd_event_source *io = NULL, *guard = NULL;
         sd_event *e = NULL;
         GroupTable *t = NULL;
-        unsigned uid = 64000 + (unsigned)getpid() % 1000;
-        Wait w = { .want = want };
-        pid_t standin, member;
-        uint64_t st, now;
-        int report;
+        unsigned uid = standin_case_uid();
+        StandInCase c;
+        pid_t member;
+        uint64_t st;
 
-        snprintf(rel, sizeof(rel), "/latnice-test-pause-%d-lost.slice/user@%u.service/app.slice/app-b.scope",
-                 (int)getpid(), uid);
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
+        standin_case_begin(&c, cgroup2,
+                           "/latnice-test-pause-%d-lost.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), uid);
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET,
-                                                   .slow_member = "SetUnitProperties",
-                                                   .slow_usec = SLOW_ANSWER_USEC,
-                                                   .slow_lost = true },
-                                &report);
-        member = cgroup_member_start(dir, true);
+        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET,
+                                                 .slow_member = "SetUnitProperties",
+                                                 .slow_usec = SLOW_ANSWER_USEC,
+                                                 .slow_lost = true });
+        member = cgroup_member_start(c.dir, true);
         CHECK(proc_starttime("/proc", member, 0, &st) == 0);
         CHECK(sd_event_new(&e) >= 0);
         CHECK(group_table_new("/proc", false, s, &t) == 0);
@@ -199,29 +149,21 @@ static void run_lost(const char *cgroup2)
         /* Written (not yet known); the manager paused. */
         check(group_table_request(t, member, st, &set) >= 0);
         check(systemd_units_refusals(s) == 1);
-        CHECK(sd_event_add_io(e, &io, report, EPOLLIN, on_report, &w) >= 0);
-        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
-        CHECK(sd_event_add_time(e, &guard, CLOCK_MONOTONIC, now + GUARD_USEC, 0, on_guard, NULL) >= 0);
-        CHECK(sd_event_loop(e) >= 0);
-        if (!strstr(w.seen, want) || !strstr(w.seen, "Lost app-b.scope 50\n"))
+        (void)standin_case_wait(&c, e, want, 1, GUARD_USEC);
+        if (!strstr(c.seen, want) || !strstr(c.seen, "Lost app-b.scope 50\n"))
                 test_fail("lost: CPUWeight=50 not set again after the pause; the stand-in "
-                          "got:\n%s", w.seen);
+                          "got:\n%s", c.seen);
         /* Latniced's from then on: given back at the stop. */
         check(group_table_restore_all(t) == 1);
-        standin_reports(report, w.seen, sizeof(w.seen));
-        if (!strstr(w.seen, "SetUnitProperties app-b.scope 18446744073709551615\n"))
-                test_fail("lost: CPUWeight= not given back; the stand-in got:\n%s", w.seen);
+        standin_case_reports(&c);
+        if (!strstr(c.seen, "SetUnitProperties app-b.scope 18446744073709551615\n"))
+                test_fail("lost: CPUWeight= not given back; the stand-in got:\n%s", c.seen);
 
-        sd_event_source_disable_unref(io);
-        sd_event_source_disable_unref(guard);
         group_table_free(t);
         sd_event_unref(e);
         kill(member, SIGKILL);
-        kill(standin, SIGKILL);
         (void)waitpid(member, NULL, 0);
-        (void)waitpid(standin, NULL, 0);
-        close(report);
-        standin_cgroup_remove(dir, 3);
+        standin_case_end(&c);
 }
 
 int main(void)

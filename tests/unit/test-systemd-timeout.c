@@ -36,11 +36,9 @@
  * hierarchy). Needs root and a cgroup2 mount (skipped otherwise).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
@@ -50,7 +48,7 @@
 #include "lib/macro.h"
 #include "lib/sched-group.h"
 #include "policy/policy.h"
-#include "standin-manager.h"
+#include "standin-case.h"
 #include "test-util.h"
 
 /* Much longer than the user manager's call timeout (0.5 s). */
@@ -65,39 +63,10 @@ static char run[] = "/tmp/test-systemd-timeout.XXXXXX";
 static const char unset[] = "SetUnitProperties app-b.scope 18446744073709551615\n";
 
 typedef struct Wait {
-        int fd;
-        char seen[8192];
-        size_t n;
-        const char *want; /* wait until SEEN holds it this many times */
-        unsigned times;
-        bool done;
-        bool resumed; /* on_resume() walked */
+        bool resumed;     /* on_resume() walked */
         UnitState *u;     /* the walk at a pause's end (lost) */
         const Policy *p;
 } Wait;
-
-static unsigned count(const char *hay, const char *needle)
-{
-        unsigned n = 0;
-
-        for (const char *h = strstr(hay, needle); h; h = strstr(h + 1, needle))
-                n++;
-        return n;
-}
-
-static int on_report(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Wait *w = userdata;
-        ssize_t k = read(fd, w->seen + w->n, sizeof(w->seen) - 1 - w->n);
-
-        if (k > 0) {
-                w->n += (size_t)k;
-                w->seen[w->n] = 0;
-        }
-        if (count(w->seen, w->want) >= w->times || k == 0 || w->n == sizeof(w->seen) - 1)
-                w->done = true;
-        return 0;
-}
 
 /* What units_watch_systemd() does at a pause's end: walk again. */
 static void on_resume(void *userdata)
@@ -119,24 +88,6 @@ static void wait_resume(sd_event *e, Wait *w)
                 CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
         }
         check(w->resumed);
-}
-
-/* Run E until W->want was reported W->times times in all. */
-static void wait_for(sd_event *e, Wait *w, const char *want, unsigned times)
-{
-        sd_event_source *io = NULL;
-        uint64_t now, end;
-
-        w->want = want;
-        w->times = times;
-        w->done = count(w->seen, want) >= times;
-        CHECK(sd_event_add_io(e, &io, w->fd, EPOLLIN, on_report, w) >= 0);
-        CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
-        for (end = now + GUARD_USEC; !w->done && now < end;) {
-                CHECK(sd_event_run(e, end - now) >= 0);
-                CHECK(sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0);
-        }
-        sd_event_source_disable_unref(io);
 }
 
 static Policy *load_text(const char *text)
@@ -164,28 +115,23 @@ static void run_case(const char *cgroup2, bool lost)
 {
         _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
         _cleanup_(policy_freep) Policy *p = load();
-        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        unsigned uid = standin_case_uid();
         const char *name = lost ? "lost" : "late";
         const char *set = "SetUnitProperties app-b.scope 300\n";
-        char rel[256], dir[600], cmd[1400];
         UnitState *u = NULL;
         sd_event *e = NULL;
+        StandInCase c;
         Wait w = {};
-        pid_t standin;
 
-        snprintf(rel, sizeof(rel),
-                 "/latnice-test-timeout-%d-%s.slice/user@%u.service/app.slice/app-b.scope",
-                 (int)getpid(), name, uid);
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
+        standin_case_begin(&c, cgroup2,
+                           "/latnice-test-timeout-%d-%s.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), name, uid);
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET,
-                                                   .slow_member = "SetUnitProperties",
-                                                   .slow_usec = SLOW_ANSWER_USEC,
-                                                   .slow_lost = lost },
-                                &w.fd);
+        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET,
+                                                 .slow_member = "SetUnitProperties",
+                                                 .slow_usec = SLOW_ANSWER_USEC,
+                                                 .slow_lost = lost });
         CHECK(sd_event_new(&e) >= 0);
         CHECK(units_new(NULL, false, s, &u) == 0);
         w.u = u;
@@ -196,29 +142,26 @@ static void run_case(const char *cgroup2, bool lost)
         check(units_apply_all(u, p, NULL) == 0);
         if (!lost) {
                 /* Carried out late: still latniced's to give back. */
-                wait_for(e, &w, set, 1);
-                check(count(w.seen, set) == 1);
+                standin_case_wait(&c, e, set, 1, GUARD_USEC);
+                check(standin_count(c.seen, set) == 1);
         } else {
                 /* Dropped: the walk at the pause's end writes it again. */
-                wait_for(e, &w, "Lost app-b.scope 300\n", 1);
-                check(count(w.seen, "Lost app-b.scope 300\n") == 1);
-                wait_for(e, &w, set, 1);
-                if (count(w.seen, set) != 1)
+                standin_case_wait(&c, e, "Lost app-b.scope 300\n", 1, GUARD_USEC);
+                check(standin_count(c.seen, "Lost app-b.scope 300\n") == 1);
+                standin_case_wait(&c, e, set, 1, GUARD_USEC);
+                if (standin_count(c.seen, set) != 1)
                         test_fail("lost: CPUWeight=300 not written again; the stand-in got:\n%s",
-                                  w.seen);
+                                  c.seen);
         }
         check(units_restore_all(u) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        if (count(w.seen, unset) != 1)
-                test_fail("%s: CPUWeight= not given back; the stand-in got:\n%s", name, w.seen);
+        standin_case_reports(&c);
+        if (standin_count(c.seen, unset) != 1)
+                test_fail("%s: CPUWeight= not given back; the stand-in got:\n%s", name, c.seen);
 
         systemd_units_on_resume_remove(s, on_resume, &w);
         units_free(u);
         sd_event_unref(e);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(w.fd);
-        standin_cgroup_remove(dir, 3);
+        standin_case_end(&c);
 }
 
 /*
@@ -230,52 +173,43 @@ static void run_case(const char *cgroup2, bool lost)
 static void run_crash(const char *cgroup2)
 {
         _cleanup_(policy_freep) Policy *p = load();
-        unsigned uid = 64000 + (unsigned)getpid() % 1000;
+        unsigned uid = standin_case_uid();
         const char *set = "SetUnitProperties app-b.scope 300\n";
-        char rel[256], dir[600], cmd[700], state[sizeof(run) + 16];
+        char state[sizeof(run) + 16];
         StateFileLoad l = {};
         SystemdUnits *s = NULL;
         StateFile *f = NULL;
         UnitState *u = NULL;
         sd_event *e = NULL;
-        Wait w = {};
-        pid_t standin;
+        StandInCase c;
+        Wait w = { .p = p };
 
         snprintf(state, sizeof(state), "%s/state", run);
-        snprintf(rel, sizeof(rel),
-                 "/latnice-test-timeout-%d-crash.slice/user@%u.service/app.slice/app-b.scope",
-                 (int)getpid(), uid);
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
+        standin_case_begin(&c, cgroup2,
+                           "/latnice-test-timeout-%d-crash.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), uid);
 
         /* The first latniced: set, recorded, killed. */
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET },
-                                &w.fd);
+        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET });
         CHECK(state_file_open(state, &f, &l) == 0);
         state_file_load_done(&l);
         CHECK(units_new(NULL, false, s, &u) == 0);
         CHECK(units_attach_state(u, f) == 0);
         check(units_apply_all(u, p, NULL) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        check(count(w.seen, set) == 1);
+        standin_case_reports(&c);
+        check(standin_count(c.seen, set) == 1);
         u = units_free(u);
         f = state_file_free(f);
         s = systemd_units_free(s);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(w.fd);
+        standin_case_stop(&c);
 
         /* The next one, on a loaded manager (the unit still has 300). */
-        w = (Wait){ .p = p };
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .uid = uid, .cgroup = rel,
-                                                   .weight = 300,
-                                                   .slow_member = "Get CPUWeight",
-                                                   .slow_usec = SLOW_ANSWER_USEC },
-                                &w.fd);
+        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid, .weight = 300,
+                                                 .slow_member = "Get CPUWeight",
+                                                 .slow_usec = SLOW_ANSWER_USEC });
         CHECK(sd_event_new(&e) >= 0);
         CHECK(state_file_open(state, &f, &l) == 0);
         state_file_load_done(&l);
@@ -286,19 +220,16 @@ static void run_crash(const char *cgroup2)
         check(units_apply_all(u, p, NULL) == 0);
         wait_resume(e, &w);
         check(units_restore_all(u) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        if (count(w.seen, unset) != 1)
-                test_fail("crash: CPUWeight= not given back; the stand-in got:\n%s", w.seen);
+        standin_case_reports(&c);
+        if (standin_count(c.seen, unset) != 1)
+                test_fail("crash: CPUWeight= not given back; the stand-in got:\n%s", c.seen);
 
         systemd_units_on_resume_remove(s, on_resume, &w);
         units_free(u);
         state_file_free(f);
         systemd_units_free(s);
         sd_event_unref(e);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(w.fd);
-        standin_cgroup_remove(dir, 3);
+        standin_case_end(&c);
 }
 
 /*
@@ -315,47 +246,39 @@ static void run_system_lost(const char *cgroup2)
                 load_text("[Unit latnice-test-b.service]\nCPUWeight = 300\n");
         const char *set = "SetUnitProperties latnice-test-b.service 300\n";
         const char *lost = "Lost latnice-test-b.service 300\n";
-        char rel[256], dir[600], cmd[700];
         UnitState *u = NULL;
         sd_event *e = NULL;
-        Wait w = {};
-        pid_t standin;
+        StandInCase c;
 
-        snprintf(rel, sizeof(rel), "/latnice-test-timeout-%d-sys.slice/latnice-test-b.service",
-                 (int)getpid());
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
+        standin_case_begin(&c, cgroup2, "/latnice-test-timeout-%d-sys.slice/latnice-test-b.service",
+                           (int)getpid());
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .system = true, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET,
-                                                   .slow_member = "SetUnitProperties",
-                                                   .slow_usec = SYSTEM_SLOW_ANSWER_USEC,
-                                                   .slow_lost = true },
-                                &w.fd);
+        standin_case_start(&c, (StandInOptions){ .run = run, .system = true,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET,
+                                                 .slow_member = "SetUnitProperties",
+                                                 .slow_usec = SYSTEM_SLOW_ANSWER_USEC,
+                                                 .slow_lost = true });
         CHECK(sd_event_new(&e) >= 0);
         CHECK(units_new(NULL, false, s, &u) == 0);
         CHECK(units_watch_systemd(u, e, get_policy, p) == 0);
 
         check(units_apply_all(u, p, NULL) == 0);
-        wait_for(e, &w, lost, 1);
-        check(count(w.seen, lost) == 1);
+        standin_case_wait(&c, e, lost, 1, GUARD_USEC);
+        check(standin_count(c.seen, lost) == 1);
         /* Written again by the retry walk, from the event loop. */
-        wait_for(e, &w, set, 1);
-        if (count(w.seen, set) != 1)
+        standin_case_wait(&c, e, set, 1, GUARD_USEC);
+        if (standin_count(c.seen, set) != 1)
                 test_fail("system lost: CPUWeight=300 not written again; the stand-in got:\n%s",
-                          w.seen);
+                          c.seen);
         check(units_restore_all(u) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        if (count(w.seen, "SetUnitProperties latnice-test-b.service 18446744073709551615\n") != 1)
-                test_fail("system lost: CPUWeight= not given back; the stand-in got:\n%s", w.seen);
+        standin_case_reports(&c);
+        if (standin_count(c.seen, "SetUnitProperties latnice-test-b.service 18446744073709551615\n") !=
+            1)
+                test_fail("system lost: CPUWeight= not given back; the stand-in got:\n%s", c.seen);
 
         units_free(u);
         sd_event_unref(e);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(w.fd);
-        standin_cgroup_remove(dir, 1);
+        standin_case_end(&c);
         CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
 }
 
@@ -373,41 +296,36 @@ static void run_system_stop(const char *cgroup2)
                 load_text("[Unit latnice-test-b.service]\nCPUWeight = 300\n");
         const char *set = "SetUnitProperties latnice-test-b.service 300\n";
         const char *unset_b = "SetUnitProperties latnice-test-b.service 18446744073709551615\n";
-        char rel[256], dir[600], cmd[700], state[sizeof(run) + 16];
+        char state[sizeof(run) + 16];
         StateFileLoad l = {};
         SystemdUnits *s = NULL;
         StateFile *f = NULL;
         UnitState *u = NULL;
-        Wait w = {};
-        pid_t standin;
+        StandInCase c;
 
         snprintf(state, sizeof(state), "%s/state-stop", run);
-        snprintf(rel, sizeof(rel), "/latnice-test-timeout-%d-stop.slice/latnice-test-b.service",
-                 (int)getpid());
-        snprintf(dir, sizeof(dir), "%s%s", cgroup2, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
-        CHECK(system(cmd) == 0);
+        standin_case_begin(&c, cgroup2, "/latnice-test-timeout-%d-stop.slice/latnice-test-b.service",
+                           (int)getpid());
         CHECK(systemd_units_new(run, &s) == 0);
-        standin = standin_start(&(StandInOptions){ .run = run, .system = true, .cgroup = rel,
-                                                   .weight = SYSTEMD_WEIGHT_UNSET,
-                                                   .slow_member = "SetUnitProperties",
-                                                   .slow_nth = 2,
-                                                   .slow_usec = SYSTEM_SLOW_ANSWER_USEC },
-                                &w.fd);
+        standin_case_start(&c, (StandInOptions){ .run = run, .system = true,
+                                                 .weight = SYSTEMD_WEIGHT_UNSET,
+                                                 .slow_member = "SetUnitProperties",
+                                                 .slow_nth = 2,
+                                                 .slow_usec = SYSTEM_SLOW_ANSWER_USEC });
         CHECK(state_file_open(state, &f, &l) == 0);
         state_file_load_done(&l);
         CHECK(units_new(NULL, false, s, &u) == 0);
         CHECK(units_attach_state(u, f) == 0);
         check(units_apply_all(u, p, NULL) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        check(count(w.seen, set) == 1);
+        standin_case_reports(&c);
+        check(standin_count(c.seen, set) == 1);
         check(state_file_cgroup_n_used(f) == 1);
 
         check(units_restore_all(u) == 0);
-        standin_reports(w.fd, w.seen, sizeof(w.seen));
-        if (count(w.seen, unset_b) != 1)
+        standin_case_reports(&c);
+        if (standin_count(c.seen, unset_b) != 1)
                 test_fail("system stop: CPUWeight= not given back; the stand-in got:\n%s",
-                          w.seen);
+                          c.seen);
         if (state_file_cgroup_n_used(f) != 0)
                 test_fail("system stop: the give-back was not answered within the stop's "
                           "time (its record stays)");
@@ -415,10 +333,7 @@ static void run_system_stop(const char *cgroup2)
         units_free(u);
         state_file_free(f);
         systemd_units_free(s);
-        kill(standin, SIGKILL);
-        (void)waitpid(standin, NULL, 0);
-        close(w.fd);
-        standin_cgroup_remove(dir, 1);
+        standin_case_end(&c);
         CHECK(setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/latnice-test", 1) == 0);
 }
 
