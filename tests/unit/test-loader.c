@@ -371,6 +371,30 @@ static char policy_version(const Policy *p)
         return 0;
 }
 
+/* Write the file REL (below the root) with TEXT, settled long ago. */
+static void write_settled(const char *rel, const char *text)
+{
+        _cleanup_free_ char *p = path(rel);
+
+        write_file(rel, text);
+        backdate(p);
+}
+
+/* The directory NAME below the root, made here, with NAME/10-ab.policy
+ * holding version A, settled: the file the read hooks rewrite. Returns the
+ * directory's path, *RET_FILE the file's (both to free). */
+static char *ab_dir(const char *name, char **ret_file)
+{
+        char *dir = path(name);
+        _cleanup_free_ char *rel = NULL;
+
+        CHECK(asprintf(&rel, "%s/10-ab.policy", name) > 0);
+        check(mkdir(dir, 0755) == 0);
+        write_settled(rel, version_a);
+        *ret_file = path(rel);
+        return dir;
+}
+
 typedef enum HookStep {
         STEP_NONE,
         STEP_TRUNCATE,    /* `truncate -s 0`, the first half of a rewrite */
@@ -457,22 +481,18 @@ static Policy *load_hooked(char *dir, HookState *h, const Policy *previous, Diag
  * replaced by a rename mid-read: the new file is the one read. */
 static void test_read_rewritten(void)
 {
-        _cleanup_free_ char *dir = path("rw"), *file = path("rw/10-ab.policy");
+        _cleanup_free_ char *file = NULL, *dir = ab_dir("rw", &file);
         HookState h = { .path = file, .steps = { STEP_TRUNCATE, STEP_WRITE_B } };
         Diagnostics d = {};
         Policy *p;
 
-        check(mkdir(dir, 0755) == 0);
-        write_file("rw/10-ab.policy", version_a);
-        backdate(file);
         p = load_hooked(dir, &h, NULL, &d);
         check(h.attempts == 3); /* empty: changed; B written: changed; B */
         check(policy_version(p) == 'b');
         check(!policy_file(p, 0)->rejected && d.n == 0);
         policy_free(p);
 
-        write_file("rw/10-ab.policy", version_a);
-        backdate(file);
+        write_settled("rw/10-ab.policy", version_a);
         h = (HookState){ .path = file, .steps = { STEP_RENAME_B } };
         p = load_hooked(dir, &h, NULL, &d);
         check(h.attempts == 2); /* A, whole, but no longer the file: B */
@@ -485,14 +505,11 @@ static void test_read_rewritten(void)
  * warning; without one it is rejected. The other files load. */
 static void test_read_never_settles(void)
 {
-        _cleanup_free_ char *dir = path("busy"), *file = path("busy/10-ab.policy");
+        _cleanup_free_ char *file = NULL, *dir = ab_dir("busy", &file);
         HookState h = { .path = file, .every = STEP_REWRITE };
         Diagnostics d = {};
         Policy *p, *p2;
 
-        check(mkdir(dir, 0755) == 0);
-        write_file("busy/10-ab.policy", version_a);
-        backdate(file);
         write_file("busy/20-other.policy", "[Rule other]\nMatch = name:other\n");
         p = load_hooked(dir, &(HookState){ .path = file }, NULL, &d);
         check(policy_version(p) == 0 && policy_n_rules(p) == 4);
@@ -534,14 +551,11 @@ static void test_read_never_settles(void)
  * times before it is given up on. */
 static void test_read_never_settles_slow(void)
 {
-        _cleanup_free_ char *dir = path("slow"), *file = path("slow/10-ab.policy");
+        _cleanup_free_ char *file = NULL, *dir = ab_dir("slow", &file);
         HookState h = { .path = file, .every = STEP_REWRITE, .slow_ms = 30 };
         Diagnostics d = {};
         Policy *p;
 
-        check(mkdir(dir, 0755) == 0);
-        write_file("slow/10-ab.policy", version_a);
-        backdate(file);
         p = load_hooked(dir, &h, NULL, &d);
         check(h.attempts == POLICY_READ_CHANGE_MIN_READS);
         check(policy_file(p, 0)->rejected);
@@ -563,8 +577,7 @@ static void test_read_empty_and_recent(void)
         Policy *p;
 
         check(mkdir(dir, 0755) == 0);
-        write_file("empty/10-e.policy", "");
-        backdate(file);
+        write_settled("empty/10-e.policy", "");
         p = load_hooked(dir, &h, NULL, &d);
         check(h.attempts == 1);
         check(policy_n_files(p) == 1 && !policy_file(p, 0)->rejected);
@@ -668,7 +681,7 @@ static void *writer_run(void *userdata)
  * of version A or all of B, never none or some. */
 static void test_read_stress(void)
 {
-        _cleanup_free_ char *dir = path("stress"), *file = path("stress/10-ab.policy");
+        _cleanup_free_ char *file = NULL, *dir = ab_dir("stress", &file);
         char *dirs[] = { dir, NULL };
         Writer w = { .path = file };
         unsigned lost = 0, seen[2] = {};
@@ -676,9 +689,6 @@ static void test_read_stress(void)
         Policy *p = NULL;
         pthread_t t;
 
-        check(mkdir(dir, 0755) == 0);
-        write_file("stress/10-ab.policy", version_a);
-        backdate(file);
         CHECK(policy_load(dirs, NULL, &p, &d) == 0);
         CHECK(policy_version(p) == 'a');
         diagnostics_done(&d);
