@@ -176,3 +176,37 @@ spawn() { # ln-spawn options...
         IFS=, read -r -a SPAWNED_TIDS <<<"$(echo "$line" | sed 's/.*tids=//')"
         SPAWNED_OUT=$out
 }
+
+# A process that starts a thread only when told, for rules on threads made
+# after latniced looked at their process: python3 with MARKER as its first
+# argument (for cmdline: rules). Writes its pid to $T/NAME.pid, waits for
+# $T/NAME.go, then starts one thread, which writes its tid to $T/NAME.tid
+# (each file renamed into place, so never read half written); both then
+# sleep. In the background, in PIDS; sets LATER_PID once it is there.
+thread_later() { # marker name
+        /usr/bin/python3 - "$1" "$T/$2" <<'PY' &
+import os, sys, threading, time
+t = sys.argv[2]
+def put(ext, value):
+    open(t + ext + ".tmp", "w").write(str(value))
+    os.rename(t + ext + ".tmp", t + ext)
+put(".pid", os.getpid())
+while not os.path.exists(t + ".go"):
+    time.sleep(0.01)
+def run():
+    put(".tid", threading.get_native_id())
+    time.sleep(3600)
+threading.Thread(target=run, daemon=True).start()
+time.sleep(3600)
+PY
+        PIDS+=($!)
+        wait_until 5 test -s "$T/$2.pid" || fail "python helper ($2) did not start"
+        LATER_PID=$(cat "$T/$2.pid")
+}
+
+# Tell thread_later's process NAME to start its thread; sets LATER_TID.
+thread_later_go() { # name
+        touch "$T/$1.go"
+        wait_until 5 test -s "$T/$1.tid" || fail "python helper ($1) did not start its thread"
+        LATER_TID=$(cat "$T/$1.tid")
+}

@@ -70,28 +70,12 @@ for t in "${mm[1]}" "${mm[2]}"; do
 done
 
 # A thread started after latniced applied nothing to its process.
-/usr/bin/python3 - lt-mt-late-marker "$T" <<'PY' &
-import os, sys, threading, time
-t = sys.argv[2]
-open(t + "/late.pid.tmp", "w").write(str(os.getpid()))
-os.rename(t + "/late.pid.tmp", t + "/late.pid")
-while not os.path.exists(t + "/go"):
-    time.sleep(0.01)
-def run():
-    open(t + "/late.tid.tmp", "w").write(str(threading.get_native_id()))
-    os.rename(t + "/late.tid.tmp", t + "/late.tid")
-    time.sleep(3600)
-threading.Thread(target=run, daemon=True).start()
-time.sleep(3600)
-PY
-PIDS+=($!)
-wait_until 5 test -s "$T/late.pid" || fail "python helper did not start"
-late=$(cat "$T/late.pid")
+thread_later lt-mt-late-marker late
+late=$LATER_PID
 barrier # latniced has seen the helper's exec
 attr_is "$late" nice "$BASE" || fail "main thread of the late helper got nice $(attr "$late" nice)"
-touch "$T/go"
-wait_until 5 test -s "$T/late.tid" || fail "python helper did not start its thread"
-late_tid=$(cat "$T/late.tid")
+thread_later_go late
+late_tid=$LATER_TID
 [ "$late_tid" != "$late" ] || fail "late thread id"
 wait_until 5 attr_is "$late_tid" nice 3 || fail "late thread $late_tid: nice $(attr "$late_tid" nice), not 3"
 barrier

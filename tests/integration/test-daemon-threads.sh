@@ -39,27 +39,11 @@ for t in "${threaded[@]}"; do
 done
 
 # A process that starts a thread only after latniced applied its settings.
-/usr/bin/python3 - lt-late-threads-marker "$T" <<'PY' &
-import os, sys, threading, time
-t = sys.argv[2]
-print(os.getpid(), flush=True)
-open(t + "/late.pid", "w").write(str(os.getpid()))
-while not os.path.exists(t + "/go"):
-    time.sleep(0.01)
-def run():
-    open(t + "/late.tid.tmp", "w").write(str(threading.get_native_id()))
-    os.rename(t + "/late.tid.tmp", t + "/late.tid")
-    time.sleep(3600)
-threading.Thread(target=run, daemon=True).start()
-time.sleep(3600)
-PY
-PIDS+=($!)
-wait_until 5 test -s "$T/late.pid" || fail "python helper did not start"
-late=$(cat "$T/late.pid")
+thread_later lt-late-threads-marker late
+late=$LATER_PID
 wait_until 2 attr_is "$late" nice 3 || fail "late-threads process not applied"
-touch "$T/go"
-wait_until 5 test -s "$T/late.tid" || fail "python helper did not start its thread"
-late_tid=$(cat "$T/late.tid")
+thread_later_go late
+late_tid=$LATER_TID
 [ "$late_tid" != "$late" ] || fail "late thread id"
 wait_until 2 attr_is "$late_tid" nice 3 || fail "late thread $late_tid not at nice 3"
 
@@ -68,29 +52,13 @@ wait_until 2 attr_is "$late_tid" nice 3 || fail "late thread $late_tid not at ni
 # exit the main thread gets back the timer slack latniced set (the nice is
 # the user's).
 own_slack=$(attr $$ timerslack_ns)
-/usr/bin/python3 - lt-owned-marker "$T" <<'PY' &
-import os, sys, threading, time
-t = sys.argv[2]
-open(t + "/owned.pid.tmp", "w").write(str(os.getpid()))
-os.rename(t + "/owned.pid.tmp", t + "/owned.pid")
-while not os.path.exists(t + "/go-owned"):
-    time.sleep(0.01)
-def run():
-    open(t + "/owned.tid.tmp", "w").write(str(threading.get_native_id()))
-    os.rename(t + "/owned.tid.tmp", t + "/owned.tid")
-    time.sleep(3600)
-threading.Thread(target=run, daemon=True).start()
-time.sleep(3600)
-PY
-PIDS+=($!)
-wait_until 5 test -s "$T/owned.pid" || fail "python helper (owned) did not start"
-owned=$(cat "$T/owned.pid")
+thread_later lt-owned-marker owned
+owned=$LATER_PID
 wait_until 2 attr_is "$owned" nice 2 || fail "owned process not applied"
 wait_until 2 attr_is "$owned" timerslack_ns 1000000 || fail "owned process: no TimerSlack"
 renice -n 7 -p "$owned" >/dev/null || fail "renice $owned"
-touch "$T/go-owned"
-wait_until 5 test -s "$T/owned.tid" || fail "python helper did not start its thread"
-owned_tid=$(cat "$T/owned.tid")
+thread_later_go owned
+owned_tid=$LATER_TID
 # latniced's log only says when it has looked; the kernel says what it did.
 wait_until 5 grep -q "$owned/$owned_tid: new thread of a process someone else changed" "$LOG" ||
         fail "latniced did not leave the new thread $owned_tid of a reniced process alone"
