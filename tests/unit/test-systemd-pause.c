@@ -60,55 +60,74 @@ static int autogroup_nice(pid_t pid)
         return nice;
 }
 
+/* A case: an app scope of user UID whose manager is the stand-in O, a
+ * process of its own in it, the group table that asks for it. */
+typedef struct Pause {
+        StandInCase c;
+        SystemdUnits *s;
+        sd_event *e;
+        GroupTable *t;
+        Settings set; /* CPUWeight=50 */
+        pid_t member;
+        uint64_t st;  /* its start time */
+} Pause;
+
+static void pause_begin(Pause *p, const char *cgroup2, const char *name, StandInOptions o)
+{
+        unsigned uid = standin_case_uid();
+
+        *p = (Pause){};
+        standin_case_begin(&p->c, cgroup2,
+                           "/latnice-test-pause-%d-%s.slice/user@%u.service/app.slice/app-b.scope",
+                           (int)getpid(), name, uid);
+        CHECK(systemd_units_new(run, &p->s) == 0);
+        o.run = run;
+        o.uid = uid;
+        o.weight = SYSTEMD_WEIGHT_UNSET;
+        o.slow_usec = SLOW_ANSWER_USEC;
+        standin_case_start(&p->c, o);
+        p->member = cgroup_member_start(p->c.dir, true);
+        CHECK(proc_starttime("/proc", p->member, 0, &p->st) == 0);
+        CHECK(sd_event_new(&p->e) >= 0);
+        CHECK(group_table_new("/proc", false, p->s, &p->t) == 0);
+        CHECK(group_table_attach_event(p->t, p->e) == 0);
+        CHECK(settings_parse_assignment(&p->set, "CPUWeight=50", NULL) >= 0);
+}
+
+static void pause_end(Pause *p)
+{
+        group_table_free(p->t);
+        sd_event_unref(p->e);
+        kill(p->member, SIGKILL);
+        (void)waitpid(p->member, NULL, 0);
+        standin_case_end(&p->c);
+        systemd_units_free(p->s);
+}
+
 static void run_case(const char *cgroup2, unsigned slow_call)
 {
-        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
-        char want[300];
-        Settings set = {};
-        sd_event *e = NULL;
-        GroupTable *t = NULL;
-        unsigned uid = standin_case_uid();
-        StandInCase c;
-        pid_t member;
-        uint64_t st;
+        const char *want = "SetUnitProperties app-b.scope 50\n";
+        char name[16];
+        Pause p;
 
-        standin_case_begin(&c, cgroup2,
-                           "/latnice-test-pause-%d-%u.slice/user@%u.service/app.slice/app-b.scope",
-                           (int)getpid(), slow_call, uid);
-        snprintf(want, sizeof(want), "SetUnitProperties app-b.scope 50\n");
-        CHECK(systemd_units_new(run, &s) == 0);
-        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
-                                                 .weight = SYSTEMD_WEIGHT_UNSET,
-                                                 .slow_call = slow_call,
-                                                 .slow_usec = SLOW_ANSWER_USEC,
-                                                 .report_calls = true });
-        member = cgroup_member_start(c.dir, true);
-        CHECK(proc_starttime("/proc", member, 0, &st) == 0);
-
-        CHECK(sd_event_new(&e) >= 0);
-        CHECK(group_table_new("/proc", false, s, &t) == 0);
-        CHECK(group_table_attach_event(t, e) == 0);
-        CHECK(settings_parse_assignment(&set, "CPUWeight=50", NULL) >= 0);
+        snprintf(name, sizeof(name), "%u", slow_call);
+        pause_begin(&p, cgroup2, name,
+                    (StandInOptions){ .slow_call = slow_call, .report_calls = true });
 
         /* The slow call pauses the manager: nothing written, and the
          * rescan's request is refused at once (no call). */
-        check(group_table_request(t, member, st, &set) == 0);
-        check(systemd_units_refusals(s) == 1);
-        check(group_table_request(t, member, st, &set) == 0);
-        check(systemd_units_refusals(s) == 2);
-        check(autogroup_nice(member) == 0);
+        check(group_table_request(p.t, p.member, p.st, &p.set) == 0);
+        check(systemd_units_refusals(p.s) == 1);
+        check(group_table_request(p.t, p.member, p.st, &p.set) == 0);
+        check(systemd_units_refusals(p.s) == 2);
+        check(autogroup_nice(p.member) == 0);
 
         /* When the pause ends, the scope gets its CPUWeight=. */
-        if (!standin_case_wait(&c, e, want, 1, GUARD_USEC))
+        if (!standin_case_wait(&p.c, p.e, want, 1, GUARD_USEC))
                 test_fail("slow call %u: no CPUWeight=50 for app-b.scope through its manager "
-                          "after the pause; the stand-in got:\n%s", slow_call, c.seen);
-        check(autogroup_nice(member) == 0);
-
-        group_table_free(t);
-        sd_event_unref(e);
-        kill(member, SIGKILL);
-        (void)waitpid(member, NULL, 0);
-        standin_case_end(&c);
+                          "after the pause; the stand-in got:\n%s", slow_call, p.c.seen);
+        check(autogroup_nice(p.member) == 0);
+        pause_end(&p);
 }
 
 /*
@@ -120,50 +139,25 @@ static void run_case(const char *cgroup2, unsigned slow_call)
  */
 static void run_lost(const char *cgroup2)
 {
-        _cleanup_(systemd_units_freep) SystemdUnits *s = NULL;
         const char *want = "SetUnitProperties app-b.scope 50\n";
-        Settings set = {};
-        sd_event *e = NULL;
-        GroupTable *t = NULL;
-        unsigned uid = standin_case_uid();
-        StandInCase c;
-        pid_t member;
-        uint64_t st;
+        Pause p;
 
-        standin_case_begin(&c, cgroup2,
-                           "/latnice-test-pause-%d-lost.slice/user@%u.service/app.slice/app-b.scope",
-                           (int)getpid(), uid);
-        CHECK(systemd_units_new(run, &s) == 0);
-        standin_case_start(&c, (StandInOptions){ .run = run, .uid = uid,
-                                                 .weight = SYSTEMD_WEIGHT_UNSET,
-                                                 .slow_member = "SetUnitProperties",
-                                                 .slow_usec = SLOW_ANSWER_USEC,
-                                                 .slow_lost = true });
-        member = cgroup_member_start(c.dir, true);
-        CHECK(proc_starttime("/proc", member, 0, &st) == 0);
-        CHECK(sd_event_new(&e) >= 0);
-        CHECK(group_table_new("/proc", false, s, &t) == 0);
-        CHECK(group_table_attach_event(t, e) == 0);
-        CHECK(settings_parse_assignment(&set, "CPUWeight=50", NULL) >= 0);
+        pause_begin(&p, cgroup2, "lost",
+                    (StandInOptions){ .slow_member = "SetUnitProperties", .slow_lost = true });
 
         /* Written (not yet known); the manager paused. */
-        check(group_table_request(t, member, st, &set) >= 0);
-        check(systemd_units_refusals(s) == 1);
-        (void)standin_case_wait(&c, e, want, 1, GUARD_USEC);
-        if (!strstr(c.seen, want) || !strstr(c.seen, "Lost app-b.scope 50\n"))
+        check(group_table_request(p.t, p.member, p.st, &p.set) >= 0);
+        check(systemd_units_refusals(p.s) == 1);
+        (void)standin_case_wait(&p.c, p.e, want, 1, GUARD_USEC);
+        if (!strstr(p.c.seen, want) || !strstr(p.c.seen, "Lost app-b.scope 50\n"))
                 test_fail("lost: CPUWeight=50 not set again after the pause; the stand-in "
-                          "got:\n%s", c.seen);
+                          "got:\n%s", p.c.seen);
         /* Latniced's from then on: given back at the stop. */
-        check(group_table_restore_all(t) == 1);
-        standin_case_reports(&c);
-        if (!strstr(c.seen, "SetUnitProperties app-b.scope 18446744073709551615\n"))
-                test_fail("lost: CPUWeight= not given back; the stand-in got:\n%s", c.seen);
-
-        group_table_free(t);
-        sd_event_unref(e);
-        kill(member, SIGKILL);
-        (void)waitpid(member, NULL, 0);
-        standin_case_end(&c);
+        check(group_table_restore_all(p.t) == 1);
+        standin_case_reports(&p.c);
+        if (!strstr(p.c.seen, "SetUnitProperties app-b.scope 18446744073709551615\n"))
+                test_fail("lost: CPUWeight= not given back; the stand-in got:\n%s", p.c.seen);
+        pause_end(&p);
 }
 
 int main(void)
