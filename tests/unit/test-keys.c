@@ -152,19 +152,26 @@ static void check_diagnostic(const char *match, const char *want)
         free(got);
 }
 
-static bool env_matches(const char *match, const char *env, size_t size, bool trusted)
+/* Does the rule "Match = MATCH" match T? */
+static bool snapshot_matches(const char *match, const TaskSnapshot *t)
 {
         char text[256];
-        TaskSnapshot t = { .names = { .comm = "x" }, .env = env, .env_size = size,
-                           .trusted_view = trusted };
         MatchResult m;
         Policy *p;
 
         snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
         p = load(text);
-        CHECK(policy_match(p, &t, &m, NULL) == 0);
+        CHECK(policy_match(p, t, &m, NULL) == 0);
         policy_free(p);
         return m.n_matched == 1;
+}
+
+static bool env_matches(const char *match, const char *env, size_t size, bool trusted)
+{
+        TaskSnapshot t = { .names = { .comm = "x" }, .env = env, .env_size = size,
+                           .trusted_view = trusted };
+
+        return snapshot_matches(match, &t);
 }
 
 /* env:NAME=glob: the first entry of NAME, globs and regexes on its value;
@@ -221,17 +228,10 @@ static void test_env_errors(void)
 
 static bool focused_matches(const char *match, const char *focused, bool trusted)
 {
-        char text[256];
         TaskSnapshot t = { .names = { .comm = "x" }, .focused = focused,
                            .trusted_view = trusted };
-        MatchResult m;
-        Policy *p;
 
-        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
-        p = load(text);
-        CHECK(policy_match(p, &t, &m, NULL) == 0);
-        policy_free(p);
-        return m.n_matched == 1;
+        return snapshot_matches(match, &t);
 }
 
 /* focused:yes|no: the focus store's verdict; nothing when it is unknown,
@@ -250,16 +250,9 @@ static void test_focused(void)
 
 static bool audio_matches(const char *match, const char *audio, bool trusted)
 {
-        char text[256];
         TaskSnapshot t = { .names = { .comm = "x" }, .audio = audio, .trusted_view = trusted };
-        MatchResult m;
-        Policy *p;
 
-        snprintf(text, sizeof(text), "[Rule r]\nMatch = %s\nNice = 1\n", match);
-        p = load(text);
-        CHECK(policy_match(p, &t, &m, NULL) == 0);
-        policy_free(p);
-        return m.n_matched == 1;
+        return snapshot_matches(match, &t);
 }
 
 /* audio:playing|no: the audio store's verdict; nothing when it is unknown,
