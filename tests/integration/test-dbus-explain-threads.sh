@@ -35,7 +35,6 @@ IFS=, read -r -a tids <<<"$(sed 's/.*tids=//' <<<"$line")"
 [ ${#tids[@]} -eq 3 ] || fail "expected 3 threads, got ${tids[*]}"
 main=${tids[0]} worker=${tids[1]} io=${tids[2]}
 
-nice_is() { [ "$(getattr "$1" nice)" = "$2" ]; }
 slack_is() { [ "$(getattr "$1" timerslack_ns)" = "$2" ]; }
 wait_for "Nice=9 on thread $worker (worker-1)" nice_is "$worker" 9
 wait_for "TimerSlack=2ms on thread $io (io)" slack_is "$io" 2000000

@@ -42,19 +42,6 @@ cp /bin/sleep "$BIN/lnfns-editor"
 cp /bin/sleep "$BIN/lngame.x86_64"
 cp /bin/bash "$BIN/reaper"
 
-nice_is() {
-        [ "$(getattr "$1" nice)" = "$2" ]
-}
-
-expect_nice() { # PID NICE WHAT: within 60 s
-        local i
-        for i in $(seq 600); do
-                nice_is "$1" "$2" && { echo "ok - $3: nice $2"; return 0; }
-                sleep 0.1
-        done
-        fail "$3: nice $(getattr "$1" nice), expected $2"
-}
-
 xattr() { # DIR VALUE|-
         "$PY" -c 'import os, sys
 if sys.argv[2] == "-":

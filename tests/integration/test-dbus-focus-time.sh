@@ -64,19 +64,6 @@ else:
     os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' "$1" "$2"
 }
 
-nice_is() {
-        [ "$(getattr "$1" nice)" = "$2" ]
-}
-
-expect_nice() { # PID NICE WHAT: within 60 s
-        local i
-        for i in $(seq 600); do
-                nice_is "$1" "$2" && { echo "ok - $3: nice $2"; return 0; }
-                sleep 0.1
-        done
-        fail "$3: nice $(getattr "$1" nice), expected $2"
-}
-
 dbus_start_bus
 dbus_start_daemon --user-slice "$US"
 grep -q "Following the focus below $CG$US" "$TMP/latniced.log" ||

@@ -225,6 +225,22 @@ getattr() {
         "$GETATTR" --json "$1" | py "d[\"$2\"]"
 }
 
+# nice_is PID NICE: the kernel's nice of PID (getattr) is NICE
+nice_is() {
+        [ "$(getattr "$1" nice)" = "$2" ]
+}
+
+# expect_nice PID NICE WHAT: within 60 s (an evaluation latniced put off,
+# its cmdline read cut short on a busy machine, waits for a rescan)
+expect_nice() {
+        local i
+        for i in $(seq 600); do
+                nice_is "$1" "$2" && { echo "ok - $3: nice $2"; return 0; }
+                sleep 0.1
+        done
+        fail "$3: nice $(getattr "$1" nice), expected $2"
+}
+
 # expect_fail WHAT PATTERN CMD...: CMD must fail, its stderr must match PATTERN (ERE)
 expect_fail() {
         local what=$1 pattern=$2
