@@ -9,24 +9,14 @@
 #include "lib/macro.h"
 #include "policy/boost.h"
 #include "policy/decide.h"
+#include "tests/unit/test-policy-load.h"
 #include "tests/unit/test-util.h"
 
 #define MS 1000000ull
 
 static Policy *load(const char *text)
 {
-        Diagnostics d = {};
-        Policy *p = NULL;
-
-        CHECK(policy_load_string("b.policy", text, strlen(text), &p, &d) == 0);
-        for (size_t i = 0; i < d.n; i++) {
-                _cleanup_free_ char *s = diagnostic_format(&d.items[i]);
-                fprintf(stderr, "%s\n", s);
-                if (d.items[i].level == DIAG_ERROR)
-                        test_failures++;
-        }
-        diagnostics_done(&d);
-        return p;
+        return test_policy_load("b.policy", text);
 }
 
 static Settings parse(const char *assignments)

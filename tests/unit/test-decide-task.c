@@ -20,6 +20,7 @@
 #include "lib/util.h"
 #include "policy/decide-task.h"
 #include "policy/unit-base.h"
+#include "tests/unit/test-policy-load.h"
 #include "tests/unit/test-util.h"
 
 static char tmp[] = "/tmp/test-decide-task-XXXXXX";
@@ -119,18 +120,7 @@ static void rm_file(const char *path)
 
 static Policy *load(const char *text)
 {
-        Diagnostics d = {};
-        Policy *p = NULL;
-
-        CHECK(policy_load_string("t.policy", text, strlen(text), &p, &d) == 0);
-        for (size_t i = 0; i < d.n; i++) {
-                _cleanup_free_ char *s = diagnostic_format(&d.items[i]);
-                fprintf(stderr, "%s\n", s);
-                if (d.items[i].level == DIAG_ERROR)
-                        test_failures++;
-        }
-        diagnostics_done(&d);
-        return p;
+        return test_policy_load("t.policy", text);
 }
 
 static const char *const units =
