@@ -42,14 +42,6 @@ cp /bin/sleep "$BIN/lnfns-editor"
 cp /bin/sleep "$BIN/lngame.x86_64"
 cp /bin/bash "$BIN/reaper"
 
-xattr() { # DIR VALUE|-
-        "$PY" -c 'import os, sys
-if sys.argv[2] == "-":
-    os.removexattr(sys.argv[1], "user.xdg.inactive-since")
-else:
-    os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' "$1" "$2"
-}
-
 # ns_child PARENT NAME: the pid (as the host sees it) of the child of
 # PARENT whose comm is NAME
 ns_child() {

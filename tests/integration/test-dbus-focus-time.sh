@@ -56,14 +56,6 @@ mono_usec() {
                 "${1:-0}"
 }
 
-xattr() { # DIR VALUE|-
-        "$PY" -c 'import os, sys
-if sys.argv[2] == "-":
-    os.removexattr(sys.argv[1], "user.xdg.inactive-since")
-else:
-    os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' "$1" "$2"
-}
-
 dbus_start_bus
 dbus_start_daemon --user-slice "$US"
 grep -q "Following the focus below $CG$US" "$TMP/latniced.log" ||

@@ -55,20 +55,6 @@ spawn_in() {
         wait_for "$name to run" eval "[ \"\$(cat /proc/$SPAWNED/comm)\" = $name ]"
 }
 
-# xattr [nobody] DIR VALUE|-: set (or remove, -) user.xdg.inactive-since
-xattr() {
-        local who=()
-        if [ "$1" = nobody ]; then
-                who=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-                shift
-        fi
-        "${who[@]}" "$PY" -c 'import os, sys
-if sys.argv[2] == "-":
-    os.removexattr(sys.argv[1], "user.xdg.inactive-since")
-else:
-    os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' "$1" "$2"
-}
-
 # keep_nice PID NICE WHAT: still NICE after a second
 keep_nice() {
         sleep 1

@@ -225,6 +225,20 @@ getattr() {
         "$GETATTR" --json "$1" | py "d[\"$2\"]"
 }
 
+# xattr [nobody] DIR VALUE|-: set (or remove, -) user.xdg.inactive-since
+xattr() {
+        local who=()
+        if [ "$1" = nobody ]; then
+                who=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+                shift
+        fi
+        "${who[@]}" "$PY" -c 'import os, sys
+if sys.argv[2] == "-":
+    os.removexattr(sys.argv[1], "user.xdg.inactive-since")
+else:
+    os.setxattr(sys.argv[1], "user.xdg.inactive-since", sys.argv[2].encode())' "$1" "$2"
+}
+
 # nice_is PID NICE: the kernel's nice of PID (getattr) is NICE
 nice_is() {
         [ "$(getattr "$1" nice)" = "$2" ]
