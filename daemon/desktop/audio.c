@@ -10,6 +10,7 @@
 
 #include "daemon/desktop/audio.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 
 typedef struct AudioNode {
         uint32_t id;
@@ -207,23 +208,12 @@ const char *audio_state_to_string(AudioState st)
         return st == AUDIO_PLAYING ? "playing" : st == AUDIO_NO ? "no" : NULL;
 }
 
-static void format_clock(uint64_t mono, uint64_t mono_now, uint64_t real_now, char *buf,
-                         size_t size)
-{
-        uint64_t real = mono <= mono_now ? real_now - MIN(real_now, mono_now - mono) : real_now;
-        time_t t = (time_t)(real / 1000000);
-        struct tm tm;
-
-        if (!localtime_r(&t, &tm) || strftime(buf, size, "%H:%M:%S", &tm) == 0)
-                snprintf(buf, size, "?");
-}
-
 int audio_fact_format(const AudioFact *f, uint64_t mono_now, uint64_t real_now, char **ret)
 {
         char when[32];
         int r;
 
-        format_clock(f->since_usec, mono_now, real_now, when, sizeof(when));
+        time_format_clock(f->since_usec, mono_now, real_now, when, sizeof(when));
         if (f->state == AUDIO_PLAYING)
                 r = asprintf(ret, "%s audio through PipeWire node %u since %s (uid %u's "
                              "PipeWire%s)",

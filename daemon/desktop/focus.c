@@ -11,6 +11,7 @@
 
 #include "daemon/desktop/focus.h"
 #include "lib/macro.h"
+#include "lib/time-util.h"
 
 typedef struct FocusScope {
         char *cgroup;
@@ -496,17 +497,6 @@ const char *focus_state_to_string(FocusState st)
         return st == FOCUS_YES ? "yes" : st == FOCUS_NO ? "no" : NULL;
 }
 
-static void format_clock(uint64_t mono, uint64_t mono_now, uint64_t real_now, char *buf,
-                         size_t size)
-{
-        uint64_t real = mono <= mono_now ? real_now - MIN(real_now, mono_now - mono) : real_now;
-        time_t t = (time_t)(real / 1000000);
-        struct tm tm;
-
-        if (!localtime_r(&t, &tm) || strftime(buf, size, "%H:%M:%S", &tm) == 0)
-                snprintf(buf, size, "?");
-}
-
 /* A span in words: "12 s", "4 min", "2 h 5 min". */
 static void format_span(uint64_t usec, char *buf, size_t size)
 {
@@ -526,8 +516,8 @@ int focus_fact_format(const FocusFact *f, uint64_t mono_now, uint64_t real_now, 
         char when[32], lost[32], span[32];
         int r;
 
-        format_clock(f->since_usec, mono_now, real_now, when, sizeof(when));
-        format_clock(f->unfocused_since, mono_now, real_now, lost, sizeof(lost));
+        time_format_clock(f->since_usec, mono_now, real_now, when, sizeof(when));
+        time_format_clock(f->unfocused_since, mono_now, real_now, lost, sizeof(lost));
         format_span(focus_fact_unfocused_for(f, mono_now), span, sizeof(span));
         if (f->state == FOCUS_UNKNOWN)
                 r = asprintf(ret, "%s", "");
