@@ -520,8 +520,10 @@ static void schedule_rescan(Manager *m, const char *why)
 }
 
 /* An evaluation was put off (Applier.deferred): a cmdline read took over
- * CMDLINE_READ_TIMEOUT_USEC or was refused for its user's penalty. A rescan,
- * no sooner than the penalty ends, evaluates it again. */
+ * CMDLINE_READ_TIMEOUT_USEC or was refused for its user's penalty, or the
+ * threads a process whose main thread exited was read through exited as
+ * they were read (lib/proc-live.h). A rescan, no sooner than the penalty
+ * ends (a second without one), evaluates it again. */
 static void on_evaluation_deferred(void *userdata, pid_t pid)
 {
         Manager *m = userdata;
@@ -533,7 +535,8 @@ static void on_evaluation_deferred(void *userdata, pid_t pid)
         if (warning_due(&m->deferred_warnings, now)) {
                 log_warning("Process %d was not evaluated: reading its command line (or an "
                             "ancestor's) took over %u ms and its user's wait budget, or is held "
-                            "off after that for its user (%" PRIu64 " read(s) cut short, %" PRIu64
+                            "off after that for its user, or the threads it was read through "
+                            "exited meanwhile (%" PRIu64 " read(s) cut short, %" PRIu64
                             " held off, %" PRIu64 " since the last warning); trying again in %"
                             PRIu64 " ms.",
                             (int)pid, (unsigned)(CMDLINE_READ_TIMEOUT_USEC / 1000),

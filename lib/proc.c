@@ -15,6 +15,7 @@
 #include "lib/grow.h"
 #include "lib/kube-pod.h"
 #include "lib/macro.h"
+#include "lib/proc-live.h"
 #include "lib/proc.h"
 #include "lib/strv.h"
 #include "lib/unit-name.h"
@@ -43,10 +44,9 @@ static char *put_id(char *p, pid_t v)
         return p;
 }
 
-/* PROC_ROOT/PID/FILE, or PROC_ROOT/PID/task/TID/FILE. Built by hand: it is
- * built for every file read, and asprintf() cost more than the rest of the
- * reading in user space. */
-static int task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file)
+/* Built by hand: it is built for every file read, and asprintf() cost more
+ * than the rest of the reading in user space. */
+int proc_task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file)
 {
         size_t root_len = strlen(proc_root), file_len = strlen(file);
         char *path, *p;
@@ -90,7 +90,7 @@ static int read_task_file(const char *proc_root, pid_t pid, pid_t tid, const cha
         _cleanup_free_ char *p = NULL;
         int r;
 
-        r = task_path(&p, proc_root, pid, tid, file);
+        r = proc_task_path(&p, proc_root, pid, tid, file);
         if (r < 0)
                 return r;
         return gone(proc_file_read(p, max, false, ret, ret_size, NULL));
@@ -103,7 +103,7 @@ static int read_task_head(const char *proc_root, pid_t pid, const char *file, si
         _cleanup_free_ char *p = NULL;
         int r;
 
-        r = task_path(&p, proc_root, pid, 0, file);
+        r = proc_task_path(&p, proc_root, pid, 0, file);
         if (r < 0)
                 return r;
         return gone(proc_file_read(p, max, true, ret, ret_size, ret_truncated));
@@ -385,41 +385,97 @@ static int cmdline_key(const char *proc_root, pid_t pid, uint32_t uid, uint32_t 
         return r == -ENOMEM ? r : r < 0 ? -EIO : 0;
 }
 
-/* PID/FILE (cmdline, environ: a copy from the process's memory) through the
- * bounded reader. -EAGAIN: cut short or refused, try again later. */
-static int read_mm_file_bounded(const char *proc_root, pid_t pid, uint32_t uid, const char *file,
-                                char **ret, size_t *ret_size, bool *ret_truncated)
+/* What the main thread's stat ST (NULL: none read) says of where the
+ * process's identity is to be read (lib/proc-live.h). */
+static ProcLeader stat_leader(const StatInfo *st)
 {
-        _cleanup_free_ char *p = NULL;
+        if (!st)
+                return PROC_LEADER_UNKNOWN;
+        if (st->flags & PF_KTHREAD)
+                return PROC_LEADER_ONLY;
+        if (st->state == 'Z' || st->state == 'X')
+                return st->n_threads > 1 ? PROC_LEADER_EXITED : PROC_LEADER_ONLY;
+        return PROC_LEADER_UNKNOWN;
+}
+
+/* One read of a file that is a copy from the process's memory (cmdline,
+ * environ), at each path proc_read_live() tries. */
+typedef struct MmRead {
+        const char *proc_root;
+        pid_t pid;
+        uint32_t uid;      /* the real uid, UINT32_MAX: read it for the key */
+        bool inline_ok;    /* cmdline_inline() of the main thread's stat */
+        unsigned n_calls;
+        char *buf;
+        size_t size;
+        bool truncated;
+} MmRead;
+
+/* PATH through the bounded reader, keyed by the process's real uid.
+ * -EAGAIN: cut short or refused, try again later. */
+static int mm_read_bounded(MmRead *m, const char *path)
+{
         uint32_t key;
         int r;
 
-        r = cmdline_key(proc_root, pid, uid, &key);
+        r = cmdline_key(m->proc_root, m->pid, m->uid, &key);
         if (r < 0)
                 return r;
-        r = task_path(&p, proc_root, pid, 0, file);
-        if (r < 0)
-                return r;
-        r = bounded_reader_read(cmdline_reader, key, p, ret, ret_size, ret_truncated);
+        m->uid = key;
+        r = bounded_reader_read(cmdline_reader, key, path, &m->buf, &m->size, &m->truncated);
         if (r == -ETIMEDOUT || r == -EBUSY)
                 return -EAGAIN;
         if (r == -EAGAIN) /* no thread to read with: better late than never */
-                return gone(proc_file_read(p, PROC_CMDLINE_MAX, true, ret, ret_size,
-                                           ret_truncated));
-        return gone(r);
+                return proc_file_read(path, PROC_CMDLINE_MAX, true, &m->buf, &m->size,
+                                      &m->truncated);
+        return r;
+}
+
+/* A ProcFileReader: the first PROC_CMDLINE_MAX bytes of PATH, right away
+ * where the process cannot hold the lock long: the main thread's file when
+ * cmdline_inline() said so, never a thread's (a process with threads can),
+ * unless there is no bounded reader; else through the bounded reader. */
+static int mm_read_at(const char *path, void *userdata)
+{
+        MmRead *m = userdata;
+        bool first = m->n_calls++ == 0;
+        int r;
+
+        m->buf = mfree(m->buf);
+        m->size = 0;
+        m->truncated = false;
+        if (!cmdline_reader || (m->inline_ok && first))
+                r = proc_file_read(path, PROC_CMDLINE_MAX, true, &m->buf, &m->size,
+                                   &m->truncated);
+        else
+                r = mm_read_bounded(m, path);
+        if (r < 0)
+                return gone(r);
+        return m->size > 0;
 }
 
 /* PID/NAME (cmdline, environ: under the process's mmap_lock), its first
- * PROC_CMDLINE_MAX bytes: right away where the process cannot hold the lock
- * long (cmdline_inline()), else through the bounded reader. */
+ * PROC_CMDLINE_MAX bytes, from the main thread or, when it has exited, a
+ * live thread (proc_read_live()): right away where the process cannot hold
+ * the lock long (cmdline_inline()), else through the bounded reader. */
 static int read_mm_head(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
                         uint32_t uid, const char *name, char **ret, size_t *ret_size,
                         bool *ret_truncated)
 {
-        if (cmdline_inline(st, fresh))
-                return read_task_head(proc_root, pid, name, PROC_CMDLINE_MAX, ret, ret_size,
-                                      ret_truncated);
-        return read_mm_file_bounded(proc_root, pid, uid, name, ret, ret_size, ret_truncated);
+        MmRead m = { .proc_root = proc_root, .pid = pid, .uid = uid,
+                     .inline_ok = cmdline_inline(st, fresh) };
+        int r;
+
+        r = proc_read_live(proc_root, pid, stat_leader(st), name, mm_read_at, &m);
+        if (r < 0) {
+                free(m.buf);
+                return r;
+        }
+        *ret = m.buf;
+        *ret_size = m.size;
+        if (ret_truncated)
+                *ret_truncated = m.truncated;
+        return 0;
 }
 
 /* The first PROC_CMDLINE_MAX bytes of PID/cmdline: argv can be a quarter of
@@ -479,7 +535,7 @@ int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh
                       size_t *ret_size, bool *ret_truncated)
 {
         StatInfo st = {};
-        bool inline_ok = !cmdline_reader;
+        bool have_stat = false;
         int r;
 
         if (!proc_root)
@@ -488,17 +544,16 @@ int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh
                 return -EINVAL;
         /* As for the cmdline: inline only right after exec, with the stat
          * read just now showing one thread and little mapped. */
-        if (!inline_ok && fresh) {
+        if (cmdline_reader && fresh) {
                 r = read_stat(proc_root, pid, 0, &st);
                 if (r < 0)
                         return r;
-                inline_ok = cmdline_inline(&st, true);
-                free(st.comm);
+                have_stat = true;
         }
-        if (inline_ok)
-                return read_task_head(proc_root, pid, "environ", PROC_CMDLINE_MAX, ret, ret_size,
-                                      ret_truncated);
-        return read_mm_file_bounded(proc_root, pid, uid, "environ", ret, ret_size, ret_truncated);
+        r = read_mm_head(proc_root, pid, have_stat ? &st : NULL, fresh, uid, "environ", ret,
+                         ret_size, ret_truncated);
+        free(st.comm);
+        return r;
 }
 
 #define DELETED_SUFFIX " (deleted)"
@@ -518,33 +573,46 @@ bool exe_link_strip_deleted(char *text, bool deleted)
         return true;
 }
 
-/* Target of PID/exe; NULL when there is none (kernel threads, zombies) or we
- * may not read it. " (deleted)" at its end is taken off only when the file
- * itself says it was deleted (no links left): a file may be named so, and
- * in a mount namespace of their own users name files as they like. */
-static int read_exe(const char *proc_root, pid_t pid, char **ret)
+/* A ProcFileReader: the target of the exe link at PATH into *USERDATA (a
+ * char *). " (deleted)" at its end is taken off only when the file itself
+ * says it was deleted (no links left): a file may be named so, and in a
+ * mount namespace of their own users name files as they like. */
+static int exe_read_at(const char *path, void *userdata)
 {
-        _cleanup_free_ char *p = NULL, *target = NULL;
+        char **target = userdata;
         struct statx stx;
         int r;
 
-        r = task_path(&p, proc_root, pid, 0, "exe");
+        *target = mfree(*target);
+        r = readlink_malloc(path, target);
         if (r < 0)
                 return r;
-        r = readlink_malloc(p, &target);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                *ret = NULL;
-                return 0;
-        }
         /* Only for a name with the suffix (rare): the cached attributes
          * (AT_STATX_DONT_SYNC asks no FUSE server). Unknown: kept. */
-        if (has_deleted_suffix(target) &&
-            statx(AT_FDCWD, p, AT_STATX_DONT_SYNC, STATX_NLINK, &stx) >= 0 &&
+        if (has_deleted_suffix(*target) &&
+            statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STATX_NLINK, &stx) >= 0 &&
             (stx.stx_mask & STATX_NLINK))
-                (void)exe_link_strip_deleted(target, stx.stx_nlink == 0);
-        *ret = TAKE_PTR(target);
+                (void)exe_link_strip_deleted(*target, stx.stx_nlink == 0);
+        return 1;
+}
+
+/* Target of PID/exe (a live thread's when the main thread has exited,
+ * LEADER: what its stat said, lib/proc-live.h); NULL when there is none
+ * (kernel threads, zombies) or we may not read it. -EAGAIN: the threads
+ * tried exited as they were read, try again later. */
+static int read_exe(const char *proc_root, pid_t pid, ProcLeader leader, char **ret)
+{
+        char *target = NULL;
+        int r;
+
+        r = proc_read_live(proc_root, pid, leader, "exe", exe_read_at, &target);
+        if (r < 0) {
+                free(target);
+                target = NULL;
+                if (r == -ENOMEM || r == -EAGAIN)
+                        return r;
+        }
+        *ret = target;
         return 0;
 }
 
@@ -578,21 +646,38 @@ static int parse_cgroup(char *buf, char **ret)
         return 0;
 }
 
+/* A ProcFileReader: the cgroup file at PATH into *USERDATA (a char *). */
+static int cgroup_read_at(const char *path, void *userdata)
+{
+        char **buf = userdata;
+        int r;
+
+        *buf = mfree(*buf);
+        r = proc_file_read(path, READ_FULL_FILE_MAX, false, buf, NULL, NULL);
+        if (r < 0)
+                return gone(r);
+        return (*buf)[0] != 0;
+}
+
 /* The cgroup v2 path of PID and its Kubernetes pod (from any hierarchy,
  * lib/kube-pod.h); NULL (unknown) when the file cannot be read: the
  * kernel formats each path in a PATH_MAX buffer, and a deeper one (a user can
  * nest delegated cgroups that far) is cut, or makes older kernels fail the
- * read with ENAMETOOLONG. That must not keep the task from its other rules. */
-static int read_cgroup(const char *proc_root, pid_t pid, char **ret, char **ret_pod)
+ * read with ENAMETOOLONG. That must not keep the task from its other rules.
+ * A main thread that has exited (LEADER, from its stat) stays in the cgroup
+ * it was in when the process's threads move (its file says so), so the
+ * file is then a live thread's. */
+static int read_cgroup(const char *proc_root, pid_t pid, ProcLeader leader, char **ret,
+                       char **ret_pod)
 {
         _cleanup_free_ char *buf = NULL;
         int r;
 
         *ret = *ret_pod = NULL;
-        r = read_task_file(proc_root, pid, 0, "cgroup", READ_FULL_FILE_MAX, &buf, NULL);
-        if (r == -ESRCH || r == -ENOMEM)
+        r = proc_read_live(proc_root, pid, leader, "cgroup", cgroup_read_at, &buf);
+        if (r == -ESRCH || r == -ENOMEM || r == -EAGAIN)
                 return r;
-        if (r < 0)
+        if (r < 0 || !buf)
                 return 0;
         r = kube_pod_from_cgroup_file(buf, strlen(buf), ret_pod);
         if (r == -ENOMEM)
@@ -624,7 +709,7 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
                         free(st.comm);
                         break;
                 }
-                r = read_exe(proc_root, cur, &exe);
+                r = read_exe(proc_root, cur, stat_leader(&st), &exe);
                 if (r < 0) {
                         free(st.comm);
                         free(argv0);
@@ -786,7 +871,8 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
                         return r;
         }
         if (plan & PROC_READ_EXE) {
-                r = read_exe(proc_root, pid, &t->exe_path);
+                r = read_exe(proc_root, pid, t->has_stat ? stat_leader(&st) : PROC_LEADER_UNKNOWN,
+                             &t->exe_path);
                 if (r < 0)
                         return r;
         }
@@ -809,7 +895,8 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         }
 
         if (plan & PROC_READ_CGROUP) {
-                r = read_cgroup(proc_root, pid, &t->cgroup, &t->pod);
+                r = read_cgroup(proc_root, pid, t->has_stat ? stat_leader(&st) : PROC_LEADER_UNKNOWN,
+                                &t->cgroup, &t->pod);
                 if (r < 0)
                         return r;
                 r = unit_name_from_cgroup_path(t->cgroup, &t->unit);

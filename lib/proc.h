@@ -168,8 +168,13 @@ int proc_status_get_u32(const char *buf, size_t size, const char *key, uint32_t 
 int proc_status_read(const char *proc_root, pid_t pid, char **ret);
 
 /* Has the main thread of PID exited while other threads of it run (its
- * stat says Z or X and counts more than one thread)? false on errors. */
+ * stat says Z or X and counts more than one thread)? false on errors. Its
+ * cmdline, environ, exe and cgroup are then a live thread's
+ * (lib/proc-live.h): proc_task_read(), proc_environ_read() and the
+ * ancestors read them so. */
 bool proc_leader_exited(const char *proc_root, pid_t pid);
+/* PROC_ROOT/PID/FILE, or PROC_ROOT/PID/task/TID/FILE when TID > 0. */
+int proc_task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file);
 /* argv joined by single spaces (NULL if there is no argument) and the
  * basename of argv[0] (NULL if it is empty or ends in '/'). */
 int proc_cmdline_parse(const char *buf, size_t size, char **ret_cmdline, char **ret_argv0);

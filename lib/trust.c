@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/macro.h"
+#include "lib/proc-live.h"
 #include "lib/proc.h"
 #include "lib/sched.h"
 #include "lib/tamper.h"
@@ -167,17 +168,22 @@ int mountinfo_has_mount(const char *buf, uint64_t mnt_id)
         return 0;
 }
 
+/* A ProcFileReader: stat() of PATH into *USERDATA (a struct stat). */
+static int stat_at(const char *path, void *userdata)
+{
+        return stat(path, userdata) < 0 ? -errno : 1;
+}
+
 int proc_same_mount_ns(const char *proc_root, pid_t pid)
 {
-        _cleanup_free_ char *p = NULL;
         struct stat a, b;
         int r;
 
-        r = task_path(proc_root, pid, "ns/mnt", &p);
+        /* A main thread that has exited has let go of its namespaces: a
+         * live thread's link then (lib/proc-live.h). */
+        r = proc_read_live(proc_root, pid, PROC_LEADER_UNKNOWN, "ns/mnt", stat_at, &a);
         if (r < 0)
-                return r;
-        if (stat(p, &a) < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
+                return r == -ENOENT ? -ESRCH : r;
         if (stat("/proc/self/ns/mnt", &b) < 0)
                 return -errno;
         return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -220,20 +226,43 @@ static int deleted_exe_checkable(const char *proc_root, pid_t pid, uint64_t mnt_
         return 1;
 }
 
-/* The running inode of PID (through LINK, PROC_ROOT/PID/exe) in *RET_FD and
- * *RET_STX, its attributes as the kernel has them (AT_STATX_DONT_SYNC: a FUSE
- * server is not asked before on_fuse() has said whether it is one). 1, or
- * what proc_exe_trusted() returns when it cannot be had. */
-static int exe_open(const char *proc_root, pid_t pid, const char *link, int *ret_fd,
-                    struct statx *ret_stx, char **ret_reason)
+/* The running inode of an exe link and its attributes. */
+typedef struct ExeOpen {
+        int fd;
+        struct statx stx;
+} ExeOpen;
+
+/* A ProcFileReader: the inode behind the exe link PATH, opened (O_PATH) and
+ * its attributes as the kernel has them (AT_STATX_DONT_SYNC: a FUSE server
+ * is not asked before on_fuse() has said whether it is one). */
+static int exe_open_at(const char *path, void *userdata)
 {
+        ExeOpen *e = userdata;
         _cleanup_close_ int fd = -EBADF;
+
+        e->fd = safe_close(e->fd);
+        fd = open(path, O_PATH | O_CLOEXEC);
+        if (fd < 0 || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+                            STATX_BASIC_STATS | STATX_MNT_ID, &e->stx) < 0)
+                return -errno;
+        e->fd = TAKE_FD(fd);
+        return 1;
+}
+
+/* The running inode of PID (PROC_ROOT/PID/exe, or a live thread's when its
+ * main thread has exited: lib/proc-live.h) in *RET_FD and *RET_STX. 1, or
+ * what proc_exe_trusted() returns when it cannot be had. */
+static int exe_open(const char *proc_root, pid_t pid, int *ret_fd, struct statx *ret_stx,
+                    char **ret_reason)
+{
+        ExeOpen e = { .fd = -EBADF };
         int r;
 
-        fd = open(link, O_PATH | O_CLOEXEC);
-        if (fd < 0 || statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-                            STATX_BASIC_STATS | STATX_MNT_ID, ret_stx) < 0) {
-                r = -errno;
+        r = proc_read_live(proc_root, pid, PROC_LEADER_UNKNOWN, "exe", exe_open_at, &e);
+        if (r < 0) {
+                safe_close(e.fd);
+                if (r == -ENOMEM)
+                        return r;
                 if (r == -ENOENT || r == -ESRCH) {
                         _cleanup_free_ char *dir = NULL;
 
@@ -245,24 +274,22 @@ static int exe_open(const char *proc_root, pid_t pid, const char *link, int *ret
                 }
                 return untrusted(ret_reason, "cannot read its exe: %s", strerror(-r));
         }
-        *ret_fd = TAKE_FD(fd);
+        *ret_fd = e.fd;
+        *ret_stx = e.stx;
         return 1;
 }
 
 int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason)
 {
-        _cleanup_free_ char *link = NULL, *path = NULL;
+        _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -EBADF;
         char self[64], buf[32];
         bool deleted;
-        struct statx stx;
+        struct statx stx = {};
         struct stat st;
         int r;
 
-        r = task_path(proc_root, pid, "exe", &link);
-        if (r < 0)
-                return r;
-        r = exe_open(proc_root, pid, link, &fd, &stx, ret_reason);
+        r = exe_open(proc_root, pid, &fd, &stx, ret_reason);
         if (r <= 0)
                 return r;
         st = (struct stat){ .st_mode = stx.stx_mode, .st_uid = stx.stx_uid, .st_gid = stx.stx_gid,

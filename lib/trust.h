@@ -47,14 +47,17 @@
 int exe_path_trusted(const char *path, const struct stat *st, bool check_path, char **ret_reason);
 
 /*
- * The same for the executable of process PID under PROC_ROOT ("/proc").
- * -ESRCH if the process is gone; a process whose exe cannot be read
- * (kernel thread, permission) is not trusted, with a reason.
+ * The same for the executable of process PID under PROC_ROOT ("/proc"):
+ * PID/exe, or a live thread's when the main thread has exited while the
+ * others run (lib/proc-live.h). -ESRCH if the process is gone; a process
+ * whose exe cannot be read (kernel thread, permission) is not trusted,
+ * with a reason.
  */
 int proc_exe_trusted(const char *proc_root, pid_t pid, char **ret_reason);
 
-/* Is PID in latniced's mount namespace (PROC_ROOT/PID/ns/mnt and
- * /proc/self/ns/mnt are the same inode on the same device)? 1 or 0,
+/* Is PID in latniced's mount namespace (PROC_ROOT/PID/ns/mnt, a live
+ * thread's when the main thread has exited, and /proc/self/ns/mnt are the
+ * same inode on the same device)? 1 or 0,
  * -ESRCH if gone, -errno if it cannot be read (EACCES without ptrace
  * access). */
 int proc_same_mount_ns(const char *proc_root, pid_t pid);

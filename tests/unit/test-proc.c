@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tests for lib/proc.c: a fake /proc full of hostile contents, then the real
  * /proc on this test and its children. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,9 +19,11 @@
 #include <unistd.h>
 
 #include "lib/bounded-read.h"
+#include "lib/cgroup.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/tamper.h"
+#include "lib/trust.h"
 #include "lib/unit-name.h"
 #include "lib/util.h"
 #include "tests/unit/test-util.h"
@@ -1051,10 +1054,281 @@ static void test_env_read(void)
         CHECK(proc_task_read(root, 822, 0, PROC_READ_ENVIRON, &t) == -ESRCH);
 }
 
-int main(void)
+/* A fake process whose main thread has exited while THREADS threads count:
+ * PID/stat Z, PID/cmdline and PID/environ empty, no PID/exe, PID/cgroup
+ * where the leader stayed, and PID/task/PID. Its other threads' directories
+ * are made by the caller. */
+static void put_leader_exited(int pid, unsigned threads)
+{
+        char rel[64], *s;
+
+        snprintf(rel, sizeof(rel), "%d/stat", pid);
+        CHECK(asprintf(&s,
+                       "%d (lx) Z 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 %u 0 77 4194304 56 "
+                       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+                       pid, threads) >= 0);
+        put_str(rel, s);
+        free(s);
+        snprintf(rel, sizeof(rel), "%d/comm", pid);
+        put_str(rel, "lx\n");
+        put_status(pid, 1000, 1000);
+        snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+        put(rel, "", 0);
+        snprintf(rel, sizeof(rel), "%d/environ", pid);
+        put(rel, "", 0);
+        snprintf(rel, sizeof(rel), "%d/cgroup", pid);
+        put_str(rel, "0::/old.scope\n");
+        snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, pid);
+        put_str(rel, "");
+}
+
+/* Thread TID of fake process PID: a directory only (it is gone, or has let
+ * go of the memory), and with LIVE its files and exe link. */
+static void put_thread(int pid, int tid, bool live, const char *cmdline, size_t cmdline_len,
+                       const char *env, size_t env_len)
+{
+        char rel[96];
+
+        snprintf(rel, sizeof(rel), "%d/task/%d/", pid, tid);
+        put_str(strcat(rel, "x"), "");
+        if (!live)
+                return;
+        snprintf(rel, sizeof(rel), "%d/task/%d/cmdline", pid, tid);
+        put(rel, cmdline, cmdline_len);
+        snprintf(rel, sizeof(rel), "%d/task/%d/environ", pid, tid);
+        put(rel, env, env_len);
+        snprintf(rel, sizeof(rel), "%d/task/%d/cgroup", pid, tid);
+        put_str(rel, "0::/user.slice/app.scope\n");
+        snprintf(rel, sizeof(rel), "%d/task/%d/exe", pid, tid);
+        put_link(rel, "/usr/bin/thr");
+}
+
+/* The threads of fake process PID other than PID in the order the reader
+ * lists them (readdir's): up to MAX into TIDS; how many. */
+static size_t listed_threads(int pid, int *tids, size_t max)
+{
+        char path[PATH_MAX];
+        struct dirent *de;
+        size_t n = 0;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "%s/%d/task", root, pid);
+        d = opendir(path);
+        CHECK(d);
+        while (n < max && (de = readdir(d))) {
+                int tid = atoi(de->d_name);
+
+                if (tid > 0 && tid != pid)
+                        tids[n++] = tid;
+        }
+        closedir(d);
+        return n;
+}
+
+/* A main thread that has exited (Z, more than one thread): the process's
+ * cmdline, argv0, exe, environ and cgroup are a live thread's, found past
+ * threads that went; only the first few are tried; an empty file counts
+ * only from a thread that still has the memory (an exe link). */
+static void test_leader_exited_fake(void)
+{
+        const ProcReadPlan plan = PROC_READ_CMDLINE | PROC_READ_EXE | PROC_READ_ENVIRON |
+                                  PROC_READ_CGROUP;
+        ProcTask *t = NULL;
+        int tids[8];
+
+        put_leader_exited(900, 3);
+        put_thread(900, 901, false, NULL, 0, NULL, 0);
+        put_thread(900, 902, true, "thr\0-x\0", 7, "T=1\0", 4);
+        for (int with_stat = 0; with_stat < 2; with_stat++) {
+                CHECK(proc_task_read(root, 900, 0, plan | (with_stat ? PROC_READ_STAT : 0),
+                                     &t) == 0);
+                check_streq(t->view.cmdline, "thr -x");
+                check_streq(t->view.names.argv0, "thr");
+                check_streq(t->view.exe_path, "/usr/bin/thr");
+                check_streq(t->view.names.exe, "thr");
+                check(t->view.env && t->view.env_size == 4 && memcmp(t->view.env, "T=1", 4) == 0);
+                /* the leader's cgroup file answers; only its stat says it is stale */
+                check_streq(t->view.cgroup, with_stat ? "/user.slice/app.scope" : "/old.scope");
+                t = proc_task_free(t);
+        }
+        /* the environment too, as lib/tamper.c reads it */
+        {
+                _cleanup_free_ char *env = NULL;
+                size_t n = 0;
+
+                CHECK(proc_environ_read(root, 900, 1000, false, &env, &n, NULL) == 0);
+                check(n == 4 && memcmp(env, "T=1", 4) == 0);
+        }
+
+        /* dead (Z, one thread): the leader's files are the answer */
+        put_leader_exited(910, 1);
+        put_thread(910, 911, true, "thr\0", 4, "T=1\0", 4);
+        CHECK(proc_task_read(root, 910, 0, plan | PROC_READ_STAT, &t) == 0);
+        check(!t->view.cmdline && !t->view.exe_path && t->view.env_size == 0);
+        check_streq(t->view.cgroup, "/old.scope");
+        t = proc_task_free(t);
+
+        /* Only the first PROC_LIVE_TRIES (4) threads listed are tried: a
+         * live one listed fifth is not reached, -EAGAIN; fourth, it is. */
+        put_leader_exited(920, 7);
+        for (int tid = 921; tid <= 926; tid++)
+                put_thread(920, tid, false, NULL, 0, NULL, 0);
+        CHECK(listed_threads(920, tids, 8) == 6);
+        put_thread(920, tids[4], true, "fifth\0", 6, "", 0);
+        check(proc_task_read(root, 920, 0, PROC_READ_STAT | PROC_READ_CMDLINE, &t) == -EAGAIN &&
+              !t);
+        put_thread(920, tids[3], true, "fourth\0", 7, "", 0);
+        CHECK(proc_task_read(root, 920, 0, PROC_READ_STAT | PROC_READ_CMDLINE, &t) == 0);
+        check_streq(t->view.cmdline, "fourth");
+        t = proc_task_free(t);
+
+        /* An empty environ from a thread without the memory (no exe link:
+         * exiting) is passed over; from one with it, it is the answer. */
+        put_leader_exited(930, 3);
+        put_thread(930, 931, false, NULL, 0, NULL, 0);
+        put_thread(930, 932, false, NULL, 0, NULL, 0);
+        CHECK(listed_threads(930, tids, 8) == 2);
+        /* files only from here: the listing's order stays */
+        {
+                char rel[64];
+
+                snprintf(rel, sizeof(rel), "930/task/%d/environ", tids[0]);
+                put(rel, "", 0);
+        }
+        put_thread(930, tids[1], true, "t\0", 2, "E=2\0", 4);
+        CHECK(proc_task_read(root, 930, 0, PROC_READ_STAT | PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env && t->view.env_size == 4 && memcmp(t->view.env, "E=2", 4) == 0);
+        t = proc_task_free(t);
+        put_thread(930, tids[0], true, "t\0", 2, "", 0);
+        CHECK(proc_task_read(root, 930, 0, PROC_READ_STAT | PROC_READ_ENVIRON, &t) == 0);
+        check(t->view.env_size == 0);
+        t = proc_task_free(t);
+}
+
+/* The child of test_leader_exited_real(), exec'd: its main thread starts a
+ * thread that waits for EOF on fd 3, and exits. */
+static void leader_exits_child(void)
+{
+        static int fd = 3;
+        pthread_t other;
+
+        if (pthread_create(&other, NULL, wait_for_eof, &fd) != 0)
+                _exit(1);
+        pthread_exit(NULL);
+}
+
+/* As root, where cgroup2 is mounted: move the threads of CHILD, whose main
+ * thread has exited, to a new cgroup. The leader stays where it was (its
+ * PID/cgroup says so); the snapshot's cgroup is the threads'. Returns the
+ * cgroup's directory, to be removed once CHILD is reaped (NULL: skipped). */
+static char *leader_exited_move(pid_t child)
+{
+        _cleanup_free_ char *mnt = NULL, *leader = NULL, *dir = NULL;
+        char name[64], pid_text[16], path[64];
+        ProcTask *t = NULL;
+        size_t n;
+
+        if (geteuid() != 0 || cg_find_mount(&mnt) < 0) {
+                printf("not root or no cgroup2 mount: the cgroup of a moved process is not checked\n");
+                return NULL;
+        }
+        snprintf(name, sizeof(name), "latnice-test-ident-%d", (int)getpid());
+        CHECK(cg_path_join(mnt, name, &dir) == 0);
+        if (mkdir(dir, 0755) < 0) {
+                printf("cannot create a cgroup under %s: %m\n", mnt);
+                return NULL;
+        }
+        snprintf(pid_text, sizeof(pid_text), "%d", (int)child);
+        if (cg_write(dir, "cgroup.procs", pid_text) < 0) {
+                printf("cannot move %d to %s: the cgroup of a moved process is not checked\n",
+                       (int)child, dir);
+                CHECK(rmdir(dir) == 0);
+                return NULL;
+        }
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)child);
+        CHECK(read_full_file(path, READ_FULL_FILE_MAX, &leader, NULL) == 0);
+        check(!strstr(leader, name)); /* or this tests nothing */
+        CHECK(proc_task_read("/proc", child, 0, PROC_READ_STAT | PROC_READ_CGROUP, &t) == 0);
+        n = t->view.cgroup ? strlen(t->view.cgroup) : 0;
+        check(n > strlen(name) && streq(t->view.cgroup + n - strlen(name), name) &&
+              t->view.cgroup[n - strlen(name) - 1] == '/');
+        t = proc_task_free(t);
+        return TAKE_PTR(dir);
+}
+
+/* The same on a real process whose main thread exited: proc_task_read(),
+ * the tamper check (its LD_LIBRARY_PATH) and the trust model (the exe,
+ * its mount namespace) see the process, not the leader's empty files. */
+static void test_leader_exited_real(void)
+{
+        char *const argv[] = { "lt-ident-main", "--leader-exits", "lt-ident-arg", NULL };
+        char *const envp[] = { "LT_IDENT=found", "LD_LIBRARY_PATH=/nonexistent-lt-ident", NULL };
+        _cleanup_free_ char *self = NULL, *reason = NULL, *self_reason = NULL, *cgroup = NULL;
+        BoundedReader *b = NULL;
+        ProcTask *t = NULL;
+        int fds[2], r, r_self, r_child;
+        pid_t child;
+
+        CHECK(readlink_malloc("/proc/self/exe", &self) == 0);
+        CHECK(pipe2(fds, O_CLOEXEC) == 0);
+        child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                /* fd 3 without O_CLOEXEC (dup2() onto itself keeps it) */
+                if (dup2(fds[0], 3) != 3 || fcntl(3, F_SETFD, 0) < 0)
+                        _exit(1);
+                execve("/proc/self/exe", argv, envp);
+                _exit(1);
+        }
+        close(fds[0]);
+        for (int i = 0; i < 3000 && !proc_leader_exited("/proc", child); i++)
+                usleep(10000);
+        CHECK(proc_leader_exited("/proc", child));
+
+        CHECK(bounded_reader_new(PROC_CMDLINE_MAX, 2000 * 1000, &b) == 0);
+        for (int i = 0; i < 3; i++) {
+                /* without the stat, with it, and through the bounded reader */
+                ProcReadPlan plan = PROC_READ_CMDLINE | PROC_READ_EXE | PROC_READ_ENVIRON |
+                                    (i > 0 ? PROC_READ_STAT : 0) | (i > 1 ? PROC_READ_FRESH : 0);
+
+                proc_set_cmdline_reader(i > 1 ? b : NULL);
+                check(proc_tampered("/proc", child, UINT32_MAX, false, &reason) == 1 && reason &&
+                      strstr(reason, "LD_LIBRARY_PATH"));
+                reason = mfree(reason);
+                r = proc_task_read("/proc", child, 0, plan, &t);
+                check(r == 0);
+                if (r < 0)
+                        continue;
+                check_streq(t->view.cmdline, "lt-ident-main --leader-exits lt-ident-arg");
+                check_streq(t->view.names.argv0, "lt-ident-main");
+                check_streq(t->view.exe_path, self);
+                check(t->view.env && memmem(t->view.env, t->view.env_size, "LT_IDENT=found",
+                                            15));
+                t = proc_task_free(t);
+        }
+        proc_set_cmdline_reader(NULL);
+        bounded_reader_free(b);
+
+        /* the same verdict on the same file as for this test itself */
+        r_self = proc_exe_trusted("/proc", getpid(), &self_reason);
+        r_child = proc_exe_trusted("/proc", child, &reason);
+        check(r_child == r_self && r_self >= 0);
+        check_streq(reason, self_reason);
+        check(proc_same_mount_ns("/proc", child) == 1);
+
+        cgroup = leader_exited_move(child);
+        close(fds[1]); /* its thread reads EOF and exits */
+        CHECK(waitpid(child, NULL, 0) == child);
+        if (cgroup)
+                CHECK(rmdir(cgroup) == 0);
+}
+
+int main(int argc, char **argv)
 {
         char cmd[300];
 
+        if (argc == 3 && streq(argv[1], "--leader-exits"))
+                leader_exits_child();
         CHECK(mkdtemp(root));
         build_fake_proc();
         test_fake();
@@ -1070,6 +1344,8 @@ int main(void)
         test_bounded_routing();
         test_bounded_environ();
         test_env_read();
+        test_leader_exited_fake();
+        test_leader_exited_real();
         snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", root);
         CHECK(system(cmd) == 0);
         return test_result();
