@@ -10,6 +10,7 @@
 #include "lib/cgroup.h"
 #include "lib/group-subtree.h"
 #include "lib/macro.h"
+#include "lib/proc.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 
@@ -143,11 +144,9 @@ int group_place_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pi
         GroupPlace p = {};
         int nice, r;
 
-        if (asprintf(&path, "%s/%d/cgroup", proc_root ?: "/proc", (int)pid) < 0)
-                return -ENOMEM;
-        r = read_full_file(path, 64 * 1024, &buf, NULL);
+        r = proc_cgroup_read(proc_root, pid, &buf);
         if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
+                return r;
         r = sched_group_cgroup_line(buf, false, &v2);
         if (r >= 0)
                 r = sched_group_cgroup_line(buf, true, &v1);

@@ -240,8 +240,17 @@ bool proc_leader_exited(const char *proc_root, pid_t pid)
 {
         StatInfo st = {};
         bool r;
+        int k;
 
-        if (read_stat(proc_root ?: "/proc", pid, 0, &st) < 0)
+        /* The main thread's own stat (PID/task/PID/stat) has its state and
+         * the process's thread count at a cost that does not grow with the
+         * threads, as in proc_starttime(); a tree without task/ has PID/stat. */
+        if (!proc_root)
+                proc_root = "/proc";
+        k = read_stat(proc_root, pid, pid, &st);
+        if (k == -ESRCH)
+                k = read_stat(proc_root, pid, 0, &st);
+        if (k < 0)
                 return false;
         r = (st.state == 'Z' || st.state == 'X') && st.n_threads > 1;
         free(st.comm);
@@ -657,6 +666,25 @@ static int cgroup_read_at(const char *path, void *userdata)
         if (r < 0)
                 return gone(r);
         return (*buf)[0] != 0;
+}
+
+int proc_cgroup_read(const char *proc_root, pid_t pid, char **ret)
+{
+        char *buf = NULL;
+        int r;
+
+        if (!proc_root)
+                proc_root = "/proc";
+        r = proc_read_live(proc_root, pid,
+                           proc_leader_exited(proc_root, pid) ? PROC_LEADER_EXITED
+                                                              : PROC_LEADER_ONLY,
+                           "cgroup", cgroup_read_at, &buf);
+        if (r < 0) {
+                free(buf);
+                return r == -ENOENT ? -ESRCH : r;
+        }
+        *ret = buf;
+        return 0;
 }
 
 /* The cgroup v2 path of PID and its Kubernetes pod (from any hierarchy,

@@ -173,6 +173,14 @@ int proc_status_read(const char *proc_root, pid_t pid, char **ret);
  * (lib/proc-live.h): proc_task_read(), proc_environ_read() and the
  * ancestors read them so. */
 bool proc_leader_exited(const char *proc_root, pid_t pid);
+/* PROC_ROOT/PID/cgroup (up to READ_FULL_FILE_MAX bytes), or a live
+ * thread's when the main thread has exited (proc_leader_exited(), one read
+ * of the main thread's stat first): such a leader stays in the cgroup it
+ * was in when the process's threads move. -ESRCH when the process is gone;
+ * -EAGAIN when the threads tried exited as they were read. For the
+ * readers of a process's cgroup outside proc_task_read() (lib/sched-group.c,
+ * lib/group-subtree.c). */
+int proc_cgroup_read(const char *proc_root, pid_t pid, char **ret);
 /* PROC_ROOT/PID/FILE, or PROC_ROOT/PID/task/TID/FILE when TID > 0. */
 int proc_task_path(char **ret, const char *proc_root, pid_t pid, pid_t tid, const char *file);
 /* argv joined by single spaces (NULL if there is no argument) and the

@@ -153,11 +153,9 @@ int sched_group_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pi
         uint64_t id;
         int nice, r;
 
-        if (asprintf(&path, "%s/%d/cgroup", proc_root ?: "/proc", (int)pid) < 0)
-                return -ENOMEM;
-        r = read_full_file(path, 64 * 1024, &cgroups, NULL);
+        r = proc_cgroup_read(proc_root, pid, &cgroups);
         if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
+                return r;
         r = group_of_cgroups(roots, cgroups, &g);
         if (r != 0) {
                 if (r < 0)
@@ -193,17 +191,15 @@ int sched_group_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pi
 int sched_group_cgroup2_of(const SchedGroupRoots *roots, const char *proc_root, pid_t pid,
                            SchedGroup *ret)
 {
-        _cleanup_free_ char *path = NULL, *cgroups = NULL, *rel = NULL;
+        _cleanup_free_ char *cgroups = NULL, *rel = NULL;
         SchedGroup g = {};
         int r;
 
         if (!roots->cgroup2)
                 return 0;
-        if (asprintf(&path, "%s/%d/cgroup", proc_root ?: "/proc", (int)pid) < 0)
-                return -ENOMEM;
-        r = read_full_file(path, 64 * 1024, &cgroups, NULL);
+        r = proc_cgroup_read(proc_root, pid, &cgroups);
         if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
+                return r;
         r = sched_group_cgroup_line(cgroups, false, &rel);
         if (r < 0 || !rel || streq(rel, "/"))
                 return r;

@@ -1068,7 +1068,6 @@ static void put_leader_exited(int pid, unsigned threads)
                        "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
                        pid, threads) >= 0);
         put_str(rel, s);
-        free(s);
         snprintf(rel, sizeof(rel), "%d/comm", pid);
         put_str(rel, "lx\n");
         put_status(pid, 1000, 1000);
@@ -1079,7 +1078,8 @@ static void put_leader_exited(int pid, unsigned threads)
         snprintf(rel, sizeof(rel), "%d/cgroup", pid);
         put_str(rel, "0::/old.scope\n");
         snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, pid);
-        put_str(rel, "");
+        put_str(rel, s);
+        free(s);
 }
 
 /* Thread TID of fake process PID: a directory only (it is gone, or has let
@@ -1151,6 +1151,13 @@ static void test_leader_exited_fake(void)
                 check_streq(t->view.cgroup, with_stat ? "/user.slice/app.scope" : "/old.scope");
                 t = proc_task_free(t);
         }
+        /* the cgroup as lib/sched-group.c reads it: the leader's stat says */
+        {
+                _cleanup_free_ char *cg = NULL;
+
+                CHECK(proc_cgroup_read(root, 900, &cg) == 0);
+                check_streq(cg, "0::/user.slice/app.scope\n");
+        }
         /* the environment too, as lib/tamper.c reads it */
         {
                 _cleanup_free_ char *env = NULL;
@@ -1167,6 +1174,12 @@ static void test_leader_exited_fake(void)
         check(!t->view.cmdline && !t->view.exe_path && t->view.env_size == 0);
         check_streq(t->view.cgroup, "/old.scope");
         t = proc_task_free(t);
+        {
+                _cleanup_free_ char *cg = NULL;
+
+                CHECK(proc_cgroup_read(root, 910, &cg) == 0);
+                check_streq(cg, "0::/old.scope\n");
+        }
 
         /* Only the first PROC_LIVE_TRIES (4) threads listed are tried: a
          * live one listed fifth is not reached, -EAGAIN; fourth, it is. */
@@ -1248,6 +1261,13 @@ static char *leader_exited_move(pid_t child)
         snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)child);
         CHECK(read_full_file(path, READ_FULL_FILE_MAX, &leader, NULL) == 0);
         check(!strstr(leader, name)); /* or this tests nothing */
+        /* as lib/sched-group.c and lib/group-subtree.c read it */
+        {
+                _cleanup_free_ char *cg = NULL;
+
+                CHECK(proc_cgroup_read("/proc", child, &cg) == 0);
+                check(strstr(cg, name));
+        }
         CHECK(proc_task_read("/proc", child, 0, PROC_READ_STAT | PROC_READ_CGROUP, &t) == 0);
         n = t->view.cgroup ? strlen(t->view.cgroup) : 0;
         check(n > strlen(name) && streq(t->view.cgroup + n - strlen(name), name) &&
