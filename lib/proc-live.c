@@ -111,12 +111,12 @@ static int read_through_threads(const char *proc_root, pid_t pid, const char *fi
         return proc_leader_exited(proc_root, pid) ? -EAGAIN : -ESRCH;
 }
 
-int proc_read_live(const char *proc_root, pid_t pid, ProcLeader leader, const char *file,
+int proc_read_live(const char *proc_root, pid_t pid, ProcLeader *leader, const char *file,
                    ProcFileReader read, void *userdata)
 {
         if (!proc_root)
                 proc_root = "/proc";
-        if (leader != PROC_LEADER_EXITED) {
+        if (*leader != PROC_LEADER_EXITED) {
                 _cleanup_free_ char *p = NULL;
                 int r;
 
@@ -124,10 +124,14 @@ int proc_read_live(const char *proc_root, pid_t pid, ProcLeader leader, const ch
                 if (r < 0)
                         return r;
                 r = read(p, userdata);
+                if (!nothing(r) || *leader == PROC_LEADER_ONLY)
+                        return r;
                 /* Nothing there: the main thread may have exited (since its
-                 * stat was read) while the others run; one stat read says. */
-                if (!nothing(r) || leader == PROC_LEADER_ONLY ||
-                    !proc_leader_exited(proc_root, pid))
+                 * stat was read) while the others run; one stat read says,
+                 * for the caller's next file too. */
+                *leader = proc_leader_exited(proc_root, pid) ? PROC_LEADER_EXITED
+                                                             : PROC_LEADER_ONLY;
+                if (*leader == PROC_LEADER_ONLY)
                         return r;
         }
         return read_through_threads(proc_root, pid, file, read, userdata);

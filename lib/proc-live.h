@@ -50,10 +50,12 @@ typedef int (*ProcFileReader)(const char *path, void *userdata);
 /*
  * FILE of process PID (a name under PID/: "cmdline", "exe", "ns/mnt") read
  * by READ, from the main thread or, when it has exited while the process's
- * other threads run, from one of them. Returns READ's answer; where the
- * threads tried all gave nothing (they exited, or gave up their memory, as
- * they were read), -ESRCH when the process is gone by then and -EAGAIN
- * (try again later) when it is not.
+ * other threads run, from one of them. *LEADER says what the caller knows;
+ * where a stat read found out more, it is set to PROC_LEADER_EXITED or
+ * PROC_LEADER_ONLY, so that the caller's next file of PID costs no stat read
+ * again. Returns READ's answer; where the threads tried all gave nothing
+ * (they exited, or gave up their memory, as they were read), -ESRCH when
+ * the process is gone by then and -EAGAIN (try again later) when it is not.
  */
-int proc_read_live(const char *proc_root, pid_t pid, ProcLeader leader, const char *file,
+int proc_read_live(const char *proc_root, pid_t pid, ProcLeader *leader, const char *file,
                    ProcFileReader read, void *userdata);

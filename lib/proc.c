@@ -467,15 +467,15 @@ static int mm_read_at(const char *path, void *userdata)
  * PROC_CMDLINE_MAX bytes, from the main thread or, when it has exited, a
  * live thread (proc_read_live()): right away where the process cannot hold
  * the lock long (cmdline_inline()), else through the bounded reader. */
-static int read_mm_head(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
-                        uint32_t uid, const char *name, char **ret, size_t *ret_size,
-                        bool *ret_truncated)
+static int read_mm_head(const char *proc_root, pid_t pid, const StatInfo *st,
+                        ProcLeader *leader, bool fresh, uint32_t uid, const char *name,
+                        char **ret, size_t *ret_size, bool *ret_truncated)
 {
         MmRead m = { .proc_root = proc_root, .pid = pid, .uid = uid,
                      .inline_ok = cmdline_inline(st, fresh) };
         int r;
 
-        r = proc_read_live(proc_root, pid, stat_leader(st), name, mm_read_at, &m);
+        r = proc_read_live(proc_root, pid, leader, name, mm_read_at, &m);
         if (r < 0) {
                 free(m.buf);
                 return r;
@@ -493,15 +493,17 @@ static int read_mm_head(const char *proc_root, pid_t pid, const StatInfo *st, bo
  * PROC_READ_FRESH, UID: the real uid (UINT32_MAX if not read). -EAGAIN: the
  * process kept its memory busy, try again later. RET_TRUNCATED (optional):
  * whether it was cut. */
-static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
-                        uint32_t uid, char **ret_cmdline, char **ret_argv0, bool *ret_truncated)
+static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st,
+                        ProcLeader *leader, bool fresh, uint32_t uid, char **ret_cmdline,
+                        char **ret_argv0, bool *ret_truncated)
 {
         char *buf = NULL;
         bool truncated;
         size_t n;
         int r;
 
-        r = read_mm_head(proc_root, pid, st, fresh, uid, "cmdline", &buf, &n, &truncated);
+        r = read_mm_head(proc_root, pid, st, leader, fresh, uid, "cmdline", &buf, &n,
+                         &truncated);
         if (r < 0)
                 return r;
         r = parse_cmdline(buf, n, ret_cmdline, ret_argv0);
@@ -513,15 +515,16 @@ static int read_cmdline(const char *proc_root, pid_t pid, const StatInfo *st, bo
 /* PID/environ for the "env" key, read as read_cmdline() reads the cmdline:
  * whole entries within the first PROC_CMDLINE_MAX bytes (a cut one is left
  * out), NUL-terminated; NULL when it may not be read. */
-static int read_env(const char *proc_root, pid_t pid, const StatInfo *st, bool fresh,
-                    uint32_t uid, char **ret, size_t *ret_size)
+static int read_env(const char *proc_root, pid_t pid, const StatInfo *st, ProcLeader *leader,
+                    bool fresh, uint32_t uid, char **ret, size_t *ret_size)
 {
         _cleanup_free_ char *buf = NULL;
         bool truncated = false;
         size_t n = 0;
         int r;
 
-        r = read_mm_head(proc_root, pid, st, fresh, uid, "environ", &buf, &n, &truncated);
+        r = read_mm_head(proc_root, pid, st, leader, fresh, uid, "environ", &buf, &n,
+                         &truncated);
         if (r == -ESRCH || r == -ENOMEM || r == -EAGAIN)
                 return r;
         if (r < 0) {
@@ -544,6 +547,7 @@ int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh
                       size_t *ret_size, bool *ret_truncated)
 {
         StatInfo st = {};
+        ProcLeader leader;
         bool have_stat = false;
         int r;
 
@@ -559,8 +563,9 @@ int proc_environ_read(const char *proc_root, pid_t pid, uint32_t uid, bool fresh
                         return r;
                 have_stat = true;
         }
-        r = read_mm_head(proc_root, pid, have_stat ? &st : NULL, fresh, uid, "environ", ret,
-                         ret_size, ret_truncated);
+        leader = stat_leader(have_stat ? &st : NULL);
+        r = read_mm_head(proc_root, pid, have_stat ? &st : NULL, &leader, fresh, uid, "environ",
+                         ret, ret_size, ret_truncated);
         free(st.comm);
         return r;
 }
@@ -609,7 +614,7 @@ static int exe_read_at(const char *path, void *userdata)
  * LEADER: what its stat said, lib/proc-live.h); NULL when there is none
  * (kernel threads, zombies) or we may not read it. -EAGAIN: the threads
  * tried exited as they were read, try again later. */
-static int read_exe(const char *proc_root, pid_t pid, ProcLeader leader, char **ret)
+static int read_exe(const char *proc_root, pid_t pid, ProcLeader *leader, char **ret)
 {
         char *target = NULL;
         int r;
@@ -670,15 +675,14 @@ static int cgroup_read_at(const char *path, void *userdata)
 
 int proc_cgroup_read(const char *proc_root, pid_t pid, char **ret)
 {
+        ProcLeader leader;
         char *buf = NULL;
         int r;
 
         if (!proc_root)
                 proc_root = "/proc";
-        r = proc_read_live(proc_root, pid,
-                           proc_leader_exited(proc_root, pid) ? PROC_LEADER_EXITED
-                                                              : PROC_LEADER_ONLY,
-                           "cgroup", cgroup_read_at, &buf);
+        leader = proc_leader_exited(proc_root, pid) ? PROC_LEADER_EXITED : PROC_LEADER_ONLY;
+        r = proc_read_live(proc_root, pid, &leader, "cgroup", cgroup_read_at, &buf);
         if (r < 0) {
                 free(buf);
                 return r == -ENOENT ? -ESRCH : r;
@@ -695,7 +699,7 @@ int proc_cgroup_read(const char *proc_root, pid_t pid, char **ret)
  * A main thread that has exited (LEADER, from its stat) stays in the cgroup
  * it was in when the process's threads move (its file says so), so the
  * file is then a live thread's. */
-static int read_cgroup(const char *proc_root, pid_t pid, ProcLeader leader, char **ret,
+static int read_cgroup(const char *proc_root, pid_t pid, ProcLeader *leader, char **ret,
                        char **ret_pod)
 {
         _cleanup_free_ char *buf = NULL;
@@ -724,6 +728,7 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
         while (cur > 0 && n < ANCESTORS_MAX) {
                 StatInfo st = {};
                 char *cmdline = NULL, *argv0 = NULL, *exe = NULL;
+                ProcLeader leader;
                 TaskNames *nn;
 
                 r = read_stat(proc_root, cur, 0, &st);
@@ -731,13 +736,15 @@ static int read_ancestors(ProcTask *t, const char *proc_root, pid_t ppid)
                         break; /* vanished ancestor: stop here */
                 /* An ancestor whose cmdline cannot be read (it exits right now)
                  * still has its comm and exe: only memory stops the walk. */
-                r = read_cmdline(proc_root, cur, &st, false, UINT32_MAX, &cmdline, &argv0, NULL);
+                leader = stat_leader(&st);
+                r = read_cmdline(proc_root, cur, &st, &leader, false, UINT32_MAX, &cmdline,
+                                 &argv0, NULL);
                 free(cmdline);
                 if (r == -ENOMEM || r == -EAGAIN) {
                         free(st.comm);
                         break;
                 }
-                r = read_exe(proc_root, cur, stat_leader(&st), &exe);
+                r = read_exe(proc_root, cur, &leader, &exe);
                 if (r < 0) {
                         free(st.comm);
                         free(argv0);
@@ -855,6 +862,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
 {
         _cleanup_(proc_task_freep) ProcTask *t = NULL;
         StatInfo st = {};
+        ProcLeader leader;
         uint32_t uid, gid;
         int r;
 
@@ -884,23 +892,25 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         r = read_ids(proc_root, pid, plan, &uid, &gid);
         if (r < 0)
                 return r;
+        /* Where the cmdline, environ, exe and cgroup are read (lib/proc-live.h):
+         * what the stat says, and what the first of them finds out. */
+        leader = stat_leader(t->has_stat ? &st : NULL);
 
         if (plan & PROC_READ_CMDLINE) {
-                r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL,
+                r = read_cmdline(proc_root, pid, t->has_stat ? &st : NULL, &leader,
                                  plan & PROC_READ_FRESH, uid, &t->cmdline, &t->argv0,
                                  &t->cmdline_truncated);
                 if (r < 0)
                         return r;
         }
         if (plan & PROC_READ_ENVIRON) {
-                r = read_env(proc_root, pid, t->has_stat ? &st : NULL, plan & PROC_READ_FRESH,
-                             uid, &t->env, &t->view.env_size);
+                r = read_env(proc_root, pid, t->has_stat ? &st : NULL, &leader,
+                             plan & PROC_READ_FRESH, uid, &t->env, &t->view.env_size);
                 if (r < 0)
                         return r;
         }
         if (plan & PROC_READ_EXE) {
-                r = read_exe(proc_root, pid, t->has_stat ? stat_leader(&st) : PROC_LEADER_UNKNOWN,
-                             &t->exe_path);
+                r = read_exe(proc_root, pid, &leader, &t->exe_path);
                 if (r < 0)
                         return r;
         }
@@ -923,8 +933,7 @@ int proc_task_read(const char *proc_root, pid_t pid, pid_t tid, ProcReadPlan pla
         }
 
         if (plan & PROC_READ_CGROUP) {
-                r = read_cgroup(proc_root, pid, t->has_stat ? stat_leader(&st) : PROC_LEADER_UNKNOWN,
-                                &t->cgroup, &t->pod);
+                r = read_cgroup(proc_root, pid, &leader, &t->cgroup, &t->pod);
                 if (r < 0)
                         return r;
                 r = unit_name_from_cgroup_path(t->cgroup, &t->unit);

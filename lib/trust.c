@@ -176,12 +176,13 @@ static int stat_at(const char *path, void *userdata)
 
 int proc_same_mount_ns(const char *proc_root, pid_t pid)
 {
+        ProcLeader leader = PROC_LEADER_UNKNOWN;
         struct stat a, b;
         int r;
 
         /* A main thread that has exited has let go of its namespaces: a
          * live thread's link then (lib/proc-live.h). */
-        r = proc_read_live(proc_root, pid, PROC_LEADER_UNKNOWN, "ns/mnt", stat_at, &a);
+        r = proc_read_live(proc_root, pid, &leader, "ns/mnt", stat_at, &a);
         if (r < 0)
                 return r == -ENOENT ? -ESRCH : r;
         if (stat("/proc/self/ns/mnt", &b) < 0)
@@ -255,10 +256,11 @@ static int exe_open_at(const char *path, void *userdata)
 static int exe_open(const char *proc_root, pid_t pid, int *ret_fd, struct statx *ret_stx,
                     char **ret_reason)
 {
+        ProcLeader leader = PROC_LEADER_UNKNOWN;
         ExeOpen e = { .fd = -EBADF };
         int r;
 
-        r = proc_read_live(proc_root, pid, PROC_LEADER_UNKNOWN, "exe", exe_open_at, &e);
+        r = proc_read_live(proc_root, pid, &leader, "exe", exe_open_at, &e);
         if (r < 0) {
                 safe_close(e.fd);
                 if (r == -ENOMEM)

@@ -1147,10 +1147,15 @@ static void test_leader_exited_fake(void)
                 check_streq(t->view.exe_path, "/usr/bin/thr");
                 check_streq(t->view.names.exe, "thr");
                 check(t->view.env && t->view.env_size == 4 && memcmp(t->view.env, "T=1", 4) == 0);
-                /* the leader's cgroup file answers; only its stat says it is stale */
-                check_streq(t->view.cgroup, with_stat ? "/user.slice/app.scope" : "/old.scope");
+                /* the stat, or the empty cmdline read before it, says
+                 * the leader's cgroup file is stale */
+                check_streq(t->view.cgroup, "/user.slice/app.scope");
                 t = proc_task_free(t);
         }
+        /* the cgroup alone, without the stat: nothing says so */
+        CHECK(proc_task_read(root, 900, 0, PROC_READ_CGROUP, &t) == 0);
+        check_streq(t->view.cgroup, "/old.scope");
+        t = proc_task_free(t);
         /* the cgroup as lib/sched-group.c reads it: the leader's stat says */
         {
                 _cleanup_free_ char *cg = NULL;
