@@ -160,6 +160,22 @@ static int parse_share(const char *v, void *field)
         return 0;
 }
 
+/* 0..99: the highest real-time priority granted, 0: none. */
+static int parse_rt_priority(const char *v, void *field)
+{
+        char *e;
+        long n;
+
+        if (*v < '0' || *v > '9')
+                return -EINVAL;
+        errno = 0;
+        n = strtol(v, &e, 10);
+        if (errno || *e || n > 99)
+                return -ERANGE;
+        *(int *)field = (int)n;
+        return 0;
+}
+
 /* "10s", "500ms", "2min": a whole number and a unit. */
 static int parse_window(const char *v, void *field)
 {
@@ -207,6 +223,8 @@ static const struct {
             "a share of one CPU from 0.1% to 10000% (\"50%\") or \"off\""),
         KEY("BoostBudgetWindow", budget.window_usec, parse_window,
             "a duration from 100ms to 60min with a unit (ms, s, min)"),
+        KEY("MaxRealtimePriority", rt_max_priority, parse_rt_priority,
+            "a real-time priority from 0 (none) to 99"),
 #undef KEY
 };
 /* the texts above name these bounds */
@@ -254,6 +272,7 @@ void daemon_config_init(DaemonConfig *c)
                 .backend = _LATENCY_BACKEND_AUTO,
                 .budget = { .share_permille = BUDGET_SHARE_DEFAULT,
                             .window_usec = BUDGET_WINDOW_DEFAULT_USEC },
+                .rt_max_priority = RT_MAX_PRIORITY_DEFAULT,
         };
 }
 

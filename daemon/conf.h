@@ -8,6 +8,7 @@
  *   LatencyNiceBackend = auto|latency-nice|slice|none (default auto)
  *   BoostBudgetShare = PERCENT|off                  (default 50%, daemon/apply/budget.h)
  *   BoostBudgetWindow = DURATION (ms, s, min)       (default 10s)
+ *   MaxRealtimePriority = 0..99                     (default 20, rtkit's; 0: no real time)
  *
  * Unknown sections and keys are warnings; a bad value, a line inih cannot
  * parse or a line longer than inih's line buffer (Debian builds it with
@@ -28,7 +29,11 @@ typedef struct DaemonConfig {
         bool respect_manual_changes;
         LatencyBackend backend;     /* _LATENCY_BACKEND_AUTO for "auto" */
         BudgetConfig budget;        /* share_permille 0: off */
+        int rt_max_priority;        /* Policy=rr|fifo: the cap (ApplyContext.rt_max_priority) */
 } DaemonConfig;
+
+/* rtkit's default cap on the priority it grants. */
+#define RT_MAX_PRIORITY_DEFAULT 20
 
 void daemon_config_init(DaemonConfig *c);
 

@@ -288,6 +288,7 @@ static int manager_load_config(Manager *m)
                                           "effect: %m", m->config_file);
 
         m->config = c;
+        m->applier.ctx.rt_max_priority = c.rt_max_priority;
         budget_configure(&m->budget, &c.budget, now_nsec(CLOCK_MONOTONIC));
         if (!m->log_level_from_cmdline)
                 log_set_max_level(c.log_level >= 0 ? c.log_level : LOG_INFO);
@@ -1018,6 +1019,7 @@ int manager_new(const ManagerOptions *o, Manager **ret)
 
         ctx.dry_run = o->dry_run;
         ctx.proc_root = o->proc_root;
+        ctx.rt_max_priority = m->config.rt_max_priority;
         applier_init(&m->applier, m->tasks, &ctx);
         m->applier.ancestors = m->ancestors;
         m->applier.ids = m->ids;

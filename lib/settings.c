@@ -77,7 +77,16 @@ int sched_policy_from_string(const char *s)
                 return SCHED_BATCH;
         if (streq(s, "idle"))
                 return SCHED_IDLE;
+        if (streq(s, "rr"))
+                return SCHED_RR;
+        if (streq(s, "fifo"))
+                return SCHED_FIFO;
         return -EINVAL;
+}
+
+bool sched_policy_is_rt(int policy)
+{
+        return policy == SCHED_RR || policy == SCHED_FIFO;
 }
 
 static bool is_blank(char c)
@@ -342,7 +351,7 @@ int setting_parse_policy_field(const SettingField *f, const char *v, void *field
         int r = sched_policy_from_string(v);
 
         if (r < 0) {
-                setting_error(ret_error, "expected other, batch or idle, found \"%s\"", v);
+                setting_error(ret_error, "expected other, batch, idle, rr or fifo, found \"%s\"", v);
                 return -EINVAL;
         }
         *(int32_t *)field = r;

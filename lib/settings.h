@@ -18,7 +18,8 @@ typedef enum SettingId {
         SETTING_LATENCY_NICE, /* -20..19 */
         SETTING_SLICE,        /* ns, 100us..100ms */
         SETTING_NICE,         /* -20..19 */
-        SETTING_POLICY,       /* SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
+        SETTING_POLICY,       /* SCHED_OTHER, SCHED_BATCH, SCHED_IDLE; SCHED_RR, SCHED_FIFO
+                               * (a real-time grant, bounded: lib/rt-grant.h) */
         SETTING_UTIL_MIN,     /* 0..1024 */
         SETTING_UTIL_MAX,     /* 0..1024 */
         SETTING_TIMER_SLACK,  /* ns, 1ns..100ms */
@@ -32,6 +33,7 @@ typedef enum SettingId {
                                    * [Unit]'s LatencyNice is its cgroup's cpu.latency.nice) */
         SETTING_GROUP_SCOPE,  /* GroupScopeMode: which group the group settings act on; [Rule] only */
         SETTING_CPU_AFFINITY, /* CpuAffinitySetting: the CPUs a thread may run on */
+        SETTING_REALTIME_PRIORITY, /* 1..99, the priority of Policy=rr|fifo (lib/rt-grant.h) */
         _SETTING_MAX,
         _SETTING_INVALID = -EINVAL,
 } SettingId;
@@ -51,7 +53,8 @@ typedef enum SettingId {
          SETTING_BIT(SETTING_CORE_SCHED) |                                                     \
          SETTING_BIT(SETTING_UTIL_MIN) | SETTING_BIT(SETTING_UTIL_MAX) |                       \
          SETTING_BIT(SETTING_TIMER_SLACK) | SETTINGS_IO_MASK |                                 \
-         SETTING_BIT(SETTING_OOM_SCORE_ADJ) | SETTING_BIT(SETTING_CPU_AFFINITY))
+         SETTING_BIT(SETTING_OOM_SCORE_ADJ) | SETTING_BIT(SETTING_CPU_AFFINITY) |              \
+         SETTING_BIT(SETTING_REALTIME_PRIORITY))
 /* Group settings: in a [Unit] section they act on the unit's cgroup, in a
  * [Rule] or [Profile] on the scheduling group that holds the matched process
  * (lib/sched-group.h). */
@@ -116,7 +119,15 @@ typedef struct Settings {
         int32_t group_scope; /* GroupScopeMode */
         CpuAffinitySetting cpu_affinity;
         bool cpu_idle;
+        int32_t rt_priority; /* RealtimePriority: 1..99 */
 } Settings;
+
+/* The priority a real-time Policy= of S asks for: RealtimePriority=, 1 if
+ * absent. */
+static inline int settings_rt_priority(const Settings *s)
+{
+        return (s->mask & SETTING_BIT(SETTING_REALTIME_PRIORITY)) ? s->rt_priority : 1;
+}
 
 static inline bool settings_has(const Settings *s, SettingId id)
 {
@@ -188,7 +199,8 @@ char setting_bus_type(SettingId id);
 int setting_to_bus_value(const Settings *s, SettingId id, SettingBusValue *ret);
 
 const char *sched_policy_to_string(int policy); /* "other", "batch", "idle", "fifo", ... */
-int sched_policy_from_string(const char *s);    /* other|batch|idle only; -EINVAL otherwise */
+int sched_policy_from_string(const char *s);    /* other|batch|idle|rr|fifo; -EINVAL otherwise */
+bool sched_policy_is_rt(int policy);            /* SCHED_RR or SCHED_FIFO */
 
 /* Added by the policy module: "yes"/"no" (also true/false, on/off, 1/0).
  * Returns 1, 0, or -EINVAL. */

@@ -174,7 +174,7 @@ static int nice_boost(const Settings *s, const SchedState *ref, uint64_t base, p
 
 static bool policy_changed(const SchedState *now, const SchedState *expected)
 {
-        return now->policy != expected->policy;
+        return now->policy != expected->policy || now->priority != expected->priority;
 }
 
 static void policy_take(SchedState *dst, const SchedState *src)
@@ -206,6 +206,29 @@ static int policy_boost(const Settings *s, const SchedState *ref, uint64_t base,
         return boost_why(ret_why, "Policy=%s would leave policy %s of tid %d",
                          strna(sched_policy_to_string(s->policy)),
                          strna(sched_policy_to_string(ref->policy)), (int)tid);
+}
+
+/* RealtimePriority: a value for Policy=rr|fifo, written with it (the fair
+ * writer's). Any priority is above the none of every fair thread. */
+static bool rt_priority_changed(const SchedState *now, const SchedState *expected)
+{
+        return now->priority != expected->priority;
+}
+
+static void rt_priority_take(SchedState *dst, const SchedState *src)
+{
+        dst->priority = src->priority;
+}
+
+static int rt_priority_boost(const Settings *s, const SchedState *ref, uint64_t base, pid_t tid,
+                             char **ret_why)
+{
+        if ((uint32_t)s->rt_priority <= ref->priority)
+                return 0;
+        return boost_why(ret_why,
+                         "RealtimePriority=%d would raise the real-time priority of tid %d "
+                         "(currently %u)",
+                         s->rt_priority, (int)tid, ref->priority);
 }
 
 /* ---- UtilMin, UtilMax: one sched_setattr() ------------------------------- */
@@ -657,6 +680,11 @@ static bool policy_setting_ok(const Settings *s)
         return s->policy >= 0 && s->policy <= 7;
 }
 
+static bool rt_priority_setting_ok(const Settings *s)
+{
+        return s->rt_priority >= 1 && s->rt_priority <= 99;
+}
+
 static bool io_class_setting_ok(const Settings *s)
 {
         return s->io_class >= 0 && s->io_class <= LN_IOPRIO_CLASS_IDLE;
@@ -737,7 +765,7 @@ static const TaskAttr task_attrs[] = {
                 .id = SETTING_POLICY,
                 .field = { "Policy", 's', FIELD(policy), setting_parse_policy_field,
                            setting_format_policy_field, 0, 0, NULL, sched_policy_to_string },
-                .help = "other|batch|idle",
+                .help = "other|batch|idle|rr|fifo",
                 .group = ATTR_GROUP_FAIR,
                 .cpu = true,
                 .changed = policy_changed,
@@ -876,6 +904,20 @@ static const TaskAttr task_attrs[] = {
                 .show_key = "cpu_affinity",
                 .show_value = cpu_affinity_show,
                 .state = { 12, 1, { ATTR_STATE_TRIMMED(cpu_affinity) }, cpu_affinity_setting_ok },
+        },
+        {
+                /* With Policy=rr|fifo only; the priority is capped by
+                 * latniced.conf's MaxRealtimePriority= (lib/rt-grant.h). */
+                .id = SETTING_REALTIME_PRIORITY,
+                .field = { "RealtimePriority", 'i', FIELD(rt_priority), setting_parse_int_field,
+                           setting_format_int_field, 1, 99, NULL },
+                .help = "1..99",
+                .group = ATTR_GROUP_FAIR,
+                .cpu = true,
+                .changed = rt_priority_changed,
+                .take = rt_priority_take,
+                .boost = rt_priority_boost,
+                .state = { 13, 1, { ATTR_STATE_INT(priority, 0, 99) }, rt_priority_setting_ok },
         },
 };
 

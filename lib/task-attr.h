@@ -33,7 +33,8 @@
 
 /* The group written by lib/thread-settings.c's fair writer. */
 #define ATTR_GROUP_FAIR                                                                        \
-        (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_SLICE))
+        (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_SLICE) | \
+         SETTING_BIT(SETTING_REALTIME_PRIORITY))
 
 /* Where an attribute is read and written. */
 typedef struct AttrIo {

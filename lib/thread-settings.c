@@ -36,7 +36,9 @@
 #define RESET_ON_FORK_MASK                                                                     \
         (SETTING_BIT(SETTING_NICE) | SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE) | \
          SETTING_BIT(SETTING_LATENCY_NICE) | SETTING_BIT(SETTING_UTIL_MIN) |                   \
-         SETTING_BIT(SETTING_UTIL_MAX))
+         SETTING_BIT(SETTING_UTIL_MAX) | SETTING_BIT(SETTING_REALTIME_PRIORITY))
+
+#define RT_MASK (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY))
 
 static bool has_reset_on_fork(const SchedState *st)
 {
@@ -63,6 +65,23 @@ static int set_fair(const KernelOps *k, pid_t tid, const SchedState *cur, int po
         }
         /* Never a real-time policy: latniced does not make one. */
         ln_assert(sched_policy_is_fair(policy));
+        return k->sched_setattr(tid, &a);
+}
+
+/* A real-time grant: POLICY at PRIORITY, always with
+ * SCHED_FLAG_RESET_ON_FORK, so that no child or new thread inherits it (the
+ * kernel gives them SCHED_OTHER at nice 0). Nice and slice stay as they are
+ * underneath (sched_setattr() takes neither for a real-time policy). */
+static int set_rt(const KernelOps *k, pid_t tid, int policy, int priority)
+{
+        struct ln_sched_attr a = {
+                .size = SCHED_ATTR_SIZE_VER0,
+                .sched_policy = (uint32_t)policy,
+                .sched_priority = (uint32_t)priority,
+                .sched_flags = LN_SCHED_FLAG_RESET_ON_FORK,
+        };
+
+        ln_assert(sched_policy_is_rt(policy) && priority >= 1 && priority <= 99);
         return k->sched_setattr(tid, &a);
 }
 
@@ -137,8 +156,29 @@ typedef struct FairPlan {
         bool fair_attr;       /* policy or slice (with the nice) go in one sched_setattr() */
         bool emulate_ln;      /* LatencyNice as a slice (slice backend) */
         bool reset_on_fork;   /* SCHED_FLAG_RESET_ON_FORK the thread is to have */
+        int rt_policy;        /* a real-time grant after the fair write: SCHED_RR|FIFO, 0: none */
+        int rt_priority;      /* its priority, capped by ApplyContext.rt_max_priority */
+        bool rt_kept;         /* the thread has that grant already: nothing to write */
         uint32_t unsupported;
 } FairPlan;
+
+/* Policy=rr|fifo: granted under the cap, or left out when there is none;
+ * RealtimePriority= without it means nothing. */
+static void rt_plan(const ApplyContext *c, const SchedState *before, const Settings *s,
+                    FairPlan *p)
+{
+        if (!(p->mask & SETTING_BIT(SETTING_POLICY)) || !sched_policy_is_rt(s->policy)) {
+                p->mask &= ~SETTING_BIT(SETTING_REALTIME_PRIORITY);
+                return;
+        }
+        if (c->rt_max_priority <= 0) {
+                p->unsupported |= p->mask & RT_MASK;
+                return;
+        }
+        p->rt_policy = s->policy;
+        p->rt_priority = MIN(settings_rt_priority(s), MIN(c->rt_max_priority, 99));
+        p->rt_kept = before->policy == p->rt_policy && (int)before->priority == p->rt_priority;
+}
 
 /* Check S against the kernel's ranges and work out the policy, nice and
  * slice TID is to get from BEFORE. -EINVAL for a value out of range. */
@@ -158,7 +198,8 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
         TASK_ATTR_FOREACH(a)
                 if ((p.mask & SETTING_BIT(a->id)) && !task_attr_valid(a, s))
                         return -EINVAL;
-        if (p.mask & SETTING_BIT(SETTING_POLICY)) {
+        rt_plan(c, before, s, &p);
+        if ((p.mask & SETTING_BIT(SETTING_POLICY)) && !sched_policy_is_rt(s->policy)) {
                 if (!sched_policy_is_fair(s->policy))
                         return -EINVAL;
                 p.policy = s->policy;
@@ -200,10 +241,13 @@ static int fair_plan(const ApplyContext *c, const SchedState *before, const Sett
  * the nice alone with setpriority(), which never changes a policy. *DONE gets what was set;
  * a negative errno before anything was written is returned as is, after
  * (*DONE not 0) the caller puts DONE back. */
-static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, const FairPlan *p,
-                      uint32_t *done)
+static int fair_write(const KernelOps *k, pid_t tid, const SchedState *before, const FairPlan *p,
+                      uint32_t *done, bool *ret_guarded)
 {
         const uint32_t nice_bit = SETTING_BIT(SETTING_NICE);
+        /* A real-time grant's Policy is done by rt_write(). */
+        const uint32_t attr_bits = SETTING_BIT(SETTING_SLICE) |
+                                   (p->rt_policy ? 0 : SETTING_BIT(SETTING_POLICY));
         int r;
 
         if ((p->fair_attr &&
@@ -212,10 +256,11 @@ static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, c
                 r = guard_fair(k, tid, before);
                 if (r < 0)
                         return r;
+                *ret_guarded = true;
                 r = set_fair(k, tid, before, p->policy, p->nice, p->slice, p->reset_on_fork);
                 if (r < 0)
                         return r == -EINVAL && p->policy == before->policy ? -EBUSY : r;
-                *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
+                *done |= p->mask & attr_bits;
                 /* sched_setattr() takes the nice of SCHED_OTHER and
                  * SCHED_BATCH only: a SCHED_IDLE thread keeps its old one
                  * (6.18), so it is set on its own. */
@@ -231,11 +276,56 @@ static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, c
         }
         *done |= p->mask & nice_bit;
         if (p->fair_attr) {
-                *done |= p->mask & (SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_SLICE));
+                *done |= p->mask & attr_bits;
                 if (p->emulate_ln)
                         *done |= SETTING_BIT(SETTING_LATENCY_NICE);
         }
         return 0;
+}
+
+/* The real-time grant, after the fair attributes it keeps underneath. Its
+ * thread read again right before it, unless fair_write() just did. A
+ * kernel that refuses it (EPERM: real-time group scheduling gives the
+ * thread's group no runtime) leaves it out as unsupported. */
+static int rt_write(const KernelOps *k, pid_t tid, const SchedState *before, const FairPlan *p,
+                    bool guarded, uint32_t *done, uint32_t *unsupported)
+{
+        int r;
+
+        if (!guarded) {
+                r = guard_fair(k, tid, before);
+                if (r < 0)
+                        return r;
+        }
+        r = set_rt(k, tid, p->rt_policy, p->rt_priority);
+        if (r == -EPERM) {
+                *unsupported |= p->mask & RT_MASK;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        *done |= p->mask & RT_MASK;
+        return 0;
+}
+
+static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, const FairPlan *p,
+                      uint32_t *done, uint32_t *unsupported)
+{
+        bool guarded = false;
+        int r;
+
+        if (p->rt_kept) {
+                /* Granted before and unchanged since (thread_recheck()): the
+                 * fair attributes under it are as they were written. */
+                *done |= p->mask & ATTR_GROUP_FAIR;
+                if (p->emulate_ln)
+                        *done |= SETTING_BIT(SETTING_LATENCY_NICE);
+                return 0;
+        }
+        r = fair_write(k, tid, before, p, done, &guarded);
+        if (r < 0 || !p->rt_policy)
+                return r;
+        return rt_write(k, tid, before, p, guarded, done, unsupported);
 }
 
 /* The attribute input of thread TID. */
@@ -289,11 +379,14 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
         FairPlan p;
         int r;
 
-        if (!sched_policy_is_fair(before.policy))
+        if (!sched_policy_is_fair(before.policy) && !sched_policy_is_rt(before.policy))
                 return -EBUSY;
         r = fair_plan(c, &before, s, &p);
         if (r < 0)
                 return r;
+        /* Real time is someone else's, unless it is latniced's own grant. */
+        if (!sched_policy_is_fair(before.policy) && !p.rt_kept)
+                return -EBUSY;
         unsupported = p.unsupported;
 
         if (c->dry_run) {
@@ -302,7 +395,7 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                     c->backend == LATENCY_BACKEND_SLICE && !p.emulate_ln)
                         applied &= ~SETTING_BIT(SETTING_LATENCY_NICE);
         } else {
-                r = fair_apply(kernel_ops(c->kernel), tid, &before, &p, &done);
+                r = fair_apply(kernel_ops(c->kernel), tid, &before, &p, &done, &unsupported);
                 if (r >= 0)
                         r = attrs_apply(c, tid, &before, s, p.mask, p.nice, &done,
                                         &unsupported);
@@ -357,8 +450,17 @@ int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid
         r = sched_state_read_ops(k, tid, sched_base_slice(), &cur);
         if (r < 0)
                 return r;
-        if (!sched_policy_is_fair(cur.policy))
-                return -EBUSY;
+        if (!sched_policy_is_fair(cur.policy)) {
+                /* Only a real-time grant of latniced's is given back (the
+                 * caller has checked it is still the one it made). */
+                if (!sched_policy_is_rt(cur.policy) || !(mask & SETTING_BIT(SETTING_POLICY)))
+                        return -EBUSY;
+                /* sched_getattr() shows neither nice nor slice of a
+                 * real-time thread: they are as they were before. */
+                cur.nice = orig->nice;
+                cur.slice_ns = orig->slice_ns;
+                cur.custom_slice = orig->custom_slice;
+        }
 
         if (mask & SETTING_BIT(SETTING_NICE)) {
                 r = k->set_nice(tid, orig->nice);
@@ -374,7 +476,7 @@ int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid
             rof != has_reset_on_fork(&cur)) {
                 int policy = (mask & SETTING_BIT(SETTING_POLICY)) && sched_policy_is_fair(orig->policy)
                                      ? orig->policy
-                                     : cur.policy;
+                                     : sched_policy_is_fair(cur.policy) ? cur.policy : SCHED_OTHER;
                 uint64_t slice = (mask & (SETTING_BIT(SETTING_SLICE) |
                                           SETTING_BIT(SETTING_LATENCY_NICE)))
                                          ? current_custom_slice(orig)
@@ -398,6 +500,12 @@ int sched_state_read_extra(const KernelOps *kernel, const char *proc_root, pid_t
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)
 {
         return sched_state_restore_full(NULL, NULL, tid, orig, mask);
+}
+
+bool sched_state_rt_granted(const SchedState *now, const SchedState *expected)
+{
+        return sched_policy_is_rt(now->policy) && now->policy == expected->policy &&
+               now->priority == expected->priority;
 }
 
 uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, uint32_t mask)

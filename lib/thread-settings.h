@@ -33,6 +33,11 @@ typedef struct ApplyContext {
          * the thread has; sched_state_restore() puts the original back.
          * The caller sets it per thread. */
         bool reset_on_fork;
+        /* Policy=rr|fifo: the highest real-time priority granted (a higher
+         * RealtimePriority= is lowered to it); 0: none (the policy and its
+         * priority are left out as unsupported). latniced's comes from
+         * latniced.conf's MaxRealtimePriority= (lib/rt-grant.h). */
+        int rt_max_priority;
 } ApplyContext;
 
 /*
@@ -114,6 +119,11 @@ int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t ti
  * task belongs to whoever made it RT). LatencyNice emulated with the slice
  * changes with the slice.
  */
+/* Does NOW have the real-time policy and priority latniced granted
+ * (EXPECTED: as read back after the grant)? Then it is not someone else's
+ * real time. */
+bool sched_state_rt_granted(const SchedState *now, const SchedState *expected);
+
 uint32_t sched_state_changed(const SchedState *now, const SchedState *expected, uint32_t mask);
 
 /*

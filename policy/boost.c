@@ -8,6 +8,15 @@
 #include "lib/macro.h"
 #include "policy/boost.h"
 
+uint32_t settings_rt_mask(const Settings *s)
+{
+        if (!settings_has(s, SETTING_POLICY) || !sched_policy_is_rt(s->policy))
+                return settings_has(s, SETTING_REALTIME_PRIORITY)
+                               ? SETTING_BIT(SETTING_REALTIME_PRIORITY)
+                               : 0;
+        return SETTING_BIT(SETTING_POLICY) | (s->mask & SETTING_BIT(SETTING_REALTIME_PRIORITY));
+}
+
 uint32_t settings_boost_mask(const Settings *s, int nice_floor, uint64_t base_slice_ns)
 {
         SchedState ref;
@@ -76,8 +85,8 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
                         const Settings *base, const BoostFacts *f, Settings *s,
                         uint32_t *ret_withheld)
 {
-        Settings trusted = {};
-        uint32_t boosts, withheld = 0;
+        Settings trusted = {}, by_exe = {};
+        uint32_t boosts, withheld = 0, rt;
         int r;
 
         *ret_withheld = 0;
@@ -86,6 +95,7 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
         boosts = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
         if (boosts == 0)
                 return 0;
+        rt = settings_rt_mask(s);
 
         /* What the task would get from what its user cannot choose. */
         if (base && !cgroup_is_delegated(task->cgroup))
@@ -99,8 +109,10 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
                 r = policy_match(p, &view, &tres, NULL);
                 if (r < 0)
                         return r;
-                if (tres.n_matched > 0)
+                if (tres.n_matched > 0) {
                         settings_merge(&trusted, &tres.settings);
+                        by_exe = tres.settings;
+                }
         }
 
         for (SettingId id = 0; id < _SETTING_MAX; id++) {
@@ -108,6 +120,14 @@ int policy_limit_boosts(const Policy *p, const TaskSnapshot *task, const MatchRe
 
                 if (!(boosts & bit))
                         continue;
+                if (rt & bit) {
+                        /* Real time: only what the trusted executable's
+                         * own rules grant, never opted out of. */
+                        if ((by_exe.mask & bit) && settings_equal_at(s, &by_exe, id))
+                                continue;
+                        withheld |= bit;
+                        continue;
+                }
                 if (res && res->n_matched > 0 && (res->untrusted_ok & bit))
                         continue; /* the rule opted out */
                 if ((trusted.mask & bit) && settings_equal_at(s, &trusted, id))
@@ -127,7 +147,7 @@ uint32_t policy_trusted_boosts(const MatchResult *res, const BoostFacts *f, cons
                 return 0;
         m = settings_boost_mask(s, f->nice_floor, f->base_slice_ns);
         if (res && res->n_matched > 0)
-                m &= ~res->untrusted_ok;
+                m &= ~(res->untrusted_ok & ~settings_rt_mask(s));
         return m;
 }
 

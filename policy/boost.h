@@ -16,6 +16,8 @@
  *   - the value comes from a [Unit] section of a unit that is not delegated
  *     to a user (only root puts processes into system units), or
  *   - the rule that set the value says RequireTrustedExe=no.
+ * A real-time grant (Policy=rr|fifo, RealtimePriority=) only ever on the
+ * second: a trusted executable whose trusted view the rules grant it.
  * And whatever the above grants but a rule's RequireTrustedExe=no is withheld
  * from a process that is tampered with (lib/tamper.h: traced, or started
  * with LD_PRELOAD, LD_LIBRARY_PATH or LD_AUDIT).
@@ -31,6 +33,12 @@
 #include "lib/trust.h"
 #include "policy/policy.h"
 
+/* The real-time grant S asks for (Policy=rr|fifo and RealtimePriority=):
+ * withheld from every unprivileged task unless the rules grant it to the
+ * trusted view of a trusted executable (task_snapshot_trusted_view()), the
+ * same value; RequireTrustedExe=no and a [Unit]'s base never make it
+ * trusted. */
+uint32_t settings_rt_mask(const Settings *s);
 
 /*
  * The SETTING_BIT()s of S that are boosts for a user whose lowest nice is

@@ -271,7 +271,8 @@ static int restore_task(Applier *a, Task *t)
         r = state_read(a, t->tid, mask, &now);
         if (r < 0)
                 return errno_is_gone(r) ? 0 : r;
-        if (!sched_policy_is_fair(now.policy)) {
+        if (!sched_policy_is_fair(now.policy) &&
+            !sched_state_rt_granted(&now, &t->claim.expected)) {
                 task_disown(a, t, mask, "now real-time: not restoring");
                 return 0;
         }
@@ -387,7 +388,8 @@ static int thread_recheck(Applier *a, Task *t, const Settings *s, SchedState *no
         uint32_t changed;
         int r;
 
-        if (!sched_policy_is_fair(now->policy)) {
+        if (!sched_policy_is_fair(now->policy) &&
+            !sched_state_rt_granted(now, &t->claim.expected)) {
                 task_disown(a, t, thread_claim_held(&t->claim), "now real-time: leaving it alone");
                 a->counters.n_skipped++;
                 return 0;
@@ -497,11 +499,15 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
 
         /* The thread changed itself right after latniced did (see "Races
          * with the task" above): what it set is its own, never restored over. */
-        if (!sched_policy_is_fair(t->claim.expected.policy))
+        if (!sched_policy_is_fair(t->claim.expected.policy) &&
+            !((applied & SETTING_BIT(SETTING_POLICY)) && t->claim.expected.policy == s->policy))
                 lost = thread_claim_held(&t->claim);
         else {
-                if ((applied & SETTING_BIT(SETTING_NICE)) ? t->claim.expected.nice != s->nice
-                                                          : t->claim.expected.nice != before->nice)
+                int nice_left = (applied & SETTING_BIT(SETTING_NICE)) ? s->nice : before->nice;
+
+                /* sched_getattr() shows no nice of a real-time thread. */
+                if (sched_policy_is_fair(t->claim.expected.policy) &&
+                    t->claim.expected.nice != nice_left)
                         lost |= SETTING_BIT(SETTING_NICE);
                 if ((applied & SETTING_BIT(SETTING_POLICY)) &&
                     t->claim.expected.policy != s->policy)

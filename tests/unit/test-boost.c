@@ -368,6 +368,51 @@ static void test_opt_out(void)
         check(w == SETTING_BIT(SETTING_LATENCY_NICE) && s.nice == -4);
 }
 
+/* Real time is a boost, and only ever granted to the trusted view of a
+ * trusted executable: not through RequireTrustedExe=no, not by a rule on a
+ * name its user chose, not by a [Unit]'s base. */
+static void test_realtime(void)
+{
+        _cleanup_(policy_freep) Policy *p = load("[Rule audio]\n"
+                                                 "Match = name:pipewire\n"
+                                                 "Policy = rr\n"
+                                                 "RealtimePriority = 20\n"
+                                                 "\n"
+                                                 "[Rule anyone]\n"
+                                                 "Match = name:*.rt\n"
+                                                 "Policy = fifo\n"
+                                                 "RequireTrustedExe = no\n");
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+        const BoostFacts trusted = { .exe_trusted = true, .nice_floor = 20,
+                                     .base_slice_ns = 3 * MS };
+        const BoostFacts untrusted = { .nice_floor = 20, .base_slice_ns = 3 * MS };
+        Settings s, base = { .mask = rt, .policy = SCHED_RR, .rt_priority = 20 };
+        TaskSnapshot t = task();
+        uint32_t w;
+
+        check(settings_boost_mask(&base, 20, 3 * MS) == rt);
+        check(settings_rt_mask(&base) == rt);
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "pipewire" };
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == 0 && s.policy == SCHED_RR && s.rt_priority == 20);
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == rt && !(s.mask & rt));
+        /* A trusted exe under a name its user chose (comm, argv[0]). */
+        t.names = (TaskNames){ .comm = "pipewire", .argv0 = "pipewire", .exe = "sh" };
+        w = limit(p, &t, &trusted, NULL, &s);
+        check(w == rt && !(s.mask & rt));
+        /* RequireTrustedExe=no does not reach real time. */
+        t.names = (TaskNames){ .comm = "x.rt", .argv0 = "x.rt", .exe = "x.rt" };
+        w = limit(p, &t, &untrusted, NULL, &s);
+        check(w == SETTING_BIT(SETTING_POLICY));
+        /* Nor does a system unit's base. */
+        t.names = (TaskNames){ .comm = "cc1", .argv0 = "cc1", .exe = "cc1" };
+        t.cgroup = "/system.slice/x.service";
+        t.unit = "x.service";
+        w = limit(p, &t, &untrusted, &base, &s);
+        check(w == rt);
+}
+
 /* Tampered (traced, LD_PRELOAD): no boost that rests on trust, whatever the
  * exe; the opt-out still holds. A trusted exe under a name its user chose:
  * the reason names both names. */
@@ -476,6 +521,7 @@ static void test_opt_out_diagnostics(void)
 int main(void)
 {
         test_opt_out();
+        test_realtime();
         test_opt_out_diagnostics();
         test_decide();
         test_tamper_and_names();

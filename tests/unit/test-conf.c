@@ -177,6 +177,11 @@ static void test_budget(void)
         assert(c.budget.share_permille == 1500 && c.budget.window_usec == 120000000);
         assert(parse("[Daemon]\nBoostBudgetShare = off\n", &c, NULL) == 0);
         assert(c.budget.share_permille == 0);
+        assert(c.rt_max_priority == RT_MAX_PRIORITY_DEFAULT && RT_MAX_PRIORITY_DEFAULT == 20);
+        assert(parse("[Daemon]\nMaxRealtimePriority = 0\n", &c, NULL) == 0 &&
+               c.rt_max_priority == 0);
+        assert(parse("[Daemon]\nMaxRealtimePriority = 99\nMaxRealtimePriority =\n", &c,
+                     NULL) == 0 && c.rt_max_priority == 20);
         assert(parse("[Daemon]\nBoostBudgetShare = off\nBoostBudgetShare =\n", &c, NULL) == 0);
         assert(c.budget.share_permille == BUDGET_SHARE_DEFAULT);
 
@@ -219,6 +224,10 @@ static void test_every_key(void)
                                           "to 10000% (\"50%\") or \"off\", found \"5\"" },
                 { "BoostBudgetWindow = 5", "BoostBudgetWindow: expected a duration from 100ms to "
                                            "60min with a unit (ms, s, min), found \"5\"" },
+                { "MaxRealtimePriority = 100", "MaxRealtimePriority: expected a real-time "
+                                               "priority from 0 (none) to 99, found \"100\"" },
+                { "MaxRealtimePriority = -1", "MaxRealtimePriority: expected a real-time "
+                                              "priority from 0 (none) to 99, found \"-1\"" },
         };
         DaemonConfig c, def;
 

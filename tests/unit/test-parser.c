@@ -182,7 +182,7 @@ static const BadCase bad_cases[] = {
           "expected a duration in 1ns..100ms, found \"0ns\"" },
         { RM "TimerSlack = 10\n", 0, DIAG_ERROR, 3, 16,
           "expected a unit (ns, us, ms) after \"10\", found end of value" },
-        { RM "Policy = fifo\n", 0, DIAG_ERROR, 3, 10, "expected other, batch or idle, found \"fifo\"" },
+        { RM "Policy = deadline\n", 0, DIAG_ERROR, 3, 10, "expected other, batch, idle, rr or fifo, found \"deadline\"" },
         { RM "UtilMin = 1025\n", 0, DIAG_ERROR, 3, 11,
           "expected an integer in 0..1024 or a percentage in 0..100%, found \"1025\"" },
         { RM "UtilMax = 101%\n", 0, DIAG_ERROR, 3, 11,
@@ -206,7 +206,7 @@ static const BadCase bad_cases[] = {
         { "[Profile p]\nFinal = yes\n", 0, DIAG_ERROR, 2, 1,
           "expected a key of [Profile] (LatencyNice, Slice, Nice, Policy, UtilMin, UtilMax, "
           "TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, CPUIdle, "
-          "CPULatencyNice, GroupScope, CPUAffinity), found \"Final\", "
+          "CPULatencyNice, GroupScope, CPUAffinity, RealtimePriority), found \"Final\", "
           "which only [Rule] sections take" },
         /* A [Unit]'s group latency nice is its LatencyNice=. */
         { "[Unit a.service]\nCPULatencyNice = -5\n", 0, DIAG_ERROR, 2, 1,
@@ -264,7 +264,7 @@ static const BadCase bad_cases[] = {
           "expected a key of [Rule] (Match, Profile, Final, RequireTrustedExe, LatencyNice, Slice, "
           "Nice, Policy, "
           "UtilMin, UtilMax, TimerSlack, IOClass, IONice, OOMScoreAdj, CoreSched, CPUWeight, "
-          "CPUIdle, CPULatencyNice, GroupScope, CPUAffinity), found unknown key "
+          "CPUIdle, CPULatencyNice, GroupScope, CPUAffinity, RealtimePriority), found unknown key "
           "\"Foo\", ignored" },
         { RM "Nice = 1\nNice = 2\n", 0, DIAG_WARNING, 4, 1,
           "expected \"Nice\" once per section, found it again (the later value wins)" },

@@ -51,7 +51,7 @@ static void test_fields(void)
                 [SETTING_CORE_SCHED] = "process",
                 [SETTING_IO_CLASS] = "idle", [SETTING_IO_NICE] = "3", [SETTING_OOM_SCORE_ADJ] = "-100",
                 [SETTING_CPU_LATENCY_NICE] = "-5", [SETTING_GROUP_SCOPE] = "own",
-                [SETTING_CPU_AFFINITY] = "0-3,8",
+                [SETTING_CPU_AFFINITY] = "0-3,8", [SETTING_REALTIME_PRIORITY] = "20",
         };
         static const char *const others[_SETTING_MAX] = {
                 [SETTING_LATENCY_NICE] = "-8", [SETTING_SLICE] = "3ms", [SETTING_NICE] = "5",
@@ -61,6 +61,7 @@ static void test_fields(void)
                 [SETTING_IO_CLASS] = "best-effort", [SETTING_IO_NICE] = "4",
                 [SETTING_OOM_SCORE_ADJ] = "200", [SETTING_CPU_LATENCY_NICE] = "7",
                 [SETTING_GROUP_SCOPE] = "shared", [SETTING_CPU_AFFINITY] = "1",
+                [SETTING_REALTIME_PRIORITY] = "21",
         };
         Settings all = {};
 
@@ -217,8 +218,10 @@ static void test_bad_values(void)
             "\"99999999999999999999ms\"", 0);
         bad(SETTING_TIMER_SLACK, "0.5ns", "expected a whole number of nanoseconds, found \"0.5ns\"", 0);
         bad(SETTING_TIMER_SLACK, "101ms", "expected a duration in 1ns..100ms, found \"101ms\"", 0);
-        bad(SETTING_POLICY, "fifo", "expected other, batch or idle, found \"fifo\"", 0);
-        bad(SETTING_POLICY, "Batch", "expected other, batch or idle, found \"Batch\"", 0);
+        bad(SETTING_POLICY, "deadline", "expected other, batch, idle, rr or fifo, found \"deadline\"", 0);
+        bad(SETTING_POLICY, "Batch", "expected other, batch, idle, rr or fifo, found \"Batch\"", 0);
+        bad(SETTING_REALTIME_PRIORITY, "0", "expected an integer in 1..99, found \"0\"", 0);
+        bad(SETTING_REALTIME_PRIORITY, "100", "expected an integer in 1..99, found \"100\"", 0);
         bad(SETTING_UTIL_MIN, "-1",
             "expected an integer in 0..1024 or a percentage in 0..100%, found \"-1\"", 0);
         bad(SETTING_UTIL_MIN, "50 %",
@@ -295,7 +298,9 @@ static void test_misc(void)
         check(parse_boolean("yes") == 1 && parse_boolean("no") == 0);
         check(parse_boolean("true") == 1 && parse_boolean("off") == 0);
         check(parse_boolean("Yes") == -EINVAL && parse_boolean("") == -EINVAL);
-        check(sched_policy_from_string("fifo") == -EINVAL);
+        check(sched_policy_from_string("fifo") == SCHED_FIFO);
+        check(sched_policy_from_string("rr") == SCHED_RR);
+        check(sched_policy_from_string("deadline") == -EINVAL);
         check(streq(sched_policy_to_string(SCHED_FIFO), "fifo"));
         check(sched_policy_to_string(42) == NULL);
 }

@@ -191,6 +191,46 @@ static void check_pristine(void)
         CHECK(slack_of(child) == pristine_slack);
 }
 
+/* Policy=rr under a cap: granted at most at the cap, always with
+ * SCHED_FLAG_RESET_ON_FORK (what it forks starts at SCHED_OTHER), seen as
+ * latniced's own grant, and given back to the fair policy under it. */
+static void test_rt_grant(ApplyContext *c, Settings *s)
+{
+        SchedState before, now, forked;
+        struct ln_sched_attr a;
+        uint32_t applied = 0, unsup = 0;
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+
+        c->rt_max_priority = 20;
+        *s = (Settings){ .mask = rt, .policy = SCHED_RR, .rt_priority = 50 };
+        CHECK(settings_apply_tid(c, child, s, &before, &applied, &unsup) == 0);
+        CHECK(applied == rt && unsup == 0);
+        a = getattr(child);
+        CHECK(a.sched_policy == SCHED_RR);
+        CHECK(a.sched_priority == 20); /* the cap, not 50 */
+        CHECK(a.sched_flags & LN_SCHED_FLAG_RESET_ON_FORK);
+        CHECK(state_of(child, &now) == 0);
+        CHECK(sched_state_rt_granted(&now, &now));
+        sched_state_forked(&now, 0, &forked);
+        CHECK(forked.policy == SCHED_OTHER && forked.priority == 0);
+        /* Already granted: nothing written, still applied. */
+        CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
+        CHECK(applied == rt && getattr(child).sched_priority == 20);
+        /* Below the cap, as asked. */
+        CHECK(restore(child, &before, rt) == 0);
+        s->rt_priority = 7;
+        CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
+        CHECK(getattr(child).sched_priority == 7);
+        /* Given back: the fair policy it had, and its flag. */
+        CHECK(restore(child, &before, rt) == 0);
+        a = getattr(child);
+        CHECK(a.sched_policy == (uint32_t)before.policy && a.sched_priority == 0);
+        CHECK(!(a.sched_flags & LN_SCHED_FLAG_RESET_ON_FORK) ==
+              !(before.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+        c->rt_max_priority = 0;
+        *s = (Settings){ .mask = SETTING_BIT(SETTING_POLICY), .policy = before.policy };
+}
+
 static void test_nice_policy(void)
 {
         ApplyContext c = ctx(k.best_backend);
@@ -200,6 +240,7 @@ static void test_nice_policy(void)
 
         CHECK(settings_apply_tid(&c, child, &s, &before, &applied, &unsup) == 0);
         CHECK(applied == SETTING_BIT(SETTING_NICE) && unsup == 0);
+        unsup = 0;
         CHECK(before.nice == 0 && before.policy == SCHED_OTHER);
         CHECK(getnice(child) == 5 && getattr(child).sched_nice == 5);
         CHECK(getattr(child).sched_runtime == before.slice_ns);
@@ -213,10 +254,13 @@ static void test_nice_policy(void)
         CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == 0);
         CHECK(getattr(child).sched_policy == SCHED_IDLE && getnice(child) == 5);
 
-        /* A non-fair Policy is refused, nothing changes. */
+        /* A real-time Policy without a cap (ApplyContext.rt_max_priority 0)
+         * is left out as unsupported, nothing changes. */
         s.policy = SCHED_FIFO;
-        CHECK(settings_apply_tid(&c, child, &s, NULL, NULL, NULL) == -EINVAL);
+        CHECK(settings_apply_tid(&c, child, &s, NULL, &applied, &unsup) == 0);
+        CHECK(applied == 0 && unsup == SETTING_BIT(SETTING_POLICY));
         CHECK(getattr(child).sched_policy == SCHED_IDLE);
+        test_rt_grant(&c, &s);
 
         CHECK(restore(child, &before, SETTING_BIT(SETTING_NICE) |
                                                           SETTING_BIT(SETTING_POLICY)) == 0);
@@ -334,7 +378,7 @@ static void test_all_and_matches(void)
         Settings s = { .mask = SETTINGS_TASK_MASK & ~(SETTING_BIT(SETTING_UTIL_MIN) |
                                                       SETTING_BIT(SETTING_UTIL_MAX)),
                        .latency_nice = -5, .slice_ns = 700000, .nice = 4, .policy = SCHED_BATCH,
-                       .timer_slack_ns = 1000 };
+                       .timer_slack_ns = 1000, .rt_priority = 5 };
         SchedState before, after, now;
         uint32_t applied = 0;
 
@@ -393,7 +437,10 @@ static void test_refusals(void)
         CHECK(state_of(child, &now) == 0);
         CHECK(state_equal(&rt, &now));
         CHECK(getattr(child).sched_policy == SCHED_FIFO);
-        CHECK(restore(child, &before, SETTING_BIT(SETTING_POLICY)) == -EBUSY);
+        /* Only a Policy of latniced's own grant is given back; the caller
+         * tells (sched_state_rt_granted()), the rest is refused here. */
+        CHECK(!sched_state_rt_granted(&now, &before));
+        CHECK(restore(child, &before, SETTING_BIT(SETTING_NICE)) == -EBUSY);
         CHECK(!sched_state_matches(&now, &before, 0)); /* left the fair class */
         sp.sched_priority = 0;
         CHECK(other_sched(child, SCHED_OTHER, 0) == 0);
@@ -461,7 +508,7 @@ static void test_from_state(void)
         check_pristine();
         /* A setting out of range changes nothing, not even the valid ones. */
         s.mask |= SETTING_BIT(SETTING_POLICY);
-        s.policy = SCHED_FIFO;
+        s.policy = SCHED_DEADLINE;
         CHECK(settings_apply_tid_from(&c, child, &full, &s, &applied, NULL) == -EINVAL);
         check_pristine();
 }
