@@ -162,6 +162,11 @@ typedef struct FairPlan {
         uint32_t unsupported;
 } FairPlan;
 
+int settings_rt_granted_priority(const ApplyContext *c, const Settings *s)
+{
+        return MIN(settings_rt_priority(s), MIN(c->rt_max_priority, 99));
+}
+
 /* Policy=rr|fifo: granted under the cap, or left out when there is none;
  * RealtimePriority= without it means nothing. */
 static void rt_plan(const ApplyContext *c, const SchedState *before, const Settings *s,
@@ -176,7 +181,7 @@ static void rt_plan(const ApplyContext *c, const SchedState *before, const Setti
                 return;
         }
         p->rt_policy = s->policy;
-        p->rt_priority = MIN(settings_rt_priority(s), MIN(c->rt_max_priority, 99));
+        p->rt_priority = settings_rt_granted_priority(c, s);
         p->rt_kept = before->policy == p->rt_policy && (int)before->priority == p->rt_priority;
 }
 
@@ -400,9 +405,13 @@ int settings_apply_tid_from(const ApplyContext *c, pid_t tid, const SchedState *
                         r = attrs_apply(c, tid, &before, s, p.mask, p.nice, &done,
                                         &unsupported);
                 if (r < 0) {
+                        const SchedState grant = { .policy = p.rt_policy,
+                                                   .priority = (uint32_t)p.rt_priority };
+
                         if (done != 0)
-                                (void)sched_state_restore_full(c->kernel, c->proc_root ?: "/proc",
-                                                               tid, &before, done);
+                                (void)sched_state_give_back(c->kernel, c->proc_root ?: "/proc",
+                                                            tid, &before, done,
+                                                            p.rt_policy ? &grant : NULL);
                         return r;
                 }
                 /* Only what was asked for, and never what cannot be done. */
@@ -439,8 +448,8 @@ static int attrs_restore(const KernelOps *k, const char *proc_root, pid_t tid,
         return ret;
 }
 
-int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid_t tid,
-                             const SchedState *orig, uint32_t mask)
+int sched_state_give_back(const KernelOps *kernel, const char *proc_root, pid_t tid,
+                          const SchedState *orig, uint32_t mask, const SchedState *granted)
 {
         const KernelOps *k = kernel_ops(kernel);
         SchedState cur;
@@ -451,9 +460,12 @@ int sched_state_restore_full(const KernelOps *kernel, const char *proc_root, pid
         if (r < 0)
                 return r;
         if (!sched_policy_is_fair(cur.policy)) {
-                /* Only a real-time grant of latniced's is given back (the
-                 * caller has checked it is still the one it made). */
-                if (!sched_policy_is_rt(cur.policy) || !(mask & SETTING_BIT(SETTING_POLICY)))
+                /* Only latniced's own real-time grant is given back, and only
+                 * while the thread holds exactly it: real time by anyone
+                 * else's doing (rtkit, chrt, the thread itself) is theirs,
+                 * read here right before the write. */
+                if (!(mask & SETTING_BIT(SETTING_POLICY)) || !granted ||
+                    !sched_state_rt_granted(&cur, granted))
                         return -EBUSY;
                 /* sched_getattr() shows neither nice nor slice of a
                  * real-time thread: they are as they were before. */
@@ -495,6 +507,12 @@ int sched_state_read_extra(const KernelOps *kernel, const char *proc_root, pid_t
         const AttrIo io = { .k = kernel_ops(kernel), .proc_root = proc_root, .tid = tid };
 
         return task_attr_read(&io, mask, s);
+}
+
+int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t tid,
+                             const SchedState *orig, uint32_t mask)
+{
+        return sched_state_give_back(k, proc_root, tid, orig, mask, NULL);
 }
 
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask)

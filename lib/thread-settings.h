@@ -108,9 +108,16 @@ int sched_state_read_extra(const KernelOps *k, const char *proc_root, pid_t tid,
  */
 int sched_state_restore(pid_t tid, const SchedState *orig, uint32_t mask);
 /* Same through kernel K (NULL: the real one) with a proc root for the
- * attributes' /proc files (NULL: "/proc"). */
+ * attributes' /proc files (NULL: "/proc"). A real-time thread is -EBUSY. */
 int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t tid,
                              const SchedState *orig, uint32_t mask);
+/* The same, and a thread in real time is given back to ORIG's fair policy
+ * (MASK holding Policy) only when it holds GRANTED, latniced's own grant
+ * as read back after it (sched_state_rt_granted(), checked on a read right
+ * before the write); any other real-time thread (GRANTED NULL: every one)
+ * is -EBUSY and left as it is. */
+int sched_state_give_back(const KernelOps *k, const char *proc_root, pid_t tid,
+                          const SchedState *orig, uint32_t mask, const SchedState *granted);
 
 /*
  * The attributes of MASK (SETTING_BITs) in which NOW differs from EXPECTED:
@@ -119,6 +126,9 @@ int sched_state_restore_full(const KernelOps *k, const char *proc_root, pid_t ti
  * task belongs to whoever made it RT). LatencyNice emulated with the slice
  * changes with the slice.
  */
+/* The priority a real-time grant of S gets under C's cap. */
+int settings_rt_granted_priority(const ApplyContext *c, const Settings *s);
+
 /* Does NOW have the real-time policy and priority latniced granted
  * (EXPECTED: as read back after the grant)? Then it is not someone else's
  * real time. */

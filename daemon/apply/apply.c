@@ -240,14 +240,18 @@ static void task_disown(Applier *a, Task *t, uint32_t changed, const char *what)
 typedef struct RestoreTo {
         const Applier *a;
         pid_t tid;
+        /* The claim's expected state: a thread in real time is given back
+         * only while it holds latniced's grant as read back after it
+         * (sched_state_give_back()). NULL: none is. */
+        const SchedState *granted;
 } RestoreTo;
 
 static int restore_write(const SchedState *orig, uint32_t mask, void *userdata)
 {
         const RestoreTo *to = userdata;
 
-        return sched_state_restore_full(to->a->ctx.kernel, to->a->ctx.proc_root, to->tid, orig,
-                                        mask);
+        return sched_state_give_back(to->a->ctx.kernel, to->a->ctx.proc_root, to->tid, orig,
+                                     mask, to->granted);
 }
 
 /* Put back the original attributes of T that are still as latniced left
@@ -256,7 +260,7 @@ static int restore_write(const SchedState *orig, uint32_t mask, void *userdata)
  * not remove T (its claim ends). Returns 1 if restored. */
 static int restore_task(Applier *a, Task *t)
 {
-        RestoreTo to = { a, t->tid };
+        RestoreTo to = { a, t->tid, &t->claim.expected };
         SchedState now;
         uint32_t mask = thread_claim_held(&t->claim), theirs;
         int r;
@@ -362,7 +366,7 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
  * state, is read again after). 0 or negative errno. */
 static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *now)
 {
-        RestoreTo to = { a, t->tid };
+        RestoreTo to = { a, t->tid, &t->claim.expected };
         uint32_t held = thread_claim_held(&t->claim), drop = held & ~s->mask;
         int r;
 
@@ -474,8 +478,12 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
                 r = proc_starttime(a->ctx.proc_root, pid, tid, &st_now);
                 if (r < 0 || st_now != t->starttime) {
                         if (r >= 0 && applied) {
-                                (void)sched_state_restore_full(a->ctx.kernel, a->ctx.proc_root,
-                                                               tid, before, applied);
+                                SchedState grant = { .policy = s->policy };
+
+                                grant.priority = (uint32_t)settings_rt_granted_priority(&a->ctx,
+                                                                                        s);
+                                (void)sched_state_give_back(a->ctx.kernel, a->ctx.proc_root,
+                                                            tid, before, applied, &grant);
                                 a->counters.n_reused++;
                         }
                         task_table_remove(a->tasks, tid);
@@ -664,7 +672,7 @@ static int thread_take_back(Applier *a, const ProcTask *p, int pidfd, pid_t tid,
                             const InheritSource *src)
 {
         const pid_t pid = p->view.pid;
-        RestoreTo to = { a, tid };
+        RestoreTo to = { a, tid, NULL };
         ThreadClaim claim;
         SchedState now;
         uint32_t back;

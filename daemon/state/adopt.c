@@ -11,11 +11,31 @@
 #include "lib/proc.h"
 #include "lib/sched.h"
 
+/* Is NOW's real time latniced's own grant, which E's record holds (its
+ * Policy held, or recorded as about to be written), so that it is given
+ * back like any attribute? The policy and priority read back after the
+ * grant; for a grant latniced died writing, the rule's policy at no more
+ * than the rule's priority. Real time by anyone else's doing never is. */
+static bool adopt_rt_granted(const StateRecord *e, const SchedState *now)
+{
+        const uint32_t policy = SETTING_BIT(SETTING_POLICY);
+
+        if (!sched_policy_is_rt(now->policy) ||
+            !((e->claim.applied_mask | e->pending_mask) & policy))
+                return false;
+        if (e->pending_mask & policy)
+                return settings_has(&e->settings, SETTING_POLICY) &&
+                       now->policy == e->settings.policy &&
+                       (int)now->priority <= settings_rt_priority(&e->settings);
+        return sched_state_rt_granted(now, &e->claim.expected);
+}
+
 AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *now, bool respect,
                           StateRecord *ret_entry, uint32_t *ret_changed)
 {
         StateRecord e = *rec;
         uint32_t changed = 0, lost;
+        bool rt_ours;
 
         *ret_changed = 0;
         if (alive <= 0)
@@ -25,8 +45,9 @@ AdoptVerdict adopt_decide(const StateRecord *rec, int alive, const SchedState *n
          * between writing the record and finishing the change) is
          * latniced's with what the task has now (or still the original,
          * which a restore then rewrites unchanged). */
+        rt_ours = adopt_rt_granted(&e, now);
         lost = thread_claim_adopt(&e.claim, now, e.pending_mask);
-        if (!sched_policy_is_fair(now->policy))
+        if (!sched_policy_is_fair(now->policy) && !rt_ours)
                 changed = thread_claim_held(&e.claim); /* made real-time: theirs, whole */
         else if (respect)
                 changed = lost; /* even one put back to its original: theirs */

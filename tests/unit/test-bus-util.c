@@ -93,7 +93,7 @@ static void test_settings_add(void)
         v = (SettingBusValue){ .type = 'i', .i = -21 };
         check(add(&s, SETTINGS_UNIT_MASK, "LatencyNice", "i", &v, &msg) == -EINVAL);
         check_streq(msg, "LatencyNice: expected an integer in -20..19, found \"-21\"");
-        v = (SettingBusValue){ .type = 's', .s = "fifo" };
+        v = (SettingBusValue){ .type = 's', .s = "deadline" };
         check(add(&s, SETTINGS_TASK_MASK, "Policy", "s", &v, &msg) == -EINVAL);
         v = (SettingBusValue){ .type = 's', .s = "5\nLatencyNice=-20" };
         check(add(&s, SETTINGS_UNIT_MASK, "LatencyNice", "s", &v, &msg) == -EINVAL);
@@ -141,6 +141,7 @@ static void test_roundtrip(void)
                 [SETTING_IO_NICE] = "7",        [SETTING_OOM_SCORE_ADJ] = "-1000",
                 [SETTING_CORE_SCHED] = "rule",  [SETTING_CPU_LATENCY_NICE] = "-20",
                 [SETTING_GROUP_SCOPE] = "own",  [SETTING_CPU_AFFINITY] = "0,2-5",
+                [SETTING_REALTIME_PRIORITY] = "20",
         };
 
         for (SettingId id = 0; id < _SETTING_MAX; id++) {

@@ -381,6 +381,54 @@ static void test_corrupt_record(void)
         state_file_free(f);
 }
 
+/* A real-time thread after a crash: latniced's own grant (Policy held, the
+ * policy and priority read back after it) is latniced's to give back; real
+ * time by anyone else's doing, or a grant latniced was writing when the
+ * thread made itself real-time otherwise, is theirs, whole. */
+static void test_adopt_rt(const StateRecord *base)
+{
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+        StateRecord rec = *base, e;
+        SchedState now;
+        uint32_t changed;
+
+        rec.claim.applied_mask = rt | SETTING_BIT(SETTING_TIMER_SLACK);
+        rec.pending_mask = 0;
+        rec.settings.mask = rt;
+        rec.settings.policy = SCHED_RR;
+        rec.settings.rt_priority = 50;
+        rec.claim.expected.policy = SCHED_RR;
+        rec.claim.expected.priority = 20;
+        rec.claim.expected.nice = 0;
+
+        /* its grant: latniced's, nothing changed */
+        now = rec.claim.expected;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(changed == 0 && e.claim.applied_mask == rec.claim.applied_mask && !e.user_owned);
+        /* another priority, another real-time policy: theirs */
+        now.priority = 50;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(e.claim.applied_mask == 0 && e.user_owned);
+        now = rec.claim.expected;
+        now.policy = SCHED_FIFO;
+        check(adopt_decide(&rec, 1, &now, false, &e, &changed) == ADOPT_KEEP);
+        check(e.claim.applied_mask == 0 && e.user_owned);
+        /* real time, where latniced held no Policy: theirs */
+        rec.claim.applied_mask = SETTING_BIT(SETTING_TIMER_SLACK);
+        now = rec.claim.expected;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(e.claim.applied_mask == 0 && e.user_owned);
+        /* a grant being written: the rule's policy at most at its priority
+         * is latniced's, anything above it the thread's own */
+        rec.pending_mask = rt;
+        now.priority = 20;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(changed == 0 && (e.claim.applied_mask & rt) == rt && !e.user_owned);
+        now.priority = 60;
+        check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
+        check(e.claim.applied_mask == 0 && e.user_owned);
+}
+
 static void test_decide(void)
 {
         StateRecord rec = rec_of(0, 1), e;
@@ -416,6 +464,8 @@ static void test_decide(void)
         now.policy = 1;
         check(adopt_decide(&rec, 1, &now, true, &e, &changed) == ADOPT_KEEP);
         check(e.claim.applied_mask == 0 && e.user_owned);
+
+        test_adopt_rt(&rec);
 
         /* died in the middle of a change: its attributes are latniced's, and
          * the present state what it left */

@@ -191,6 +191,37 @@ static void check_pristine(void)
         CHECK(slack_of(child) == pristine_slack);
 }
 
+static int give_back(pid_t tid, const SchedState *orig, uint32_t mask, const SchedState *granted)
+{
+        return sched_state_give_back(K, proc, tid, orig, mask, granted);
+}
+
+/* Real time that is not latniced's grant GRANTED (someone else's
+ * priority, policy) is never made fair by a give-back or a restore, even
+ * one that names Policy: -EBUSY, the thread as they left it. Then the
+ * grant is put back as it was. */
+static void test_rt_not_ours(const SchedState *orig, const SchedState *granted)
+{
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+        const SchedState fifo = { .policy = SCHED_FIFO, .priority = 30 };
+        struct ln_sched_attr a;
+
+        CHECK(other_sched(child, SCHED_RR, 30) == 0);
+        CHECK(give_back(child, orig, rt, granted) == -EBUSY);
+        a = getattr(child);
+        CHECK(a.sched_policy == SCHED_RR && a.sched_priority == 30);
+        CHECK(other_sched(child, SCHED_FIFO, (int)granted->priority) == 0);
+        CHECK(give_back(child, orig, rt | SETTING_BIT(SETTING_NICE), granted) == -EBUSY);
+        CHECK(restore(child, orig, rt) == -EBUSY);
+        CHECK(give_back(child, orig, rt, NULL) == -EBUSY);
+        a = getattr(child);
+        CHECK(a.sched_policy == SCHED_FIFO && a.sched_priority == granted->priority);
+        /* Latniced's grant, but Policy not asked for: left as it is. */
+        CHECK(give_back(child, orig, SETTING_BIT(SETTING_NICE), &fifo) == -EBUSY);
+        CHECK(getattr(child).sched_policy == SCHED_FIFO);
+        CHECK(other_sched(child, SCHED_RR, (int)granted->priority) == 0);
+}
+
 /* Policy=rr under a cap: granted at most at the cap, always with
  * SCHED_FLAG_RESET_ON_FORK (what it forks starts at SCHED_OTHER), seen as
  * latniced's own grant, and given back to the fair policy under it. */
@@ -216,13 +247,15 @@ static void test_rt_grant(ApplyContext *c, Settings *s)
         /* Already granted: nothing written, still applied. */
         CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
         CHECK(applied == rt && getattr(child).sched_priority == 20);
+        test_rt_not_ours(&before, &now);
         /* Below the cap, as asked. */
-        CHECK(restore(child, &before, rt) == 0);
+        CHECK(give_back(child, &before, rt, &now) == 0);
         s->rt_priority = 7;
         CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
         CHECK(getattr(child).sched_priority == 7);
         /* Given back: the fair policy it had, and its flag. */
-        CHECK(restore(child, &before, rt) == 0);
+        CHECK(state_of(child, &now) == 0);
+        CHECK(give_back(child, &before, rt, &now) == 0);
         a = getattr(child);
         CHECK(a.sched_policy == (uint32_t)before.policy && a.sched_priority == 0);
         CHECK(!(a.sched_flags & LN_SCHED_FLAG_RESET_ON_FORK) ==
