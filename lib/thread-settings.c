@@ -320,8 +320,18 @@ static int fair_apply(const KernelOps *k, pid_t tid, const SchedState *before, c
         int r;
 
         if (p->rt_kept) {
-                /* Granted before and unchanged since (thread_recheck()): the
-                 * fair attributes under it are as they were written. */
+                /* Granted before and unchanged since (thread_recheck()). The
+                 * nice under it is written as at the grant: setpriority()
+                 * keeps it through real time (sched_getattr() shows none,
+                 * so it is written each time, never compared), for when the
+                 * grant is given back. A slice cannot be set on a real-time
+                 * thread and means nothing to it: the one under the grant
+                 * stays, and is written once the thread is fair again. */
+                if (p->mask & SETTING_BIT(SETTING_NICE)) {
+                        r = k->set_nice(tid, p->nice);
+                        if (r < 0)
+                                return r;
+                }
                 *done |= p->mask & ATTR_GROUP_FAIR;
                 if (p->emulate_ln)
                         *done |= SETTING_BIT(SETTING_LATENCY_NICE);

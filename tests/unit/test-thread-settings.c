@@ -222,6 +222,25 @@ static void test_rt_not_ours(const SchedState *orig, const SchedState *granted)
         CHECK(other_sched(child, SCHED_RR, (int)granted->priority) == 0);
 }
 
+/* A granted thread whose rule's Nice= changes (a reload): the nice is
+ * written underneath (setpriority() keeps it through real time), the grant
+ * stays, and the thread has it when the grant is given back. */
+static void test_rt_nice_under(ApplyContext *c, Settings *s)
+{
+        Settings n = *s;
+        uint32_t applied = 0;
+
+        n.mask |= SETTING_BIT(SETTING_NICE);
+        n.nice = 4;
+        CHECK(settings_apply_tid(c, child, &n, NULL, &applied, NULL) == 0);
+        CHECK(applied & SETTING_BIT(SETTING_NICE));
+        CHECK(getattr(child).sched_policy == (uint32_t)s->policy);
+        CHECK(getnice(child) == 4);
+        n.nice = 0;
+        CHECK(settings_apply_tid(c, child, &n, NULL, &applied, NULL) == 0);
+        CHECK(getnice(child) == 0 && getattr(child).sched_policy == (uint32_t)s->policy);
+}
+
 /* Policy=rr under a cap: granted at most at the cap, always with
  * SCHED_FLAG_RESET_ON_FORK (what it forks starts at SCHED_OTHER), seen as
  * latniced's own grant, and given back to the fair policy under it. */
@@ -253,6 +272,7 @@ static void test_rt_grant(ApplyContext *c, Settings *s)
         s->rt_priority = 7;
         CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
         CHECK(getattr(child).sched_priority == 7);
+        test_rt_nice_under(c, s);
         /* Given back: the fair policy it had, and its flag. */
         CHECK(state_of(child, &now) == 0);
         CHECK(give_back(child, &before, rt, &now) == 0);
