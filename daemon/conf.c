@@ -176,6 +176,22 @@ static int parse_rt_priority(const char *v, void *field)
         return 0;
 }
 
+/* 0..100000: real-time threads of one user granted at once. */
+static int parse_rt_per_user(const char *v, void *field)
+{
+        char *e;
+        long n;
+
+        if (*v < '0' || *v > '9')
+                return -EINVAL;
+        errno = 0;
+        n = strtol(v, &e, 10);
+        if (errno || *e || n > 100000)
+                return -ERANGE;
+        *(int *)field = (int)n;
+        return 0;
+}
+
 /* "10s", "500ms", "2min": a whole number and a unit. */
 static int parse_window(const char *v, void *field)
 {
@@ -225,6 +241,8 @@ static const struct {
             "a duration from 100ms to 60min with a unit (ms, s, min)"),
         KEY("MaxRealtimePriority", rt_max_priority, parse_rt_priority,
             "a real-time priority from 0 (none) to 99"),
+        KEY("MaxRealtimeThreadsPerUser", rt_max_per_user, parse_rt_per_user,
+            "a number of threads from 0 to 100000"),
 #undef KEY
 };
 /* the texts above name these bounds */
@@ -273,6 +291,7 @@ void daemon_config_init(DaemonConfig *c)
                 .budget = { .share_permille = BUDGET_SHARE_DEFAULT,
                             .window_usec = BUDGET_WINDOW_DEFAULT_USEC },
                 .rt_max_priority = RT_MAX_PRIORITY_DEFAULT,
+                .rt_max_per_user = RT_MAX_PER_USER_DEFAULT,
         };
 }
 

@@ -9,6 +9,7 @@
  *   BoostBudgetShare = PERCENT|off                  (default 50%, daemon/apply/budget.h)
  *   BoostBudgetWindow = DURATION (ms, s, min)       (default 10s)
  *   MaxRealtimePriority = 0..99                     (default 20, rtkit's; 0: no real time)
+ *   MaxRealtimeThreadsPerUser = 0..100000           (default 25, rtkit's)
  *
  * Unknown sections and keys are warnings; a bad value, a line inih cannot
  * parse or a line longer than inih's line buffer (Debian builds it with
@@ -30,10 +31,14 @@ typedef struct DaemonConfig {
         LatencyBackend backend;     /* _LATENCY_BACKEND_AUTO for "auto" */
         BudgetConfig budget;        /* share_permille 0: off */
         int rt_max_priority;        /* Policy=rr|fifo: the cap (ApplyContext.rt_max_priority) */
+        int rt_max_per_user;        /* granted threads of one user at once (rt-grants.h) */
 } DaemonConfig;
 
 /* rtkit's default cap on the priority it grants. */
 #define RT_MAX_PRIORITY_DEFAULT 20
+/* rtkit's default limit of real-time threads per user
+ * (RT_GRANT_THREADS_PER_USER_DEFAULT). */
+#define RT_MAX_PER_USER_DEFAULT 25
 
 void daemon_config_init(DaemonConfig *c);
 

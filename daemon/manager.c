@@ -155,6 +155,7 @@ struct Manager {
 
         sd_event_source *budget_timer;
         Budget budget;
+        RtGrants *rt;           /* the bounds of real-time grants */
         ProcEvents *events;
         RateLimiter *renames;
         UserBudget *threads;
@@ -289,6 +290,8 @@ static int manager_load_config(Manager *m)
 
         m->config = c;
         m->applier.ctx.rt_max_priority = c.rt_max_priority;
+        if (m->rt)
+                rt_grants_set_max_per_user(m->rt, (unsigned)c.rt_max_per_user);
         budget_configure(&m->budget, &c.budget, now_nsec(CLOCK_MONOTONIC));
         if (!m->log_level_from_cmdline)
                 log_set_max_level(c.log_level >= 0 ? c.log_level : LOG_INFO);
@@ -1045,6 +1048,11 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         m->applier.deferred = on_evaluation_deferred;
         budget_init(&m->budget, o->proc_root);
         m->applier.budget = &m->budget;
+        r = rt_grants_new(m->tasks, NULL, o->proc_root, &m->rt);
+        if (r < 0)
+                return r;
+        rt_grants_set_max_per_user(m->rt, (unsigned)m->config.rt_max_per_user);
+        m->applier.rt = m->rt;
         m->applier.budget_tracking = on_budget_tracking;
         m->applier.userdata = m;
         r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
@@ -1106,6 +1114,7 @@ Manager *manager_free(Manager *m)
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_unref(m->event);
+        rt_grants_free(m->rt);
         task_table_free(m->tasks);
         proc_cache_free(m->proc_cache);
         process_log_free(m->withheld);
@@ -1561,6 +1570,16 @@ int manager_start(Manager *m)
                 if (r < 0)
                         return r; /* refused, and said why */
         }
+        /* The RLIMIT_RTTIME of processes a killed latniced granted real
+         * time, after their threads. */
+        if (!m->opts.dry_run) {
+                r = rt_grants_adopt(m->rt);
+                if (r < 0)
+                        return log_oom();
+                if (r > 0)
+                        log_info("State file: took over the RLIMIT_RTTIME of %d process(es) a "
+                                 "previous latniced granted real time.", r);
+        }
         /* The groups of rules a killed latniced changed, through the same file. */
         if (group_table_attach_state(m->groups, task_table_state(m->tasks)) < 0)
                 return log_oom();
@@ -1739,6 +1758,26 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         return 0;
 }
 
+/* What the applier does with a real-time grant past the user's limit
+ * (daemon/apply/rt-grants.h): withheld, unless the process holds one
+ * already (its threads keep theirs). */
+static void explain_rt_bound(Manager *m, TaskDecision *td)
+{
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+        Settings *s = &td->d.settings;
+
+        if (!m->rt || !td->p || !settings_has(s, SETTING_POLICY) ||
+            !sched_policy_is_rt(s->policy) || m->applier.ctx.rt_max_priority <= 0 ||
+            task_table_n_granted(m->tasks, td->p->view.pid) > 0 ||
+            rt_grants_user_count(m->rt, td->p->view.uid) < rt_grants_max_per_user(m->rt))
+                return;
+        td->d.withheld |= s->mask & rt;
+        s->mask &= ~rt;
+        if (!td->d.withheld_reason)
+                td->d.withheld_reason = "its user holds as many real-time grants as "
+                                        "MaxRealtimeThreadsPerUser= allows";
+}
+
 int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,
                     TaskDecision *ret)
 {
@@ -1768,6 +1807,7 @@ int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,
                 return -EBUSY; /* a cmdline read cut short or held off */
         if (r < 0)
                 return errno_is_gone(r) ? -ESRCH : r;
+        explain_rt_bound(m, ret);
         /* what latniced writes: under sched_ext, less (lib/sched-effect.h) */
         (void)sched_ext_mask_settings(m->applier.sched_ext, &ret->d.settings);
         (void)sched_ext_mask_settings(m->applier.sched_ext, &ret->d.group);

@@ -86,6 +86,14 @@ static int real_affinity_set(pid_t tid, const cpu_set_t *cpus)
         return 0;
 }
 
+static int real_prlimit(pid_t pid, int resource, const struct rlimit *new_limit,
+                        struct rlimit *old_limit)
+{
+        if (prlimit(pid, (__rlimit_resource_t)resource, new_limit, old_limit) < 0)
+                return -errno;
+        return 0;
+}
+
 static long real_self_switches(void)
 {
         struct rusage ru;
@@ -111,5 +119,6 @@ const KernelOps kernel_ops_real = {
         .pidfd_alive = pidfd_process_alive,
         .affinity_get = real_affinity_get,
         .affinity_set = real_affinity_set,
+        .prlimit = real_prlimit,
         .self_switches = real_self_switches,
 };

@@ -16,6 +16,7 @@
 
 #include <sched.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "lib/sched.h"
@@ -47,6 +48,11 @@ struct KernelOps {
          * online one) is -EINVAL. */
         int (*affinity_get)(pid_t tid, cpu_set_t *ret);
         int (*affinity_set)(pid_t tid, const cpu_set_t *cpus);
+        /* prlimit(2) of process PID's RESOURCE: *OLD (if not NULL) gets
+         * what it had, then NEW (if not NULL) is set. A real-time grant's
+         * RLIMIT_RTTIME (daemon/apply/rt-grants.h). */
+        int (*prlimit)(pid_t pid, int resource, const struct rlimit *new_limit,
+                       struct rlimit *old_limit);
         /* pidfd_open(2) of process PID: a close-on-exec descriptor the caller
          * close()s; and whether the process it names still runs (1), has
          * exited (0), or negative errno (lib/util.h). */

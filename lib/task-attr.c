@@ -348,8 +348,14 @@ static int timer_slack_restore(const AttrIo *io, const SchedState *orig, uint32_
         return slack_write(io->k, io->proc_root, io->tid, orig->timer_slack_ns);
 }
 
+/* A real-time thread has no timer slack (the kernel reads it as 0 and
+ * ignores a write, 6.7 on), so one latniced granted real time shows none of
+ * what it wrote: nothing to tell a change by. Back in the fair class the
+ * kernel gives it its default, and latniced's give-back or write follows. */
 static bool timer_slack_changed(const SchedState *now, const SchedState *expected)
 {
+        if (sched_policy_is_rt(now->policy) && sched_policy_is_rt(expected->policy))
+                return false;
         return now->timer_slack_ns != expected->timer_slack_ns;
 }
 

@@ -781,6 +781,57 @@ static void thread_gone(Applier *a, pid_t pid, pid_t tid)
                 a->snapshot_gone = true;
 }
 
+/*
+ * The real-time grant EFF asks of thread T of P, within its bounds
+ * (daemon/apply/rt-grants.h): one more granted thread of P's user, and the
+ * process's RLIMIT_RTTIME set first. A thread that holds its grant keeps
+ * it (its limit is held again: after a crash, and in case its process's
+ * entry went). Out of bounds the grant is left out of EFF (the rule's other
+ * settings apply) and said: the per-user limit once per user, else once
+ * per process. -ENOMEM only.
+ */
+static int rt_grant_bound(Applier *a, const ProcTask *p, const Task *t, Settings *eff)
+{
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+        uid_t uid = p->view.uid;
+        int r;
+
+        if (!settings_has(eff, SETTING_POLICY) || !sched_policy_is_rt(eff->policy) ||
+            a->ctx.rt_max_priority <= 0)
+                return 0;
+        if (a->rt && uid == (uid_t)-1) {
+                /* The policy reads no ids: the user is read here, for the
+                 * grants only. */
+                _cleanup_(proc_task_freep) ProcTask *q = NULL;
+
+                r = proc_task_read(a->ctx.proc_root, p->view.pid, 0, PROC_READ_IDS, &q);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0)
+                        uid = q->view.uid;
+        }
+        if (!a->rt || uid == (uid_t)-1) {
+                eff->mask &= ~rt;
+                return 0;
+        }
+        if (!task_rt_granted(t) &&
+            !rt_grants_user_may(a->rt, uid, p->view.pid, p->view.names.comm)) {
+                eff->mask &= ~rt;
+                return 0;
+        }
+        r = rt_grants_hold(a->rt, p->view.pid, p->starttime, uid);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                eff->mask &= ~rt;
+                if (!errno_is_gone(r))
+                        log_task(LOG_INFO, t, "%d (%s): real time withheld: its RLIMIT_RTTIME "
+                                              "cannot be set: %s.",
+                                 (int)p->view.pid, p->view.names.comm, strerror(-r));
+        }
+        return 0;
+}
+
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
  * something was applied, 0 if not, negative errno on resource failure.
  *
@@ -869,6 +920,9 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
 
         if (a->ctx.dry_run)
                 return thread_dry_run(a, t, s, rule);
+        r = rt_grant_bound(a, p, t, &eff);
+        if (r < 0)
+                return r;
 
         /* The originals are in the state file before the thread changes
          * (tasks.h); evaluate() writes the outcome. */
@@ -893,6 +947,9 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
         t->applied_ns = now_nsec(CLOCK_MONOTONIC);
         thread_claim_wrote(&t->claim, applied);
         t->settings = *s;
+        /* A grant its bounds withheld is asked for again next time. */
+        t->settings.mask &= eff.mask | ~(SETTING_BIT(SETTING_POLICY) |
+                                         SETTING_BIT(SETTING_REALTIME_PRIORITY));
 
         r = thread_settle(a, t, pidfd, &now, s, applied, is_new);
         if (r <= 0)
@@ -1441,6 +1498,9 @@ static int evaluate(Applier *a, pid_t pid, pid_t only_tid, unsigned extra_flags)
                 }
         }
 
+        /* The grants it holds now: none left gives its RLIMIT_RTTIME back. */
+        if (a->rt)
+                rt_grants_settle(a->rt, pid);
         log_withheld(a, p, &withheld);
         if (n_applied > 0)
                 log_evaluated(a, p, only_tid, &d.settings, per_thread, n_applied, applied_rule);
@@ -1577,6 +1637,8 @@ int applier_thread(Applier *a, pid_t pid, pid_t tid)
 void applier_forget(Applier *a, pid_t pid, pid_t tid)
 {
         thread_forget(a, pid, tid);
+        if (a->rt)
+                rt_grants_settle(a->rt, pid);
         if (tid == pid) {
                 _cleanup_free_ char *reason = NULL;
                 uint64_t n;
@@ -1636,6 +1698,8 @@ size_t applier_restore_all(Applier *a)
                         n++;
                 task_table_remove(a->tasks, t->tid);
         }
+        if (a->rt)
+                (void)rt_grants_restore_all(a->rt);
         (void)group_table_restore_all(a->groups);
         return n;
 }

@@ -29,6 +29,7 @@
 #include "daemon/watch/idcache.h"
 #include "daemon/apply/inherit.h"
 #include "daemon/watch/proc-cache.h"
+#include "daemon/apply/rt-grants.h"
 #include "daemon/apply/tasks.h"
 #include "daemon/watch/process-log.h"
 #include "lib/thread-settings.h"
@@ -113,6 +114,11 @@ struct Applier {
          * process is tracked (the caller arms its timer). */
         Budget *budget;
         void (*budget_tracking)(void *userdata);
+        /* The bounds of real-time grants (borrowed, optional): a process's
+         * RLIMIT_RTTIME before its first grant and back after its last,
+         * and the per-user limit of granted threads (daemon/apply/rt-grants.h).
+         * Without it no thread is granted real time. */
+        RtGrants *rt;
         void *userdata;
         ApplierCounters counters;
         bool core_sched_warned;    /* said that the kernel cannot do CoreSched= */

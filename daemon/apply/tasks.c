@@ -318,3 +318,21 @@ bool task_table_iterate(const TaskTable *t, size_t *state, Task **ret)
         *ret = v;
         return true;
 }
+
+bool task_rt_granted(const Task *task)
+{
+        return task && (thread_claim_held(&task->claim) & SETTING_BIT(SETTING_POLICY)) &&
+               sched_policy_is_rt(task->claim.expected.policy);
+}
+
+size_t task_table_n_granted(const TaskTable *t, pid_t pid)
+{
+        size_t state = 0, n = 0;
+        Task *task;
+
+        if (!task_table_has_process(t, pid))
+                return 0;
+        while (task_table_iterate(t, &state, &task))
+                n += task->pid == pid && task_rt_granted(task);
+        return n;
+}

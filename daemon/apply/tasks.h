@@ -110,6 +110,13 @@ void task_table_sync(TaskTable *t, pid_t tid);
  * to its slot. Errors as task_table_add(). */
 int task_table_add_record(TaskTable *t, const StateRecord *rec, Task **ret);
 
+/* Does TASK hold latniced's real-time grant (its claim holds Policy, at a
+ * real-time policy as read back after the write)? */
+bool task_rt_granted(const Task *task);
+/* Threads of PID that hold one (a walk of the table: daemon/apply/rt-grants.h
+ * asks only of processes that had a grant). */
+size_t task_table_n_granted(const TaskTable *t, pid_t pid);
+
 /* Iterate: *state starts at 0. Removing the current entry is allowed;
  * adding entries during iteration is not. */
 bool task_table_iterate(const TaskTable *t, size_t *state, Task **ret);

@@ -58,11 +58,13 @@ typedef enum RecordKind {
         KIND_CGROUP = 2, /* CgroupHead, the three values, the path */
         KIND_UNIT_PROPERTY = 3, /* a systemd unit's property: as KIND_CGROUP (the path is
                                  * the unit's cgroup, where its name comes from) */
+        KIND_PROCESS_LIMIT = 4, /* a process's resource limit: as KIND_CGROUP (the path
+                                 * is PROC/PID, the pid and start time name the process) */
 } RecordKind;
 
 static bool kind_is_cgroup(unsigned k)
 {
-        return k == KIND_CGROUP || k == KIND_UNIT_PROPERTY;
+        return k == KIND_CGROUP || k == KIND_UNIT_PROPERTY || k == KIND_PROCESS_LIMIT;
 }
 #define KIND_VERSION 1u
 
@@ -512,7 +514,8 @@ static int cgroup_decode(const uint8_t *body, size_t len, uint32_t slot, StateCg
         if (len < sizeof(h))
                 return -EINVAL;
         memcpy(&h, body, sizeof(h));
-        if ((h.owner != STATE_CGROUP_UNITS && h.owner != STATE_CGROUP_GROUPS) || h.zero ||
+        if ((h.owner != STATE_CGROUP_UNITS && h.owner != STATE_CGROUP_GROUPS &&
+             h.owner != STATE_CGROUP_RT_GRANTS) || h.zero ||
             h.zero2 || h.path_len == 0 || h.path_len >= STATE_PATH_MAX)
                 return -EINVAL;
         if (!value_get(&p, end, r.orig) || !value_get(&p, end, r.written) ||
@@ -809,7 +812,9 @@ int state_file_cgroup_put(StateFile *f, uint32_t *slot1, const StateCgroupRecord
                 *slot1 = slot + 1;
         }
         slot = *slot1 - 1;
-        kind = rec->target == STATE_TARGET_UNIT_PROPERTY ? KIND_UNIT_PROPERTY : KIND_CGROUP;
+        kind = rec->target == STATE_TARGET_UNIT_PROPERTY     ? KIND_UNIT_PROPERTY
+               : rec->target == STATE_TARGET_PROCESS_LIMIT ? KIND_PROCESS_LIMIT
+                                                           : KIND_CGROUP;
         if (kind_is_cgroup(f->s.kind[slot]) && f->s.kind[slot] != kind) {
                 f->s.n_cg--; /* the same slot, another kind of cgroup target */
                 f->s.kind[slot] = KIND_FREE;
@@ -941,6 +946,8 @@ static int slot_decode(StateFile *f, StateFileLoad *l, uint32_t i, const uint8_t
                         goto corrupt;
                 if (kind == KIND_UNIT_PROPERTY)
                         f->s.loaded[f->s.n_loaded].target = STATE_TARGET_UNIT_PROPERTY;
+                else if (kind == KIND_PROCESS_LIMIT)
+                        f->s.loaded[f->s.n_loaded].target = STATE_TARGET_PROCESS_LIMIT;
                 f->s.n_loaded++;
         }
         f->s.kind[i] = (uint8_t)kind;

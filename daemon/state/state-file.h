@@ -45,8 +45,10 @@
  *            and the owner, so that an attribute latniced learns later
  *            (CPUAffinity=) is one more entry, not a new layout. A cgroup
  *            record ([Unit] knobs, daemon/groups/units.h; group settings of
- *            rules, daemon/groups/groups.h), or a unit property record (a
- *            unit's CPUWeight= that either sets through systemd), is its
+ *            rules, daemon/groups/groups.h), a unit property record (a
+ *            unit's CPUWeight= that either sets through systemd), or a
+ *            process limit record (the RLIMIT_RTTIME of a process latniced
+ *            granted real time, daemon/apply/rt-grants.h), is its
  *            owner and kind, the directory's identity,
  *            the original, the written and the previously written value,
  *            and the path. A record or an entry of a kind, tag or version
@@ -175,12 +177,17 @@ size_t state_file_n_used(const StateFile *f);
 typedef enum StateCgroupOwner {
         STATE_CGROUP_UNITS = 1,  /* one [Unit] knob file: kind is the knob */
         STATE_CGROUP_GROUPS = 2, /* one group of a rule: kind is its SchedGroupKind */
+        STATE_CGROUP_RT_GRANTS = 3, /* a process's limit under a real-time grant
+                                     * (daemon/apply/rt-grants.h): kind is the
+                                     * resource (RLIMIT_RTTIME) */
 } StateCgroupOwner;
 
 /* What a cgroup record's value is of. */
 typedef enum StateTarget {
         STATE_TARGET_CGROUP_FILE = 0,   /* a file in the cgroup directory PATH */
         STATE_TARGET_UNIT_PROPERTY = 1, /* a property of the systemd unit whose cgroup is PATH */
+        STATE_TARGET_PROCESS_LIMIT = 2, /* a resource limit of the process PID (its start
+                                         * time STARTTIME), PATH its PROC/PID */
 } StateTarget;
 
 typedef struct StateCgroupRecord {

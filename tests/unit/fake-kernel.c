@@ -210,6 +210,7 @@ pid_t fake_process_new(pid_t pid, const char *comm, pid_t ppid, unsigned n_threa
         l->slice_ns = fk.base_slice_ns;
         l->util_max = 1024;
         l->timer_slack_ns = FAKE_TIMER_SLACK_DEFAULT;
+        l->rttime = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
         for (int cpu = 0; cpu < FAKE_CPUS; cpu++) {
                 CPU_SET(cpu, &l->affinity);
                 CPU_SET(cpu, &l->cpuset);
@@ -247,6 +248,7 @@ static void forked(const FakeTask *c, FakeTask *t)
         t->cookie = c->cookie;
         t->affinity = c->affinity;
         t->cpuset = c->cpuset;
+        t->rttime = fake_task(c->pid)->rttime; /* a new process: its creator's limits */
         if (c->reset_on_fork) {
                 if (!sched_policy_is_fair(t->policy)) {
                         t->policy = SCHED_OTHER;
@@ -390,6 +392,12 @@ static int fake_sched_setattr(pid_t tid, struct ln_sched_attr *a)
         if (!(a->sched_flags & LN_SCHED_FLAG_KEEP_POLICY)) {
                 t->policy = (int)a->sched_policy;
                 t->reset_on_fork = a->sched_flags & LN_SCHED_FLAG_RESET_ON_FORK;
+                /* A real-time task has no timer slack; back in the fair
+                 * class it gets its default (6.7 on). */
+                if (!sched_policy_is_fair(t->policy))
+                        t->timer_slack_ns = 0;
+                else if (t->timer_slack_ns == 0)
+                        t->timer_slack_ns = FAKE_TIMER_SLACK_DEFAULT;
         }
         if (!(a->sched_flags & LN_SCHED_FLAG_KEEP_PARAMS)) {
                 t->rt_priority = a->sched_priority;
@@ -455,8 +463,8 @@ static int fake_slack_write(pid_t tid, int64_t ns)
 
         if (!t)
                 return done(FAKE_SLACK_WRITE, tid, -ESRCH);
-        /* 0: the task's default slack. */
-        t->timer_slack_ns = ns ?: FAKE_TIMER_SLACK_DEFAULT;
+        /* 0: the task's default slack; a real-time task keeps none. */
+        t->timer_slack_ns = !sched_policy_is_fair(t->policy) ? 0 : ns ?: FAKE_TIMER_SLACK_DEFAULT;
         return done(FAKE_SLACK_WRITE, tid, 0);
 }
 
@@ -480,6 +488,28 @@ static int fake_oom_write(pid_t tid, int64_t value)
                 return done(FAKE_OOM_WRITE, tid, -EINVAL);
         fake_task(t->pid)->oom_score_adj = value;
         return done(FAKE_OOM_WRITE, tid, 0);
+}
+
+/* prlimit() of the process PID (a thread's tid works too, as in the
+ * kernel); only RLIMIT_RTTIME is modelled. A soft limit above the hard
+ * one is EINVAL; anything else is allowed (root). */
+static int fake_prlimit(pid_t pid, int resource, const struct rlimit *new_limit,
+                        struct rlimit *old_limit)
+{
+        FakeTask *t = living(pid);
+
+        if (!t)
+                return done(FAKE_PRLIMIT, pid, -ESRCH);
+        if (resource != RLIMIT_RTTIME)
+                return done(FAKE_PRLIMIT, pid, -EINVAL);
+        t = fake_task(t->pid);
+        if (new_limit && new_limit->rlim_cur > new_limit->rlim_max)
+                return done(FAKE_PRLIMIT, pid, -EINVAL);
+        if (old_limit)
+                *old_limit = t->rttime;
+        if (new_limit)
+                t->rttime = *new_limit;
+        return done(FAKE_PRLIMIT, pid, 0);
 }
 
 static int fake_core_get(pid_t tid, uint64_t *ret)
@@ -630,5 +660,6 @@ const KernelOps fake_kernel_ops = {
         .affinity_set = fake_affinity_set,
         .pidfd_open = fake_pidfd_open,
         .pidfd_alive = fake_pidfd_alive,
+        .prlimit = fake_prlimit,
         .self_switches = fake_self_switches,
 };

@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "lib/kernel-ops.h"
@@ -43,6 +44,8 @@ typedef struct FakeTask {
         int ioprio;
         uint64_t cookie;
         int oom_score_adj;      /* the process's: kept on the leader */
+        struct rlimit rttime;   /* the process's RLIMIT_RTTIME: kept on the leader
+                                 * (RLIM_INFINITY both, as the kernel starts it) */
         cpu_set_t affinity;     /* what it asked for (sched_setaffinity) */
         cpu_set_t cpuset;       /* the CPUs its cpuset allows: FAKE_CPUS unless a test says */
 } FakeTask;
@@ -68,6 +71,7 @@ typedef enum FakeOp {
         FAKE_AFFINITY_SET,
         FAKE_PIDFD_OPEN,
         FAKE_PIDFD_ALIVE,
+        FAKE_PRLIMIT,
         _FAKE_OP_MAX,
 } FakeOp;
 

@@ -1157,6 +1157,108 @@ static void test_thread_unseen_at_reload(void)
         kill_kid(k);
 }
 
+/* RLIMIT_RTTIME of process PID. */
+static struct rlimit rttime_of(pid_t pid)
+{
+        struct rlimit l;
+
+        assert(K->prlimit(pid, RLIMIT_RTTIME, NULL, &l) == 0);
+        return l;
+}
+
+static size_t n_rt(const pid_t *tids, size_t n)
+{
+        size_t c = 0;
+
+        for (size_t i = 0; i < n; i++)
+                c += (policy_of(tids[i]) & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+        return c;
+}
+
+/* A real-time grant within its bounds (daemon/apply/rt-grants.h): the
+ * process gets RLIMIT_RTTIME 200 ms before its threads get SCHED_RR at the
+ * cap; past the user's limit a thread's grant is withheld and given when
+ * the limit allows; the limit goes back to the original with the last
+ * grant, and stays when someone else changed it. */
+static void test_rt_grant_bounds(void)
+{
+        _cleanup_(task_table_freep) TaskTable *tt = NULL;
+        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL, *p3 = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        RtGrants *rt = NULL;
+        struct rlimit l, orig;
+        Applier a;
+        pid_t k = kid("lt-apply-rt");
+        size_t n = threads_of(k, &tids);
+
+        assert(n == 2);
+        init(&a, &tt, false);
+        a.ctx.rt_max_priority = 20;
+        assert(rt_grants_new(tt, K, proc, &rt) == 0);
+        if (on_fake)
+                rt_grants_set_bounds_hard(rt, true); /* the model lets it raise them */
+        a.rt = rt;
+        orig = rttime_of(k);
+        p1 = load("[Rule rt]\nMatch = comm:lt-apply-rt\nPolicy = rr\nRealtimePriority = 50\n"
+                  "TimerSlack = 2us\n");
+        p2 = load("[Rule other]\nMatch = comm:nothing-like-it\nNice = 1\n");
+        p3 = load("[Rule rt]\nMatch = comm:lt-apply-rt\nPolicy = rr\nRealtimePriority = 50\n"
+                  "TimerSlack = 2us\nNice = -2\n");
+
+        /* One grant per user: the second thread's is withheld. */
+        rt_grants_set_max_per_user(rt, 1);
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 1);
+        l = rttime_of(k);
+        assert(l.rlim_cur == RT_GRANT_RTTIME_USEC);
+        assert(l.rlim_max == (rt_grants_bounds_hard(rt) ? RT_GRANT_RTTIME_USEC : orig.rlim_max));
+        assert(rt_grants_user_count(rt, 0) == 1);
+        /* The limit allows it: granted at the next evaluation. */
+        rt_grants_set_max_per_user(rt, 25);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 2);
+        assert(rt_grants_user_count(rt, 0) == 2);
+        for (size_t i = 0; i < n; i++) {
+                SchedState st;
+
+                assert(state_of(tids[i], &st) == 0);
+                assert(st.priority == 20 && (st.flags & LN_SCHED_FLAG_RESET_ON_FORK));
+        }
+        /* A reload that changes Nice= (issue 32 item 4): the nice is written
+         * under the grant, which stays; and no timer slack in real time (the
+         * kernel's 0) is taken for someone else's change. */
+        applier_set_policy(&a, p3);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 2);
+        for (size_t i = 0; i < n; i++) {
+                assert(!task_table_get(tt, tids[i])->user_owned);
+                assert(nice_of(tids[i]) == -2);
+        }
+        /* The rule goes: every grant back, and then the limit. */
+        applier_set_policy(&a, p2);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 0);
+        l = rttime_of(k);
+        assert(l.rlim_cur == orig.rlim_cur && l.rlim_max == orig.rlim_max);
+        assert(rt_grants_n_processes(rt) == 0);
+
+        /* Granted again; someone else sets the limit: theirs, kept. */
+        applier_set_policy(&a, p1);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 2);
+        l = (struct rlimit){ 100000, rt_grants_bounds_hard(rt) ? 150000 : orig.rlim_max };
+        assert(K->prlimit(k, RLIMIT_RTTIME, &l, NULL) == 0);
+        assert(applier_restore_all(&a) == 2);
+        assert(n_rt(tids, n) == 0);
+        l = rttime_of(k);
+        assert(l.rlim_cur == 100000 &&
+               l.rlim_max == (rt_grants_bounds_hard(rt) ? 150000 : orig.rlim_max));
+        assert(rt_grants_n_processes(rt) == 0);
+        rt_grants_free(rt);
+        kill_kid(k);
+}
+
 static void run_cases(void)
 {
         test_apply_change_restore();
@@ -1172,6 +1274,7 @@ static void run_cases(void)
         test_fork_catch_up();
         test_fork_inherit();
         test_thread_after_reset();
+        test_rt_grant_bounds();
 }
 
 static void run_fake(void)

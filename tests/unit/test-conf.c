@@ -182,6 +182,13 @@ static void test_budget(void)
                c.rt_max_priority == 0);
         assert(parse("[Daemon]\nMaxRealtimePriority = 99\nMaxRealtimePriority =\n", &c,
                      NULL) == 0 && c.rt_max_priority == 20);
+        assert(c.rt_max_per_user == RT_MAX_PER_USER_DEFAULT && RT_MAX_PER_USER_DEFAULT == 25);
+        assert(parse("[Daemon]\nMaxRealtimeThreadsPerUser = 0\n", &c, NULL) == 0 &&
+               c.rt_max_per_user == 0);
+        assert(parse("[Daemon]\nMaxRealtimeThreadsPerUser = 100000\n", &c, NULL) == 0 &&
+               c.rt_max_per_user == 100000);
+        assert(parse("[Daemon]\nMaxRealtimeThreadsPerUser = 7\nMaxRealtimeThreadsPerUser =\n",
+                     &c, NULL) == 0 && c.rt_max_per_user == 25);
         assert(parse("[Daemon]\nBoostBudgetShare = off\nBoostBudgetShare =\n", &c, NULL) == 0);
         assert(c.budget.share_permille == BUDGET_SHARE_DEFAULT);
 
@@ -228,6 +235,12 @@ static void test_every_key(void)
                                                "priority from 0 (none) to 99, found \"100\"" },
                 { "MaxRealtimePriority = -1", "MaxRealtimePriority: expected a real-time "
                                               "priority from 0 (none) to 99, found \"-1\"" },
+                { "MaxRealtimeThreadsPerUser = 100001",
+                  "MaxRealtimeThreadsPerUser: expected a number of threads from 0 to 100000, "
+                  "found \"100001\"" },
+                { "MaxRealtimeThreadsPerUser = x",
+                  "MaxRealtimeThreadsPerUser: expected a number of threads from 0 to 100000, "
+                  "found \"x\"" },
         };
         DaemonConfig c, def;
 
