@@ -47,6 +47,11 @@ expect() { # what tid class
         local what=$1 tid=$2 class=$3 nice policy slack ln io=$OWN_IO
         case $class in
         audio) nice=-11 policy=other slack=1000 ln=-15 ;;
+        # PipeWire's data loop: granted SCHED_RR at the cap (MaxRealtimePriority=
+        # 20) over the audio class's fair attributes (sched_getattr shows no nice
+        # of a real-time thread: getpriority does; the kernel keeps no timer
+        # slack for it: 0)
+        audio-rt) nice=0 policy=rr slack=0 ln=rt ;;
         media | display) nice=-6 policy=other slack=1000 ln=-10 ;;
         interactive) nice=-3 policy=other slack=$OWN_SLACK ln=-5 ;;
         game) nice=-4 policy=other slack=1000 ln=-10 ;;
@@ -65,7 +70,12 @@ expect() { # what tid class
                 fail "$what (tid $tid): timer slack $(attr "$tid" timerslack_ns), expected $slack"
         wait_until 10 eval '[ "$(ionice -p "$tid")" = "$io" ]' ||
                 fail "$what (tid $tid): I/O class $(ionice -p "$tid"), expected $io ($class)"
-        if [ -z "$ln" ] || [ "$ln" = - ]; then
+        if [ "$ln" = rt ]; then
+                attr_is "$tid" rt_priority 20 && attr_is "$tid" reset_on_fork yes ||
+                        fail "$what (tid $tid): $("$GETATTR" "$tid"), expected rt_priority 20 with reset_on_fork"
+                [ "$(python3 -c 'import os, sys; print(os.getpriority(os.PRIO_PROCESS, int(sys.argv[1])))' "$tid")" = -11 ] ||
+                        fail "$what (tid $tid): nice under the grant is not -11"
+        elif [ -z "$ln" ] || [ "$ln" = - ]; then
                 # no LatencyNice in the class: no custom slice either
                 [ "$policy" = idle ] || attr_is "$tid" custom_slice no ||
                         fail "$what (tid $tid): custom slice $(attr "$tid" slice_ns), expected none"
@@ -94,7 +104,7 @@ start_daemon
 # --- audio: PipeWire with a data-loop thread, WirePlumber --------------------
 spawn --argv0 /usr/bin/pipewire --threads 1 --thread-name data-loop.0
 expect "pipewire main thread" "${SPAWNED_TIDS[0]}" audio
-expect "pipewire data-loop.0" "${SPAWNED_TIDS[1]}" audio
+expect "pipewire data-loop.0" "${SPAWNED_TIDS[1]}" audio-rt
 spawn --argv0 wireplumber
 expect wireplumber "$SPAWNED_PID" audio
 spawn --argv0 mpv

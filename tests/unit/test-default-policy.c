@@ -378,10 +378,20 @@ static void check_no_harm(const Sample *s, const Settings *r)
                 sensitive |= r->latency_nice < 0;
         }
         if (settings_has(r, SETTING_POLICY)) {
-                if (r->policy != SCHED_OTHER && r->policy != SCHED_BATCH && r->policy != SCHED_IDLE)
+                /* Real time only for PipeWire's data loops, as rtkit would
+                 * grant it (the cap, RLIMIT_RTTIME and the per-user limit
+                 * are latniced's). */
+                if (sched_policy_is_rt(r->policy) &&
+                    !(r->policy == SCHED_RR && s->fields[COL_THREAD] &&
+                      strncmp(s->fields[COL_THREAD], "data-loop", 9) == 0 &&
+                      strv_contains(s->rules, "pipewire-data-loop")))
+                        test_fail("%s:%u: real-time policy %d outside PipeWire's data loops",
+                                  SAMPLES, s->line, r->policy);
+                if (!sched_policy_is_rt(r->policy) && r->policy != SCHED_OTHER &&
+                    r->policy != SCHED_BATCH && r->policy != SCHED_IDLE)
                         test_fail("%s:%u: policy %d is not other, batch or idle", SAMPLES, s->line,
                              r->policy);
-                if (sensitive && r->policy != SCHED_OTHER)
+                if (sensitive && r->policy != SCHED_OTHER && !sched_policy_is_rt(r->policy))
                         test_fail("%s:%u: latency-sensitive settings with a batch/idle policy",
                              SAMPLES, s->line);
         }
