@@ -1,7 +1,7 @@
 # bash completion for latnicectl(1)
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-_latnicectl_settings="LatencyNice= Slice= Nice= Policy= UtilMin= UtilMax= TimerSlack= IOClass= IONice= OOMScoreAdj= CoreSched= CPUAffinity="
+_latnicectl_settings="LatencyNice= Slice= Nice= Policy= UtilMin= UtilMax= TimerSlack= IOClass= IONice= OOMScoreAdj= CoreSched= CPUAffinity= RealtimePriority="
 _latnicectl_unit_settings="LatencyNice= CPUWeight= CPUIdle= UtilMin= UtilMax= Slice="
 
 _latnicectl_pids()
