@@ -362,12 +362,33 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
         return 1;
 }
 
-/* Give back what T has of latniced's and S no longer asks for (NOW, its
- * state, is read again after). 0 or negative errno. */
+/* T holds latniced's real-time grant, and S does not ask for it as it
+ * stands (a fair policy now, another real-time policy or priority, a new
+ * MaxRealtimePriority=): its Policy and RealtimePriority, to give back
+ * first, so that T is fair again and gets what S says like any fair
+ * thread (a grant cannot be rewritten in place: the fair writer changes
+ * fair threads only). 0 if T keeps it. */
+static uint32_t rt_grant_stale(const Applier *a, const Task *t, const Settings *s)
+{
+        const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
+
+        if (!task_rt_granted(t))
+                return 0;
+        if (settings_has(s, SETTING_POLICY) && s->policy == t->claim.expected.policy &&
+            a->ctx.rt_max_priority > 0 &&
+            settings_rt_granted_priority(&a->ctx, s) == (int)t->claim.expected.priority)
+                return 0;
+        return thread_claim_held(&t->claim) & rt;
+}
+
+/* Give back what T has of latniced's and S no longer asks for, or no
+ * longer as it stands (a real-time grant: rt_grant_stale()); NOW, its
+ * state, is read again after. 0 or negative errno. */
 static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *now)
 {
         RestoreTo to = { a, t->tid, &t->claim.expected };
-        uint32_t held = thread_claim_held(&t->claim), drop = held & ~s->mask;
+        uint32_t held = thread_claim_held(&t->claim),
+                 drop = held & (~s->mask | rt_grant_stale(a, t, s));
         int r;
 
         if (drop && !a->ctx.dry_run) {
@@ -872,7 +893,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 a->counters.n_skipped++;
                 return 0;
         }
-        if (t && settings_equal(&t->settings, s)) {
+        if (t && settings_equal(&t->settings, s) && !rt_grant_stale(a, t, s)) {
                 (void)task_set_rule(t, rule);
                 return 0;
         }

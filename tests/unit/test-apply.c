@@ -1183,7 +1183,7 @@ static size_t n_rt(const pid_t *tids, size_t n)
 static void test_rt_grant_bounds(void)
 {
         _cleanup_(task_table_freep) TaskTable *tt = NULL;
-        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL, *p3 = NULL;
+        _cleanup_(policy_freep) Policy *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL;
         _cleanup_free_ pid_t *tids = NULL;
         RtGrants *rt = NULL;
         struct rlimit l, orig;
@@ -1204,6 +1204,8 @@ static void test_rt_grant_bounds(void)
         p2 = load("[Rule other]\nMatch = comm:nothing-like-it\nNice = 1\n");
         p3 = load("[Rule rt]\nMatch = comm:lt-apply-rt\nPolicy = rr\nRealtimePriority = 50\n"
                   "TimerSlack = 2us\nNice = -2\n");
+        p4 = load("[Rule rt]\nMatch = comm:lt-apply-rt\nPolicy = batch\nTimerSlack = 2us\n"
+                  "Nice = -2\n");
 
         /* One grant per user: the second thread's is withheld. */
         rt_grants_set_max_per_user(rt, 1);
@@ -1235,7 +1237,31 @@ static void test_rt_grant_bounds(void)
                 assert(!task_table_get(tt, tids[i])->user_owned);
                 assert(nice_of(tids[i]) == -2);
         }
+        /* A new cap (a reload of latniced.conf), then a fair policy in the
+         * rule: the grant is given back and made anew, or not; latniced's
+         * all along, never taken for someone else's real time. */
+        a.ctx.rt_max_priority = 10;
+        assert(applier_process(&a, k) == 0);
+        for (size_t i = 0; i < n; i++) {
+                SchedState st;
+
+                assert(state_of(tids[i], &st) == 0);
+                assert(st.policy == SCHED_RR && st.priority == 10);
+                assert(!task_table_get(tt, tids[i])->user_owned);
+        }
+        applier_set_policy(&a, p4);
+        assert(applier_process(&a, k) == 0);
+        for (size_t i = 0; i < n; i++) {
+                assert((policy_of(tids[i]) & ~SCHED_RESET_ON_FORK) == SCHED_BATCH);
+                assert(!task_table_get(tt, tids[i])->user_owned);
+        }
+        l = rttime_of(k);
+        assert(l.rlim_cur == orig.rlim_cur && l.rlim_max == orig.rlim_max);
+        a.ctx.rt_max_priority = 20;
         /* The rule goes: every grant back, and then the limit. */
+        applier_set_policy(&a, p3);
+        assert(applier_process(&a, k) == 0);
+        assert(n_rt(tids, n) == 2);
         applier_set_policy(&a, p2);
         assert(applier_process(&a, k) == 0);
         assert(n_rt(tids, n) == 0);
