@@ -562,6 +562,11 @@ void sched_state_forked(const SchedState *parent, uint64_t base_slice_ns, SchedS
 
         /* The child never has the flag: it has done its duty (sched_fork()). */
         s.flags &= ~(uint64_t)LN_SCHED_FLAG_RESET_ON_FORK;
+        /* A real-time task has no timer slack (6.7 on), and a clone copies
+         * that 0 even when it starts fair (checked on 6.18: a thread of a
+         * SCHED_RR|SCHED_RESET_ON_FORK thread is SCHED_OTHER with slack 0). */
+        if (sched_policy_is_rt(parent->policy))
+                s.timer_slack_ns = 0;
         if (has_reset_on_fork(parent)) {
                 if (!sched_policy_is_fair(s.policy)) {
                         s.policy = SCHED_OTHER;

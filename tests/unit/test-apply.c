@@ -1237,6 +1237,20 @@ static void test_rt_grant_bounds(void)
                 assert(!task_table_get(tt, tids[i])->user_owned);
                 assert(nice_of(tids[i]) == -2);
         }
+        /* A thread a granted thread makes starts fair, with the kernel's
+         * timer slack of its real-time creator (0): what it inherited of
+         * latniced's change, not someone else's; the process stays
+         * latniced's. (The real kernel's threads here only pause.) */
+        if (on_fake) {
+                pid_t nt = fake_thread_new(tids[1]);
+
+                assert(fake_task(nt)->policy == SCHED_OTHER && fake_task(nt)->timer_slack_ns == 0);
+                assert(applier_thread(&a, k, nt) == 0);
+                assert(!task_table_process_user_owned(tt, k));
+                assert((policy_of(nt) & ~SCHED_RESET_ON_FORK) == SCHED_RR);
+                fake_thread_exit(nt);
+                applier_forget(&a, k, nt);
+        }
         /* A new cap (a reload of latniced.conf), then a fair policy in the
          * rule: the grant is given back and made anew, or not; latniced's
          * all along, never taken for someone else's real time. */

@@ -263,6 +263,7 @@ static void test_rt_grant(ApplyContext *c, Settings *s)
         CHECK(sched_state_rt_granted(&now, &now));
         sched_state_forked(&now, 0, &forked);
         CHECK(forked.policy == SCHED_OTHER && forked.priority == 0);
+        CHECK(forked.timer_slack_ns == 0); /* a real-time creator's none */
         /* Already granted: nothing written, still applied. */
         CHECK(settings_apply_tid(c, child, s, NULL, &applied, NULL) == 0);
         CHECK(applied == rt && getattr(child).sched_priority == 20);
