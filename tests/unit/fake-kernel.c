@@ -300,6 +300,30 @@ void fake_process_exit(pid_t pid)
         proc_sync(pid);
 }
 
+void fake_process_setuid(pid_t pid, uint32_t uid)
+{
+        pid_t tids[FAKE_TASKS_MAX];
+        size_t n = fake_threads(pid, tids, ELEMENTSOF(tids));
+
+        for (size_t i = 0; i < n; i++)
+                fake_task(tids[i])->uid = uid;
+        proc_sync(pid);
+}
+
+void fake_process_exec(pid_t pid, const char *comm)
+{
+        pid_t tids[FAKE_TASKS_MAX];
+        size_t n = fake_threads(pid, tids, ELEMENTSOF(tids));
+        FakeTask *l = fake_task(pid);
+
+        CHECK(l && l->pid == pid);
+        for (size_t i = 0; i < n; i++)
+                if (tids[i] != pid)
+                        fk.used[fake_task(tids[i]) - fk.tasks] = false;
+        snprintf(l->comm, sizeof(l->comm), "%s", comm);
+        proc_sync(pid);
+}
+
 void fake_pid_reuse(pid_t pid, const char *comm)
 {
         fake_process_exit(pid);

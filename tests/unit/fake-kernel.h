@@ -99,6 +99,12 @@ pid_t fake_thread_new(pid_t creator);
 /* The process of PID (or the thread TID alone) exits and is reaped. */
 void fake_process_exit(pid_t pid);
 void fake_thread_exit(pid_t tid);
+/* Every thread of process PID gets uid UID (setuid(2) in glibc sets all). */
+void fake_process_setuid(pid_t pid, uint32_t uid);
+/* Process PID execs a program named COMM: its other threads are gone, its
+ * pid, start time, scheduling attributes (a real-time policy too) and
+ * limits stay (execve(2)). */
+void fake_process_exec(pid_t pid, const char *comm);
 /* Process PID exits and a new process named COMM gets its number (a new
  * start time, attributes as fake_process_new() gives). */
 void fake_pid_reuse(pid_t pid, const char *comm);
