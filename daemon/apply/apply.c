@@ -232,6 +232,7 @@ static void task_disown(Applier *a, Task *t, uint32_t changed, const char *what)
         if (!t->user_owned && task_table_set_user_owned(a->tasks, t, true) < 0)
                 (void)log_oom();
         thread_claim_drop(&t->claim, changed);
+        task_table_grant_sync(a->tasks, t);
         log_task(LOG_INFO, t, "%d/%d (%s): attributes changed by someone else%s%s.", (int)t->pid,
                  (int)t->tid, strna(t->comm), what ? ", " : "", strempty(what));
 }
@@ -282,6 +283,7 @@ static int restore_task(Applier *a, Task *t)
         }
         r = thread_claim_restore(&t->claim, a->respect_manual_changes ? &now : NULL, mask,
                                  restore_write, &to, &theirs);
+        task_table_grant_sync(a->tasks, t);
         if (theirs)
                 task_disown(a, t, theirs, theirs != mask ? "restoring the others" :
                                                            "not restoring");
@@ -358,6 +360,7 @@ static int thread_new(Applier *a, pid_t pid, pid_t tid, uint64_t st, const Sched
          * has now, and is latniced's to give back. */
         if (inherited)
                 thread_claim_inherit(&t->claim, &src->claim, inherited);
+        task_table_grant_sync(a->tasks, t);
         *ret = t;
         return 1;
 }
@@ -402,6 +405,7 @@ static int thread_give_back(Applier *a, Task *t, const Settings *s, SchedState *
                         return r;
         }
         thread_claim_drop(&t->claim, drop);
+        task_table_grant_sync(a->tasks, t);
         return 0;
 }
 
@@ -525,6 +529,7 @@ static int thread_settle(Applier *a, Task *t, int pidfd, const SchedState *befor
                 task_table_remove(a->tasks, tid);
                 return 0;
         }
+        task_table_grant_sync(a->tasks, t);
 
         /* The thread changed itself right after latniced did (see "Races
          * with the task" above): what it set is its own, never restored over. */

@@ -15,15 +15,25 @@
 #include "daemon/apply/rt-grants.h"
 #include "daemon/state/ledger-claim.h"
 #include "daemon/watch/pidmap.h"
+#include "lib/invariant.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 
+/* A user of processes with entries: its count is the sum of their
+ * processes' counts in the task table, kept as those change (the table's
+ * grant watch) and as entries come, go and change user. */
+typedef struct RtUser {
+        uid_t uid;
+        size_t n_procs;   /* entries of its processes: it goes with the last */
+        size_t n_granted; /* their threads that hold a grant */
+} RtUser;
+
 typedef struct RtProcess {
         pid_t pid;
         uint64_t starttime;
-        uid_t uid;
+        RtUser *user;
         LedgerClaim limit; /* its RLIMIT_RTTIME as "SOFT HARD" (usec or "inf") */
 } RtProcess;
 
@@ -32,6 +42,7 @@ struct RtGrants {
         const KernelOps *k;
         const char *proc_root;
         PidMap procs;          /* pid -> RtProcess */
+        PidMap users;          /* user_key(uid) -> RtUser */
         unsigned max_per_user;
         bool bound_hard;       /* the hard limit too: latniced can raise it back */
         uid_t *said;           /* users told they are at the limit (until below it) */
@@ -49,6 +60,26 @@ static bool can_raise_hard_limits(void)
         return d[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective & CAP_TO_MASK(CAP_SYS_RESOURCE);
 }
 
+/* PidMap keys are > 0: uid + 1. The uids from INT32_MAX - 1 up (and
+ * (uid_t)-1, unknown) share the last key, so one count: stricter, never
+ * looser. */
+static pid_t user_key(uid_t uid)
+{
+        return uid < (uid_t)INT32_MAX - 1 ? (pid_t)uid + 1 : INT32_MAX;
+}
+
+/* grant watch (tasks.h): a thread of PID was counted in or out. */
+static void on_grant_counted(void *userdata, pid_t pid, int delta)
+{
+        RtGrants *g = userdata;
+        RtProcess *e = pidmap_get(&g->procs, pid);
+
+        if (!e)
+                return; /* counted for its user when its entry comes */
+        ln_assert(delta > 0 || e->user->n_granted > 0);
+        e->user->n_granted += delta;
+}
+
 int rt_grants_new(TaskTable *tasks, const KernelOps *k, const char *proc_root, RtGrants **ret)
 {
         RtGrants *g = calloc(1, sizeof(*g));
@@ -64,6 +95,7 @@ int rt_grants_new(TaskTable *tasks, const KernelOps *k, const char *proc_root, R
         g->k = kernel_ops(k);
         g->proc_root = proc_root;
         g->max_per_user = RT_GRANT_THREADS_PER_USER_DEFAULT;
+        task_table_set_grant_watch(tasks, on_grant_counted, g);
         *ret = g;
         return 0;
 }
@@ -81,9 +113,14 @@ RtGrants *rt_grants_free(RtGrants *g)
 
         if (!g)
                 return NULL;
+        task_table_set_grant_watch(g->tasks, NULL, NULL);
         while (pidmap_iterate(&g->procs, &state, NULL, &v))
                 process_free(v);
+        state = 0;
+        while (pidmap_iterate(&g->users, &state, NULL, &v))
+                free(v);
         pidmap_done(&g->procs);
+        pidmap_done(&g->users);
         free(g->said);
         free(g);
         return NULL;
@@ -114,18 +151,54 @@ size_t rt_grants_n_processes(const RtGrants *g)
         return pidmap_size(&g->procs);
 }
 
+bool rt_grants_process_user(const RtGrants *g, pid_t pid, uid_t *ret)
+{
+        const RtProcess *e = pidmap_get(&g->procs, pid);
+
+        if (!e)
+                return false;
+        *ret = e->user->uid;
+        return true;
+}
+
 unsigned rt_grants_user_count(const RtGrants *g, uid_t uid)
 {
-        size_t state = 0, n = 0;
-        void *v;
+        const RtUser *u = pidmap_get(&g->users, user_key(uid));
 
-        while (pidmap_iterate(&g->procs, &state, NULL, &v)) {
-                const RtProcess *e = v;
+        return u ? (unsigned)MIN(u->n_granted, (size_t)UINT_MAX) : 0;
+}
 
-                if (e->uid == uid)
-                        n += task_table_n_granted(g->tasks, e->pid);
+/* Move E to user UID (a new E has none yet), its grants counted there.
+ * -ENOMEM leaves it where it was. */
+static int process_set_user(RtGrants *g, RtProcess *e, uid_t uid)
+{
+        RtUser *u = pidmap_get(&g->users, user_key(uid));
+        size_t n = task_table_n_granted(g->tasks, e->pid);
+        int r;
+
+        if (u && u == e->user)
+                return 0;
+        if (!u) {
+                u = calloc(1, sizeof(*u));
+                if (!u)
+                        return -ENOMEM;
+                u->uid = uid;
+                r = pidmap_put(&g->users, user_key(uid), u);
+                if (r < 0) {
+                        free(u);
+                        return r;
+                }
         }
-        return (unsigned)MIN(n, (size_t)UINT_MAX);
+        if (e->user) {
+                ln_assert(e->user->n_granted >= n && e->user->n_procs > 0);
+                e->user->n_granted -= n;
+                if (--e->user->n_procs == 0)
+                        free(pidmap_remove(&g->users, user_key(e->user->uid)));
+        }
+        u->n_procs++;
+        u->n_granted += n;
+        e->user = u;
+        return 0;
 }
 
 /* Is UID among the users told? Its index, or -1. */
@@ -244,16 +317,32 @@ static StateCgroupRecord limit_target(const RtGrants *g, const RtProcess *e, cha
 
 /* ---- holding and giving back ------------------------------------------ */
 
-static void process_drop(RtGrants *g, RtProcess *e)
+/* E goes: its grants leave its user's count. */
+static void process_remove(RtGrants *g, RtProcess *e)
 {
+        RtUser *u = e->user;
+
         (void)pidmap_remove(&g->procs, e->pid);
-        ledger_claim_drop(&e->limit, task_table_state(g->tasks));
+        if (u) {
+                size_t n = task_table_n_granted(g->tasks, e->pid);
+
+                ln_assert(u->n_granted >= n && u->n_procs > 0);
+                u->n_granted -= n;
+                if (--u->n_procs == 0)
+                        free(pidmap_remove(&g->users, user_key(u->uid)));
+        }
         process_free(e);
 }
 
-/* The entry of PID started at ST (a new one; one of an earlier process
- * with that pid is dropped). */
-static int process_get(RtGrants *g, pid_t pid, uint64_t st, RtProcess **ret)
+static void process_drop(RtGrants *g, RtProcess *e)
+{
+        ledger_claim_drop(&e->limit, task_table_state(g->tasks));
+        process_remove(g, e);
+}
+
+/* The entry of PID started at ST, of user UID (a new one; one of an
+ * earlier process with that pid is dropped). */
+static int process_get(RtGrants *g, pid_t pid, uint64_t st, uid_t uid, RtProcess **ret)
 {
         RtProcess *e = pidmap_get(&g->procs, pid);
         int r;
@@ -274,6 +363,12 @@ static int process_get(RtGrants *g, pid_t pid, uint64_t st, RtProcess **ret)
                         return r;
                 }
         }
+        r = process_set_user(g, e, uid);
+        if (r < 0) {
+                if (!e->user)
+                        process_remove(g, e);
+                return r;
+        }
         *ret = e;
         return 0;
 }
@@ -288,10 +383,9 @@ int rt_grants_hold(RtGrants *g, pid_t pid, uint64_t st, uid_t uid)
         RtProcess *e;
         int r, unrecorded;
 
-        r = process_get(g, pid, st, &e);
+        r = process_get(g, pid, st, uid, &e);
         if (r < 0)
                 return r;
-        e->uid = uid;
         r = g->k->prlimit(pid, RLIMIT_RTTIME, NULL, &cur);
         if (r < 0)
                 return r;
@@ -338,8 +432,7 @@ static int process_give_back(RtGrants *g, RtProcess *e)
         r = ledger_claim_restore(&e->limit, f, now, NULL, NULL, limit_write, &to, NULL);
         if (r < 0 && !errno_is_gone(r))
                 log_warning_errno(r, "%d: cannot give RLIMIT_RTTIME back: %m", (int)e->pid);
-        (void)pidmap_remove(&g->procs, e->pid);
-        process_free(e);
+        process_remove(g, e);
         return r > 0;
 }
 
@@ -381,19 +474,18 @@ static int adopt_one(RtGrants *g, StateCgroupRecord *rec)
                 return 0;
         }
         limit_format(&cur, now);
-        r = process_get(g, rec->pid, rec->starttime, &e);
-        if (r < 0)
-                return r;
         /* Its user, as /proc has it (the next grant says it again). */
         snprintf(path, sizeof(path), "%s/%d", g->proc_root ?: "/proc", (int)rec->pid);
-        e->uid = stat(path, &sb) == 0 ? sb.st_uid : (uid_t)-1;
+        r = process_get(g, rec->pid, rec->starttime, stat(path, &sb) == 0 ? sb.st_uid : (uid_t)-1,
+                        &e);
+        if (r < 0)
+                return r;
         r = ledger_claim_adopt(&e->limit, rec, now, NULL, NULL);
         if (r < 0)
                 return r;
         if (r != LEDGER_OURS) {
                 state_file_cgroup_release(f, &(uint32_t){ rec->slot + 1 });
-                (void)pidmap_remove(&g->procs, e->pid);
-                process_free(e);
+                process_remove(g, e);
                 return 0;
         }
         return 1;

@@ -24,8 +24,11 @@
  *     user until the user is below the limit again.
  *
  * Which threads hold a grant is the task table's word (task_rt_granted():
- * the entry holds Policy at a real-time policy); this keeps the processes
- * that have grants, their user and their limit's claim.
+ * the entry holds Policy at a real-time policy), counted per process by
+ * the table as it changes (task_table_grant_sync()); this keeps the
+ * processes that have grants, their user, their limit's claim, and each
+ * user's count, kept as the table's counts change: a decision costs O(1),
+ * never a walk over the grants or the table.
  */
 #pragma once
 
@@ -55,7 +58,7 @@ RtGrants *rt_grants_free(RtGrants *g);
 void rt_grants_set_max_per_user(RtGrants *g, unsigned max);
 unsigned rt_grants_max_per_user(const RtGrants *g);
 
-/* Threads of user UID that hold a grant. */
+/* Threads of user UID that hold a grant (of processes with an entry). O(1). */
 unsigned rt_grants_user_count(const RtGrants *g, uid_t uid);
 
 /*
@@ -101,3 +104,6 @@ void rt_grants_set_bounds_hard(RtGrants *g, bool b);
 
 /* Processes with an entry (for tests and status). */
 size_t rt_grants_n_processes(const RtGrants *g);
+/* The user process PID's entry counts its grants for, in *RET; false if
+ * it has no entry (for tests). */
+bool rt_grants_process_user(const RtGrants *g, pid_t pid, uid_t *ret);

@@ -6,16 +6,25 @@
 
 #include "daemon/watch/pidmap.h"
 #include "daemon/apply/tasks.h"
+#include "lib/invariant.h"
 #include "lib/log.h"
 #include "lib/macro.h"
 
-/* tid -> Task*, pid -> number of entries of that process, and pid ->
+/* tid -> Task*, pid -> ProcCounts of that process (allocated with its
+ * first entry, so that a grant counted later never allocates), and pid ->
  * number of its user-owned entries (counts stored in the pointer, never 0
  * while present). */
+typedef struct ProcCounts {
+        size_t n;         /* entries */
+        size_t n_granted; /* entries counted as holding a real-time grant */
+} ProcCounts;
+
 struct TaskTable {
         PidMap tasks;
         PidMap procs;
         PidMap user_procs;
+        task_grant_watch_t grant_watch;
+        void *grant_watch_userdata;
         size_t n_user_owned;
         StateFile *state;       /* optional, owned */
         bool state_full_warned;
@@ -54,6 +63,9 @@ TaskTable *task_table_free(TaskTable *t)
                 return NULL;
         while (pidmap_iterate(&t->tasks, &state, NULL, &v))
                 task_free(v);
+        state = 0;
+        while (pidmap_iterate(&t->procs, &state, NULL, &v))
+                free(v);
         pidmap_done(&t->tasks);
         pidmap_done(&t->procs);
         pidmap_done(&t->user_procs);
@@ -110,8 +122,8 @@ static int count_add(PidMap *m, pid_t pid, int delta)
 
 int task_table_add(TaskTable *t, pid_t pid, pid_t tid, uint64_t starttime, Task **ret)
 {
+        ProcCounts *pc, *new_pc = NULL;
         Task *task, *old;
-        size_t count;
         int r;
 
         if (pid <= 0 || tid <= 0)
@@ -131,37 +143,71 @@ int task_table_add(TaskTable *t, pid_t pid, pid_t tid, uint64_t starttime, Task 
         task->tid = tid;
         task->starttime = starttime;
 
-        count = PTR_TO_COUNT(pidmap_get(&t->procs, pid));
-        r = count == 0 ? pidmap_put(&t->procs, pid, COUNT_TO_PTR(1))
-                       : pidmap_update(&t->procs, pid, COUNT_TO_PTR(count + 1));
-        if (r < 0) {
-                task_free(task);
-                return r;
+        pc = pidmap_get(&t->procs, pid);
+        if (!pc) {
+                new_pc = pc = calloc(1, sizeof(*pc));
+                r = pc ? pidmap_put(&t->procs, pid, pc) : -ENOMEM;
+                if (r < 0) {
+                        free(new_pc);
+                        task_free(task);
+                        return r;
+                }
         }
         r = pidmap_put(&t->tasks, tid, task);
         if (r < 0) {
-                if (count == 0)
-                        (void)pidmap_remove(&t->procs, pid);
-                else
-                        (void)pidmap_update(&t->procs, pid, COUNT_TO_PTR(count));
+                if (new_pc)
+                        free(pidmap_remove(&t->procs, pid));
                 task_free(task);
                 return r;
         }
+        pc->n++;
 
         if (ret)
                 *ret = task;
         return 0;
 }
 
+/* Count TASK's grant in (DELTA +1) or out (-1) of its process's and tell
+ * the watcher. Never allocates: the process's counts exist while TASK does. */
+static void grant_count(TaskTable *t, Task *task, int delta)
+{
+        ProcCounts *pc = pidmap_get(&t->procs, task->pid);
+
+        ln_assert(pc && (delta > 0 || pc->n_granted > 0));
+        pc->n_granted += delta;
+        task->rt_counted = delta > 0;
+        if (t->grant_watch)
+                t->grant_watch(t->grant_watch_userdata, task->pid, delta);
+}
+
+void task_table_grant_sync(TaskTable *t, Task *task)
+{
+        bool granted = task_rt_granted(task);
+
+        if (granted != task->rt_counted)
+                grant_count(t, task, granted ? 1 : -1);
+}
+
+void task_table_set_grant_watch(TaskTable *t, task_grant_watch_t watch, void *userdata)
+{
+        t->grant_watch = watch;
+        t->grant_watch_userdata = userdata;
+}
+
 void task_table_remove(TaskTable *t, pid_t tid)
 {
+        ProcCounts *pc;
         Task *task;
 
-        task = pidmap_remove(&t->tasks, tid);
+        task = pidmap_get(&t->tasks, tid);
         if (!task)
                 return;
-
-        (void)count_add(&t->procs, task->pid, -1);
+        if (task->rt_counted)
+                grant_count(t, task, -1);
+        (void)pidmap_remove(&t->tasks, tid);
+        pc = pidmap_get(&t->procs, task->pid);
+        if (pc && --pc->n == 0)
+                free(pidmap_remove(&t->procs, task->pid));
         if (task->state_slot > 0)
                 state_file_release(t->state, task->state_slot - 1);
         if (task->user_owned) {
@@ -239,6 +285,10 @@ int task_table_save(TaskTable *t, Task *task, uint32_t pending_mask)
         uint32_t slot;
         int r;
 
+        /* Saved after every change of its claim: its grant is counted here
+         * too (and where apply.c changes the claim before a grant is
+         * counted, task_table_grant_sync()). */
+        task_table_grant_sync(t, task);
         if (!t->state)
                 return 0;
         if (task->state_slot == 0) {
@@ -327,12 +377,7 @@ bool task_rt_granted(const Task *task)
 
 size_t task_table_n_granted(const TaskTable *t, pid_t pid)
 {
-        size_t state = 0, n = 0;
-        Task *task;
+        const ProcCounts *pc = pidmap_get(&t->procs, pid);
 
-        if (!task_table_has_process(t, pid))
-                return 0;
-        while (task_table_iterate(t, &state, &task))
-                n += task->pid == pid && task_rt_granted(task);
-        return n;
+        return pc ? pc->n_granted : 0;
 }

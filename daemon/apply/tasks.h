@@ -6,7 +6,8 @@
  * (to restore them), what the attributes read back as right after applying
  * (to notice that someone else changed them since), and the start time of
  * the thread, so a recycled tid is never mistaken for the task it was.
- * Per-process counts answer "does latniced manage any thread of PID" and
+ * Per-process counts answer "does latniced manage any thread of PID",
+ * "how many of its threads hold a real-time grant" and
  * "does any thread of PID belong to someone else" (a thread created later
  * in such a process inherited their attributes and is theirs too).
  *
@@ -49,6 +50,7 @@ typedef struct Task {
         bool user_owned;        /* changed by someone else (or SetTask): nothing more applied */
         bool mark;              /* scratch flag for rescans */
         bool state_unrecorded;  /* its record could not be added (counted once) */
+        bool rt_counted;        /* counted as holding a grant (task_table_grant_sync()) */
         uint32_t state_slot;    /* 1 + its record in the state file, 0 none */
 } Task;
 
@@ -113,9 +115,22 @@ int task_table_add_record(TaskTable *t, const StateRecord *rec, Task **ret);
 /* Does TASK hold latniced's real-time grant (its claim holds Policy, at a
  * real-time policy as read back after the write)? */
 bool task_rt_granted(const Task *task);
-/* Threads of PID that hold one (a walk of the table: daemon/apply/rt-grants.h
- * asks only of processes that had a grant). */
+/*
+ * The grants are counted, not walked (a user who can make many threads
+ * must not make each decision cost a walk of the table): TASK's claim may
+ * have changed, count its grant in or out of its process's count as
+ * task_rt_granted() now says. task_table_save() does it; so does the
+ * applier right after each change of a claim, before a count is read
+ * again; removing an entry counts it out. Never allocates.
+ */
+void task_table_grant_sync(TaskTable *t, Task *task);
+/* Threads of PID counted as holding a grant. O(1). */
 size_t task_table_n_granted(const TaskTable *t, pid_t pid);
+/* WATCH(USERDATA, PID, DELTA) right after the count of PID changes by
+ * DELTA (+1, -1): daemon/apply/rt-grants.c keeps each user's count by it.
+ * NULL: none. */
+typedef void (*task_grant_watch_t)(void *userdata, pid_t pid, int delta);
+void task_table_set_grant_watch(TaskTable *t, task_grant_watch_t watch, void *userdata);
 
 /* Iterate: *state starts at 0. Removing the current entry is allowed;
  * adding entries during iteration is not. */

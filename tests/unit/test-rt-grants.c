@@ -51,6 +51,7 @@ static Task *granted(TaskTable *tt, pid_t pid, pid_t tid)
         t->claim.applied_mask = B(POLICY) | B(REALTIME_PRIORITY);
         t->claim.expected.policy = SCHED_RR;
         t->claim.expected.priority = 20;
+        task_table_grant_sync(tt, t); /* as the applier does after a claim changes */
         return t;
 }
 
@@ -188,6 +189,12 @@ static void test_per_user(void)
         check(!rt_grants_user_may(g, 1000, a, "a")); /* said once: see the log */
         check(rt_grants_user_may(g, 1001, b, "b"));  /* another user */
         (void)granted(tt, b, b);
+        check(rt_grants_hold(g, b, fake_task(b)->starttime, 1001) == 0);
+        check(rt_grants_user_count(g, 1000) == 2 && rt_grants_user_count(g, 1001) == 1);
+        /* b changes user: its grant is counted for the new one (kept counts,
+         * moved; test-rt-count checks them against a recount). */
+        check(rt_grants_hold(g, b, fake_task(b)->starttime, 1000) == 0);
+        check(rt_grants_user_count(g, 1000) == 3 && rt_grants_user_count(g, 1001) == 0);
         check(rt_grants_hold(g, b, fake_task(b)->starttime, 1001) == 0);
         check(rt_grants_user_count(g, 1000) == 2 && rt_grants_user_count(g, 1001) == 1);
         task_table_remove(tt, ta[1]);
