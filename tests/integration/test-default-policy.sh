@@ -105,6 +105,11 @@ start_daemon
 spawn --argv0 /usr/bin/pipewire --threads 1 --thread-name data-loop.0
 expect "pipewire main thread" "${SPAWNED_TIDS[0]}" audio
 expect "pipewire data-loop.0" "${SPAWNED_TIDS[1]}" audio-rt
+# Debian 12's PipeWire 0.3.65: the data thread keeps the process's name;
+# the one that is not the main thread gets real time, the main one not.
+spawn --argv0 /usr/bin/pipewire-pulse --threads 1 --thread-name pipewire-pulse
+expect "pipewire-pulse main thread (0.3.65)" "${SPAWNED_TIDS[0]}" audio
+expect "pipewire-pulse data thread (0.3.65)" "${SPAWNED_TIDS[1]}" audio-rt
 spawn --argv0 wireplumber
 expect wireplumber "$SPAWNED_PID" audio
 spawn --argv0 mpv
