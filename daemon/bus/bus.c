@@ -889,12 +889,22 @@ static int set_task_request_read(Bus *b, sd_bus_message *m, SetTaskRequest *ret,
         r = read_pid_arg(b, m, &req.pid, error);
         if (r < 0)
                 return r;
-        r = read_settings(m, SETTINGS_TASK_MASK, "settings", &req.settings, error);
+        r = read_settings(m, SETTINGS_TASK_MASK & ~SETTING_BIT(SETTING_REALTIME_PRIORITY),
+                          "settings", &req.settings, error);
         if (r < 0)
                 return r;
         if (req.settings.mask == 0)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "settings: empty, nothing to set");
+        /* Real time is granted by a rule only, where its bounds are kept
+         * (lib/rt-grant.h); a manual task is user-owned and outside them. */
+        if (settings_has(&req.settings, SETTING_POLICY) &&
+            sched_policy_is_rt(req.settings.policy))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "settings: Policy: %s is real time, which only a "
+                                         "policy rule grants (with its limits); SetTask "
+                                         "takes other, batch or idle",
+                                         sched_policy_to_string(req.settings.policy));
         r = caller_get(m, &req.caller, error);
         if (r < 0)
                 return r;

@@ -64,7 +64,9 @@ hostile "Slice below 0.1ms" "settings: Slice: " SetTask 'ua{sv}' "$target" 1 Sli
 hostile "Slice above 100ms" "settings: Slice: " SetTask 'ua{sv}' "$target" 1 Slice t 18446744073709551615
 hostile "TimerSlack 0" "settings: TimerSlack: " SetTask 'ua{sv}' "$target" 1 TimerSlack t 0
 hostile "UtilMax above 1024" "settings: UtilMax: " SetTask 'ua{sv}' "$target" 1 UtilMax u 4096
-hostile "Policy fifo" "settings: Policy: " SetTask 'ua{sv}' "$target" 1 Policy s fifo
+hostile "Policy fifo" "settings: Policy: fifo is real time, which only a policy rule grants" SetTask 'ua{sv}' "$target" 1 Policy s fifo
+hostile "Policy rr" "settings: Policy: rr is real time" SetTask 'ua{sv}' "$target" 1 Policy s rr
+hostile "RealtimePriority in SetTask" 'unsupported key "RealtimePriority"' SetTask 'ua{sv}' "$target" 1 RealtimePriority i 10
 hostile "LatencyNice as garbage string" "settings: LatencyNice: " SetTask 'ua{sv}' "$target" 1 LatencyNice s abc
 hostile "wrong value type" 'settings: Nice must be of D-Bus type "i"' SetTask 'ua{sv}' "$target" 1 Nice t 5
 hostile "unknown key" 'settings: unknown or unsupported key "Bogus"' SetTask 'ua{sv}' "$target" 1 Bogus i 5
