@@ -74,7 +74,7 @@ start_daemon
 # for the main thread of PID to have exited.
 leader_exited() {
         wait_until 10 test -s "$2/worker.tid" || fail "python helper $1 did not start its worker"
-        wait_until 10 eval '[ "$(awk "/^State:/ {print \$2}" /proc/$1/status)" = Z ]' ||
+        wait_until 10 eval '[ "$(awk "/^State:/ {print \$2}" /proc/'"$1"'/status)" = Z ]' ||
                 fail "the main thread of helper $1 did not exit"
 }
 
