@@ -160,8 +160,8 @@ static int parse_share(const char *v, void *field)
         return 0;
 }
 
-/* 0..99: the highest real-time priority granted, 0: none. */
-static int parse_rt_priority(const char *v, void *field)
+/* A whole number 0..MAX into the int at FIELD. */
+static int parse_uint_max(const char *v, long max, void *field)
 {
         char *e;
         long n;
@@ -170,26 +170,22 @@ static int parse_rt_priority(const char *v, void *field)
                 return -EINVAL;
         errno = 0;
         n = strtol(v, &e, 10);
-        if (errno || *e || n > 99)
+        if (errno || *e || n > max)
                 return -ERANGE;
         *(int *)field = (int)n;
         return 0;
 }
 
+/* 0..99: the highest real-time priority granted, 0: none. */
+static int parse_rt_priority(const char *v, void *field)
+{
+        return parse_uint_max(v, 99, field);
+}
+
 /* 0..100000: real-time threads of one user granted at once. */
 static int parse_rt_per_user(const char *v, void *field)
 {
-        char *e;
-        long n;
-
-        if (*v < '0' || *v > '9')
-                return -EINVAL;
-        errno = 0;
-        n = strtol(v, &e, 10);
-        if (errno || *e || n > 100000)
-                return -ERANGE;
-        *(int *)field = (int)n;
-        return 0;
+        return parse_uint_max(v, 100000, field);
 }
 
 /* "10s", "500ms", "2min": a whole number and a unit. */

@@ -958,6 +958,25 @@ static void manager_open_systemd(Manager *m)
                                      "systemd may overwrite them.");
 }
 
+/* The bounded reader every read of a process's memory (cmdline, environ)
+ * goes through, with its budget; made the proc readers' own. */
+static int cmdline_reader_new(Manager *m)
+{
+        int r;
+
+        r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
+        if (r < 0)
+                return r;
+        bounded_reader_set_budget(m->cmdline_reader,
+                                  &(BoundedReadBudget){
+                                          .max_usec = CMDLINE_READ_EXTRA_MAX_USEC,
+                                          .burst_usec = CMDLINE_READ_EXTRA_BURST_USEC,
+                                          .per_second_usec = CMDLINE_READ_EXTRA_PER_SECOND_USEC,
+                                  });
+        proc_set_cmdline_reader(m->cmdline_reader);
+        return 0;
+}
+
 int manager_new(const ManagerOptions *o, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -1055,16 +1074,9 @@ int manager_new(const ManagerOptions *o, Manager **ret)
         m->applier.rt = m->rt;
         m->applier.budget_tracking = on_budget_tracking;
         m->applier.userdata = m;
-        r = bounded_reader_new(PROC_CMDLINE_MAX, CMDLINE_READ_TIMEOUT_USEC, &m->cmdline_reader);
+        r = cmdline_reader_new(m);
         if (r < 0)
                 return r;
-        bounded_reader_set_budget(m->cmdline_reader,
-                                  &(BoundedReadBudget){
-                                          .max_usec = CMDLINE_READ_EXTRA_MAX_USEC,
-                                          .burst_usec = CMDLINE_READ_EXTRA_BURST_USEC,
-                                          .per_second_usec = CMDLINE_READ_EXTRA_PER_SECOND_USEC,
-                                  });
-        proc_set_cmdline_reader(m->cmdline_reader);
 
         /* A loop of its own: sd_event_default()'s loop checks its thread with a
          * gettid() system call on every iteration. */
