@@ -10,11 +10,14 @@
 #
 #   run_one TOPO QUANTUM COND ROUND
 
-# Real-time runtime for the groups whose threads module-rt makes SCHED_FIFO
-# (v1 with RT group scheduling refuses SCHED_FIFO below the root without
-# it): parents first when granting, children first when taking it back. A
-# share of what the root leaves, so that other runs on the machine can have
-# some too.
+# Real-time runtime for the groups whose threads get real time (module-rt's
+# SCHED_FIFO in the rt condition, latniced's grant in the latniced one): a
+# kernel with RT group scheduling (v1 cpu.rt_runtime_us) refuses real time
+# below the root without it. It is the machine's configuration, so every
+# condition runs with it (without it latniced's grant is refused, and says
+# so in its log). Parents first when granting, children first when taking
+# it back. A share of what the root leaves, so that other runs on the
+# machine can have some too.
 ra_rt_groups() {
         local d
         for d in "${cg_rt_branch[@]:0:4}"; do echo "$d 300000"; done
@@ -131,7 +134,7 @@ run_one() { # topo quantum cond round
         echo "# round $r: $t, quantum $q, $c" >&2
         if [ "$t" = cgroups ]; then
                 ra_reset_groups
-                if [ "$c" = rt ] && ! ra_rt_grant; then
+                if ! ra_rt_grant; then
                         echo "real-audio: cannot grant real-time runtime in the cgroup tree" >&2
                         ra_rt_reset
                         return 0

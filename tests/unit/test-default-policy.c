@@ -378,13 +378,14 @@ static void check_no_harm(const Sample *s, const Settings *r)
                 sensitive |= r->latency_nice < 0;
         }
         if (settings_has(r, SETTING_POLICY)) {
-                /* Real time only for PipeWire's data loops, as rtkit would
-                 * grant it (the cap, RLIMIT_RTTIME and the per-user limit
-                 * are latniced's). */
+                /* Real time only for PipeWire's data loops (the server's
+                 * and its own clients'), as rtkit would grant it (the cap,
+                 * RLIMIT_RTTIME and the per-user limit are latniced's). */
                 if (sched_policy_is_rt(r->policy) &&
                     !(r->policy == SCHED_RR && s->fields[COL_THREAD] &&
                       strncmp(s->fields[COL_THREAD], "data-loop", 9) == 0 &&
-                      strv_contains(s->rules, "pipewire-data-loop")))
+                      (strv_contains(s->rules, "pipewire-data-loop") ||
+                       strv_contains(s->rules, "pipewire-client-data-loop"))))
                         test_fail("%s:%u: real-time policy %d outside PipeWire's data loops",
                                   SAMPLES, s->line, r->policy);
                 if (!sched_policy_is_rt(r->policy) && r->policy != SCHED_OTHER &&
