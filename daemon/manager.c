@@ -1770,24 +1770,49 @@ static int explain_prepare(void *userdata, TaskDecision *td)
         return 0;
 }
 
-/* What the applier does with a real-time grant past the user's limit
- * (daemon/apply/rt-grants.h): withheld, unless the process holds one
- * already (its threads keep theirs). */
-static void explain_rt_bound(Manager *m, TaskDecision *td)
+/* Does S ask for a real-time grant that latniced may make at all? */
+static bool rt_asked(const Manager *m, const Settings *s)
+{
+        return m->rt && settings_has(s, SETTING_POLICY) && sched_policy_is_rt(s->policy) &&
+               m->applier.ctx.rt_max_priority > 0;
+}
+
+/* The grant left out of D, for REASON (unless D has one already). */
+static void rt_withhold(Decision *d, const char *reason)
 {
         const uint32_t rt = SETTING_BIT(SETTING_POLICY) | SETTING_BIT(SETTING_REALTIME_PRIORITY);
-        Settings *s = &td->d.settings;
 
-        if (!m->rt || !td->p || !settings_has(s, SETTING_POLICY) ||
-            !sched_policy_is_rt(s->policy) || m->applier.ctx.rt_max_priority <= 0 ||
-            task_table_n_granted(m->tasks, td->p->view.pid) > 0 ||
-            rt_grants_user_count(m->rt, td->p->view.uid) < rt_grants_max_per_user(m->rt))
+        d->withheld |= d->settings.mask & rt;
+        d->settings.mask &= ~rt;
+        if (!d->withheld_reason)
+                d->withheld_reason = reason;
+}
+
+/* What the applier does with the real-time grant D asks for thread TID of
+ * TD's process (daemon/apply/rt-grants.h, rt_grant_bound()): a thread that
+ * holds one keeps it; else it is withheld past the user's limit and where
+ * the kernel gives the thread's cpu group no real-time runtime. */
+static void explain_rt_bound_one(Manager *m, const TaskDecision *td, pid_t tid, Decision *d)
+{
+        const Task *t = task_table_get(m->tasks, tid);
+
+        if (!rt_asked(m, &d->settings) || (t && task_rt_granted(t)))
                 return;
-        td->d.withheld |= s->mask & rt;
-        s->mask &= ~rt;
-        if (!td->d.withheld_reason)
-                td->d.withheld_reason = "its user holds as many real-time grants as "
-                                        "MaxRealtimeThreadsPerUser= allows";
+        if (rt_grants_user_count(m->rt, td->p->view.uid) >= rt_grants_max_per_user(m->rt))
+                rt_withhold(d, "its user holds as many real-time grants as "
+                               "MaxRealtimeThreadsPerUser= allows");
+        else if (rt_grants_group_refuses(m->rt, td->p->view.pid, tid, NULL) > 0)
+                rt_withhold(d, "the kernel gives its cpu cgroup no real-time runtime "
+                               "(cpu.rt_runtime_us is 0)");
+}
+
+static void explain_rt_bound(Manager *m, TaskDecision *td)
+{
+        if (!td->p)
+                return;
+        explain_rt_bound_one(m, td, td->p->view.pid, &td->d);
+        for (size_t i = 0; i < td->n_threads; i++)
+                explain_rt_bound_one(m, td, td->threads[i].tid, &td->threads[i].d);
 }
 
 int manager_explain(Manager *m, pid_t pid, bool threads, MatchTrace *ret_trace,

@@ -813,8 +813,9 @@ static void thread_gone(Applier *a, pid_t pid, pid_t tid)
  * process's RLIMIT_RTTIME set first. A thread that holds its grant keeps
  * it (its limit is held again: after a crash, and in case its process's
  * entry went). Out of bounds the grant is left out of EFF (the rule's other
- * settings apply) and said: the per-user limit once per user, else once
- * per process. -ENOMEM only.
+ * settings apply) and said: the per-user limit once per user, a cpu group
+ * the kernel gives no real-time runtime once per group, else once per
+ * process. -ENOMEM only.
  */
 static int rt_grant_bound(Applier *a, const ProcTask *p, const Task *t, Settings *eff)
 {
@@ -844,6 +845,14 @@ static int rt_grant_bound(Applier *a, const ProcTask *p, const Task *t, Settings
             !rt_grants_user_may(a->rt, uid, p->view.pid, p->view.names.comm)) {
                 eff->mask &= ~rt;
                 return 0;
+        }
+        if (!task_rt_granted(t)) {
+                r = rt_grants_group_may(a->rt, p->view.pid, t->tid,
+                                        t->comm ?: p->view.names.comm);
+                if (r <= 0) {
+                        eff->mask &= ~rt;
+                        return r;
+                }
         }
         r = rt_grants_hold(a->rt, p->view.pid, p->starttime, uid);
         if (r == -ENOMEM)
@@ -970,6 +979,9 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 return 0;
         }
         cookies_applied(a, t, unsupported);
+        if (a->rt && a->ctx.rt_max_priority > 0 &&
+            (eff.mask & unsupported & SETTING_BIT(SETTING_POLICY)))
+                rt_grants_refused(a->rt, pid, tid, t->comm);
         t->applied_ns = now_nsec(CLOCK_MONOTONIC);
         thread_claim_wrote(&t->claim, applied);
         t->settings = *s;

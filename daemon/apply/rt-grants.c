@@ -19,6 +19,8 @@
 #include "lib/log.h"
 #include "lib/macro.h"
 #include "lib/proc.h"
+#include "lib/rt-group.h"
+#include "lib/sched-group.h"
 #include "lib/util.h"
 
 /* A user of processes with entries: its count is the sum of their
@@ -47,6 +49,14 @@ struct RtGrants {
         bool bound_hard;       /* the hard limit too: latniced can raise it back */
         uid_t *said;           /* users told they are at the limit (until below it) */
         size_t n_said;
+        /* Real-time group scheduling: where the cpu controller is (read on
+         * first use), the groups told they refuse real time, and whether
+         * a refusal of the kernel's own was told. */
+        SchedGroupRoots roots;
+        bool roots_read;
+        char *groups_said[RT_GROUPS_SAID_MAX];
+        size_t n_groups_said;
+        bool refusal_said;
 };
 
 /* Can latniced raise a hard limit (CAP_SYS_RESOURCE in its effective set)? */
@@ -122,6 +132,9 @@ RtGrants *rt_grants_free(RtGrants *g)
         pidmap_done(&g->procs);
         pidmap_done(&g->users);
         free(g->said);
+        for (size_t i = 0; i < g->n_groups_said; i++)
+                free(g->groups_said[i]);
+        sched_group_roots_done(&g->roots);
         free(g);
         return NULL;
 }
@@ -233,6 +246,77 @@ bool rt_grants_user_may(RtGrants *g, uid_t uid, pid_t pid, const char *comm)
                          (int)pid, strna(comm), (unsigned)uid, n, g->max_per_user);
         }
         return false;
+}
+
+/* ---- the kernel's real-time group scheduling ------------------------ */
+
+int rt_grants_group_refuses(RtGrants *g, pid_t pid, pid_t tid, char **ret_group)
+{
+        RtGroup rg;
+        int r;
+
+        if (ret_group)
+                *ret_group = NULL;
+        if (!g->roots_read) {
+                r = sched_group_roots_find(&g->roots);
+                if (r == -ENOMEM)
+                        return r;
+                g->roots_read = true; /* unreadable: no group is known to refuse */
+        }
+        r = rt_group_of(&g->roots, g->proc_root, pid, tid, &rg);
+        if (r == -ENOMEM)
+                return r;
+        if (r <= 0)
+                return 0; /* not bounded there, or cannot be told: the write finds out */
+        r = rg.runtime_us == 0;
+        if (r && ret_group)
+                *ret_group = TAKE_PTR(rg.name);
+        rt_group_done(&rg);
+        return r;
+}
+
+/* Was GROUP told? Else it is kept as told (out of memory: told again). */
+static bool group_said(RtGrants *g, const char *group)
+{
+        char *copy;
+
+        for (size_t i = 0; i < g->n_groups_said; i++)
+                if (streq(g->groups_said[i], group))
+                        return true;
+        copy = strdup(group);
+        if (copy)
+                g->groups_said[g->n_groups_said++] = copy;
+        return false;
+}
+
+int rt_grants_group_may(RtGrants *g, pid_t pid, pid_t tid, const char *comm)
+{
+        _cleanup_free_ char *group = NULL;
+        int r;
+
+        r = rt_grants_group_refuses(g, pid, tid, &group);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        if (g->n_groups_said >= RT_GROUPS_SAID_MAX || group_said(g, group))
+                return 0;
+        log_notice("%d/%d (%s): real time withheld: the kernel refuses it in %s, whose "
+                   "cpu.rt_runtime_us is 0 (real-time group scheduling gives a new cgroup no "
+                   "real-time runtime; give the group some to allow grants there). Said once "
+                   "per group%s; the rule's other settings apply.",
+                   (int)pid, (int)tid, strna(comm), group,
+                   g->n_groups_said == RT_GROUPS_SAID_MAX ? ", and no more groups are said" : "");
+        return 0;
+}
+
+void rt_grants_refused(RtGrants *g, pid_t pid, pid_t tid, const char *comm)
+{
+        if (g->refusal_said)
+                return;
+        g->refusal_said = true;
+        log_notice("%d/%d (%s): the kernel refused the real-time grant (Operation not "
+                   "permitted: a cpu cgroup without real-time runtime, a security module?). "
+                   "Said once; the rule's other settings apply.",
+                   (int)pid, (int)tid, strna(comm));
 }
 
 /* ---- the limit's values -------------------------------------------- */

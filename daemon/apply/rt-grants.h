@@ -43,6 +43,9 @@
 #define RT_GRANT_RTTIME_USEC 200000
 /* rtkit's threads-per-user-max. */
 #define RT_GRANT_THREADS_PER_USER_DEFAULT 25
+/* Groups said to refuse real time (rt_grants_group_may()): a user can
+ * make cgroups in a delegated subtree, so not one line per group for ever. */
+#define RT_GROUPS_SAID_MAX 32
 
 typedef struct RtGrants RtGrants;
 
@@ -67,6 +70,21 @@ unsigned rt_grants_user_count(const RtGrants *g, uid_t uid);
  * again.
  */
 bool rt_grants_user_may(RtGrants *g, uid_t uid, pid_t pid, const char *comm);
+
+/*
+ * The kernel's own bound (lib/rt-group.h): with real-time group scheduling
+ * it refuses real time to a thread whose cpu cgroup has no real-time
+ * runtime. rt_grants_group_refuses(): 1 if it would refuse thread TID of
+ * PID (the group's name in *RET_GROUP, NULL ok), 0 if not or if that cannot
+ * be told (the write finds out), -ENOMEM. rt_grants_group_may(): 1 if
+ * the grant may be tried, 0 if not, said in the log once per group (the
+ * first RT_GROUPS_SAID_MAX), -ENOMEM. Checked before RLIMIT_RTTIME is
+ * held, so that a grant the kernel refuses costs no limit and no record.
+ */
+int rt_grants_group_refuses(RtGrants *g, pid_t pid, pid_t tid, char **ret_group);
+int rt_grants_group_may(RtGrants *g, pid_t pid, pid_t tid, const char *comm);
+/* The kernel refused a grant all the same (EPERM): said once. */
+void rt_grants_refused(RtGrants *g, pid_t pid, pid_t tid, const char *comm);
 
 /*
  * A thread of process PID (start time ST) of user UID is to be granted real
