@@ -867,6 +867,16 @@ static int rt_grant_bound(Applier *a, const ProcTask *p, const Task *t, Settings
         return 0;
 }
 
+/* The kernel refused the grant EFF asked of T all the same (EPERM after
+ * rt_grant_bound() let it through): said once. */
+static void rt_grant_refused(Applier *a, const Task *t, const Settings *eff,
+                             uint32_t unsupported)
+{
+        if (a->rt && a->ctx.rt_max_priority > 0 &&
+            (eff->mask & unsupported & SETTING_BIT(SETTING_POLICY)))
+                rt_grants_refused(a->rt, t->pid, t->tid, t->comm);
+}
+
 /* Apply S (empty: restore) to thread TID of process P. Returns 1 if
  * something was applied, 0 if not, negative errno on resource failure.
  *
@@ -979,9 +989,7 @@ static int apply_thread(Applier *a, const ProcTask *p, int pidfd, pid_t tid, con
                 return 0;
         }
         cookies_applied(a, t, unsupported);
-        if (a->rt && a->ctx.rt_max_priority > 0 &&
-            (eff.mask & unsupported & SETTING_BIT(SETTING_POLICY)))
-                rt_grants_refused(a->rt, pid, tid, t->comm);
+        rt_grant_refused(a, t, &eff, unsupported);
         t->applied_ns = now_nsec(CLOCK_MONOTONIC);
         thread_claim_wrote(&t->claim, applied);
         t->settings = *s;
