@@ -90,6 +90,10 @@ wait_until() { # timeout cmd...
 }
 
 # The kernel's view of one thread, never latniced's: ln-getattr (sched_getattr).
+# A process's RLIMIT_RTTIME as "SOFT HARD" (/proc/PID/limits).
+rttime() { # pid: "SOFT HARD" of Max realtime timeout
+        awk '/^Max realtime timeout/ { print $4, $5 }' "/proc/$1/limits"
+}
 attr() { # tid field
         "$GETATTR" "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"
 }

@@ -86,9 +86,6 @@ run_as() {
         IFS=, read -r -a RUN_TIDS <<<"$(echo "$line" | sed 's/.*tids=//')"
 }
 
-rttime() { # pid: "SOFT HARD" of Max realtime timeout
-        awk '/^Max realtime timeout/ { print $4, $5 }' "/proc/$1/limits"
-}
 nice_of() { # tid: the nice under any policy (getpriority)
         python3 -c 'import os, sys; print(os.getpriority(os.PRIO_PROCESS, int(sys.argv[1])))' "$1"
 }

@@ -50,9 +50,6 @@ RealtimePriority = 88
 TimerSlack = 1us
 P
 
-rttime() { # pid: "SOFT HARD" of Max realtime timeout
-        awk '/^Max realtime timeout/ { print $4, $5 }' "/proc/$1/limits"
-}
 # ln-spawn in the group; sets LOOP_PID and LOOP_TID (its data loop).
 loop_in_group() {
         local out=$T/run.$RANDOM$RANDOM line
